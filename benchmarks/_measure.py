@@ -1,0 +1,36 @@
+"""Shared helper: run a command as a child process, report wall time and the child's peak RSS."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+_WRAPPER = r"""
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+wall = time.perf_counter() - t
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(json.dumps({"rc": r.returncode, "wall_s": wall, "peak_rss_bytes": rss, "stderr": r.stderr[-2000:]}))
+"""
+
+
+def measure(cmd: list[str]) -> dict:
+    """Wall time and peak RSS of ``cmd`` (measured in a fresh wrapper so each run's peak is its own)."""
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def zcube() -> list[str]:
+    return [sys.executable, "-m", "zcube_deploy"]
+
+
+def report(rows: list[dict], title: str) -> None:
+    print(title)
+    for r in rows:
+        extra = "" if r.get("rc", 0) == 0 else f"  FAILED rc={r['rc']}: {r.get('stderr', '')[-300:]}"
+        print(f"  {r['case']:<14} {r['wall_s']:8.2f} s   peak RSS {r['peak_rss_bytes'] / 2**20:8.0f} MiB"
+              + (f"   target {r['target']}" if r.get("target") else "") + extra)
+    _ = time

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+INVENTORIES = ROOT / "inventories"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", help="rewrite golden files from the current output")
+
+
+@pytest.fixture
+def update_golden(request) -> bool:
+    return request.config.getoption("--update-golden")
+
+
+def check_golden(path: Path, text: str, update: bool) -> None:
+    """Compare ``text`` with the golden file ``path`` (or rewrite it with --update-golden)."""
+    if update or not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if not update:
+            pytest.fail(f"golden file {path} did not exist and was created; review it and re-run")
+        return
+    expected = path.read_text(encoding="utf-8")
+    if expected != text:
+        import difflib
+
+        diff = "".join(list(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), str(path), "actual"))[:80])
+        pytest.fail(f"output differs from golden {path} (re-run with --update-golden after review):\n{diff}")
+
+
+def zcube_exe() -> list[str]:
+    exe = shutil.which("zcube", path=str(Path(sys.executable).parent)) or shutil.which("zcube")
+    return [exe] if exe else [sys.executable, "-m", "zcube_deploy"]
+
+
+def run_zcube(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 600, input: str | None = None):
+    """Run the CLI as a user would: a real subprocess."""
+    full_env = {**os.environ, **(env or {}), "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run(zcube_exe() + list(args), cwd=cwd, env=full_env, capture_output=True, text=True,
+                          timeout=timeout, input=input)
+
+
+@pytest.fixture(scope="session")
+def lab64_inventory():
+    from zcube_deploy.inventory import load_inventory
+
+    return load_inventory(INVENTORIES / "lab-64.yaml")
+
+
+@pytest.fixture(scope="session")
+def lab64_plan(lab64_inventory):
+    from zcube_deploy.plan import build_plan
+
+    return build_plan(lab64_inventory)
+
+
+@pytest.fixture(scope="session")
+def glm1k_plan():
+    from zcube_deploy.inventory import load_inventory
+    from zcube_deploy.plan import build_plan
+
+    return build_plan(load_inventory(INVENTORIES / "glm-1k.yaml"))

@@ -1,0 +1,186 @@
+"""The `zcube` command line: thin wrappers that call the core and print results.
+
+Exit codes: 0 success; 1 the run worked but found problems; 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from zcube_deploy import __version__
+from zcube_deploy.errors import InputErrors, PlanError, ZCubeError
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def handle_errors(fn):
+    """Print ZCubeErrors as a list of problems (never a traceback) and exit with their code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (InputErrors, PlanError) as exc:
+            err.print(f"[bold red]error:[/] {exc.title} ({len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''})")
+            for p in exc.problems:
+                line = f"  - [bold]{p.path}[/]: {p.message}" if p.path else f"  - {p.message}"
+                if p.hint:
+                    line += f"\n    [dim]hint: {p.hint}[/]"
+                err.print(line, markup=True)
+            sys.exit(exc.exit_code)
+        except ZCubeError as exc:
+            err.print(f"[bold red]error:[/] {exc}")
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            sys.exit(130)
+        except click.exceptions.Exit:
+            raise
+        except Exception as exc:  # a bug: say so briefly, keep the traceback out of the user's face
+            if "ZCUBE_DEBUG" in __import__("os").environ:
+                traceback.print_exc()
+            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
+                      "this is a bug in zcube; set ZCUBE_DEBUG=1 to see the traceback and please report it")
+            sys.exit(3)
+
+    return wrapper
+
+
+def warn_if_stale(plan: dict) -> None:
+    from zcube_deploy.plan.io import inventory_changed
+
+    msg = inventory_changed(plan)
+    if msg:
+        err.print(f"[yellow]warning:[/] {msg}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="zcube")
+def cli() -> None:
+    """zcube: plan, render, cable, push and verify ZCube GPU-cluster fabrics."""
+
+
+# ---------------------------------------------------------------- plan
+def _print_plan_summary(s: dict, path: Path | None) -> None:
+    t = Table(title=f"ZCube plan: {s['cluster']}", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("GPUs", f"{s['gpus_installed']:,} installed / {s['gpus_capacity']:,} capacity")
+    t.add_row("servers", f"{s['servers_installed']:,} installed / {s['servers_capacity']:,} capacity")
+    t.add_row("planes", str(s["planes"]))
+    t.add_row("S / K / m", f"{s['S']} / {s['K']} / {s['m']}  (R = {s['R']} logical ports per switch)")
+    t.add_row("switches", f"{s['switches']} {s['switch_model']} ({s['switches_per_group']} odd + {s['switches_per_group']} even per plane)"
+              + ("" if s["rail_switches"] else "  [yellow]odd switches are not rail switches[/]"))
+    t.add_row("host cables", f"{s['host_cables']:,}")
+    t.add_row("fabric cables", f"{s['fabric_cables']:,}")
+    p = s["ports"]
+    t.add_row("ports", f"{p['host_used']:,} host + {p['fabric_used']:,} fabric used, {p['host_reserved_for_growth']:,} host reserved for growth, "
+              f"{p['free']:,} free of {p['total']:,}")
+    t.add_row("cages", f"host {p['host_cages'][0]}-{p['host_cages'][1]}, fabric {p['fabric_cages'][0]}-{p['fabric_cages'][1]}")
+    t.add_row("static routes", f"{s['static_routes']:,}")
+    t.add_row("pools", ", ".join(f"{k} {v['used']:,}/{v['size']:,}" for k, v in s["pools"].items()))
+    inv = s["invariants"]
+    t.add_row("invariants", f"{sum(1 for v in inv.values() if v == 'passed')} passed, "
+              f"{sum(1 for v in inv.values() if v == 'not_applicable')} not applicable, {sum(1 for v in inv.values() if v == 'failed')} failed")
+    out.print(t)
+    out.print("[bold]why this shape:[/]")
+    for r in s["sizing_reasons"]:
+        out.print(f"  - {r}")
+    if path:
+        out.print(f"plan written to [bold]{path}[/]")
+
+
+@cli.command("plan")
+@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False), help="folder for plan.json")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@handle_errors
+def plan_cmd(inventory: str, out_dir: str, as_json: bool) -> None:
+    """Validate INVENTORY and write the ZCube plan to DIR/plan.json."""
+    from zcube_deploy.inventory import load_inventory
+    from zcube_deploy.plan import build_plan
+    from zcube_deploy.plan.io import write_plan
+    from zcube_deploy.plan.summary import plan_summary
+
+    plan = build_plan(load_inventory(inventory))
+    path = write_plan(plan, out_dir)
+    summary = plan_summary(plan)
+    if as_json:
+        click.echo(json.dumps({**summary, "plan": str(path)}, indent=2, sort_keys=True))
+    else:
+        _print_plan_summary(summary, path)
+
+
+# ---------------------------------------------------------------- schema
+@cli.command("schema")
+@click.argument("what", type=click.Choice(["plan", "inventory"]))
+def schema_cmd(what: str) -> None:
+    """Print the JSON Schema of the plan (its documented minimum) or of the inventory."""
+    from zcube_deploy.plan.schema import inventory_schema, plan_schema
+
+    click.echo(json.dumps(plan_schema() if what == "plan" else inventory_schema(), indent=2, sort_keys=True))
+
+
+# ---------------------------------------------------------------- diff
+@cli.command("diff")
+@click.argument("old_plan", type=click.Path())
+@click.argument("new_plan", type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="print the full difference as JSON")
+@click.option("--fail-on", type=click.Choice(["any", "moved", "none"]), default="any", show_default=True,
+              help="exit 1 on any change, only when an existing cable moved (or was removed), or never")
+@click.option("--limit", default=20, show_default=True, help="rows per table")
+@handle_errors
+def diff_cmd(old_plan: str, new_plan: str, as_json: bool, fail_on: str, limit: int) -> None:
+    """Show what changed between two plans (cables, addresses, routes, placement)."""
+    from zcube_deploy.plan.diff import diff_plans
+    from zcube_deploy.plan.io import read_plan
+
+    d = diff_plans(read_plan(old_plan), read_plan(new_plan))
+    if as_json:
+        click.echo(json.dumps(d, indent=2, sort_keys=True))
+    else:
+        s = d["summary"]
+        t = Table(title="plan difference", title_justify="left")
+        t.add_column("what")
+        t.add_column("count", justify="right")
+        for k, v in s.items():
+            t.add_row(k.replace("_", " "), str(v))
+        for k, (a, b) in d["sizing_changed"].items():
+            t.add_row(f"sizing {k}", f"{a} -> {b}")
+        out.print(t)
+        for title, rows, fmt in (
+            ("moved cables", d["cables_moved"], lambda r: f"{r['id']}: {r['from']['a']['device']} {r['from']['a']['port']} <-> {r['from']['b']['device']} {r['from']['b']['port']}  =>  {r['to']['a']['device']} {r['to']['a']['port']} <-> {r['to']['b']['device']} {r['to']['b']['port']}"),
+            ("removed cables", d["cables_removed"], lambda c: f"{c['id']}: {c['a']['device']} {c['a']['port']} <-> {c['b']['device']} {c['b']['port']}"),
+            ("added cables", d["cables_added"], lambda c: f"{c['id']}: {c['a']['device']} {c['a']['port']} <-> {c['b']['device']} {c['b']['port']}"),
+            ("changed addresses", d["addresses"], lambda r: f"{r['device']} {r['interface']}: {r['old']} -> {r['new']}"),
+            ("changed routes", d["routes"], lambda r: f"{r['switch']}: {r['change']} {r['prefix']} via {r['next_hop']}"),
+            ("switch placement", d["switches"], lambda r: f"{r['switch']}: {r['change']} {r.get('from', '')} {('-> ' + r['to']) if 'to' in r else ''}"),
+        ):
+            if rows:
+                out.print(f"[bold]{title}[/] ({len(rows)})")
+                for r in rows[:limit]:
+                    out.print("  " + fmt(r))
+                if len(rows) > limit:
+                    out.print(f"  ... {len(rows) - limit} more (use --json)")
+    s = d["summary"]
+    if fail_on == "any" and d["changed"]:
+        sys.exit(1)
+    if fail_on == "moved" and (s["cables_moved"] or s["cables_removed"]):
+        sys.exit(1)
+
+
+def main() -> None:
+    cli(prog_name="zcube")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

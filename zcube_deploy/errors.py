@@ -1,0 +1,83 @@
+"""One exception hierarchy for the whole tool.
+
+Input problems are collected into :class:`InputErrors` (a list of :class:`Problem`), so the user
+sees every problem of a run at once; the CLI prints them without a traceback and exits 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem in the user's input: where (a data path), what is wrong, and a hint."""
+
+    path: str
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        return text
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "message": self.message, "hint": self.hint}
+
+
+class ZCubeError(Exception):
+    """Base of every error this tool raises on purpose."""
+
+    exit_code = 1
+
+
+class InputErrors(ZCubeError):
+    """Bad input or usage: carries every problem found, not just the first."""
+
+    exit_code = 2
+
+    def __init__(self, problems: list[Problem] | Problem, title: str = "invalid input"):
+        if isinstance(problems, Problem):
+            problems = [problems]
+        self.problems = list(problems)
+        self.title = title
+        super().__init__(f"{title}: " + "; ".join(str(p) for p in self.problems))
+
+
+class PlanError(ZCubeError):
+    """The planner could not build a plan that satisfies the ZCube invariants."""
+
+    exit_code = 2
+
+    def __init__(self, problems: list[Problem] | Problem, title: str = "cannot plan"):
+        if isinstance(problems, Problem):
+            problems = [problems]
+        self.problems = list(problems)
+        self.title = title
+        super().__init__(f"{title}: " + "; ".join(str(p) for p in self.problems))
+
+
+class InvariantViolation(PlanError):
+    """A ZCube invariant (zcube.md section 4) does not hold for a built plan: a bug, never input."""
+
+    exit_code = 1
+
+
+class PlanFileError(ZCubeError):
+    """plan.json is missing, unreadable, or of a schema this version does not know."""
+
+    exit_code = 2
+
+
+class RenderError(ZCubeError):
+    """A rendered config does not carry exactly what the plan says."""
+
+    exit_code = 1
+
+
+class DeviceError(ZCubeError):
+    """A device could not be reached or did not do what was asked."""
+
+    exit_code = 1

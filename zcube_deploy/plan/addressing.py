@@ -1,0 +1,115 @@
+"""Addressing (zcube.md section 5).
+
+Per plane, every switch owns an aligned block of B = next_pow2(2K) host addresses; the S odd
+blocks form one aggregate (ODD_BLOCK) and the S even blocks another (EVEN_BLOCK). Host port t of
+a switch: switch side block + 2t, NIC side block + 2t + 1. Fabric link L = (r*S + j)*m + x: odd
+side 2L, even side 2L + 1. One /32 loopback per switch. Management from the inventory.
+"""
+
+from __future__ import annotations
+
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.inventory import ResolvedInventory
+from zcube_deploy.plan.ipam import cidr, net_bounds, next_pow2, ntoa, prefix_for
+
+
+def plane_layout(S: int, K: int, m: int) -> dict:
+    block = next_pow2(2 * K)
+    agg = next_pow2(S) * block
+    return {"block": block, "aggregate": agg, "host_per_plane": 2 * agg, "fabric_per_plane": 2 * S * S * m}
+
+
+def assign_addresses(inv: ResolvedInventory, acc: dict) -> dict:
+    sz = acc["sizing"]
+    S, K, m, G = sz.S, sz.K, sz.m, sz.gpus_per_server
+    a = inv.spec.addressing
+    lay = plane_layout(S, K, m)
+    block, agg = lay["block"], lay["aggregate"]
+    planes = inv.planes
+    switches = acc["switches"]
+    host_base, host_size = net_bounds(a.host_pool)
+    fab_base, fab_size = net_bounds(a.fabric_pool)
+    lo_base, lo_size = net_bounds(a.loopback_pool)
+    problems: list[Problem] = []
+    need_host = planes * lay["host_per_plane"]
+    need_fab = planes * lay["fabric_per_plane"]
+    need_lo = len(switches) + 1
+    for path, have, need, what in (
+        ("addressing.host_pool", host_size, need_host, f"{planes} plane(s) x 2 groups x {next_pow2(S)} blocks of {block} addresses"),
+        ("addressing.fabric_pool", fab_size, need_fab, f"{planes * S * S * m} fabric /31s"),
+        ("addressing.loopback_pool", lo_size, need_lo, f"{len(switches)} loopback /32s after the network address"),
+    ):
+        if have < need:
+            problems.append(Problem(path, f"holds {have} addresses; this plan needs {need} ({what})", f"use {prefix_for(need)} or larger"))
+    mg = a.management
+    explicit = {name: int(ip) for name, ip in mg.addresses.items()}
+    names = {s["name"] for s in switches}
+    for name in explicit:
+        if name not in names:
+            problems.append(Problem(f"addressing.management.addresses.{name}", f"no switch is named {name!r}",
+                                    f"switches are named like {switches[0]['name']!r}"))
+    mnet, msize = net_bounds(mg.network)
+    taken = set(explicit.values())
+    if mg.gateway is not None:
+        taken.add(int(mg.gateway))
+    first = int(mg.first) if mg.first is not None else mnet + (1 if msize > 2 else 0)
+    pool_iter = iter(range(first, mnet + msize - (1 if msize > 2 else 0)))
+    mgmt: dict[str, str] = {}
+    for sw in switches:
+        if sw["name"] in explicit:
+            mgmt[sw["name"]] = ntoa(explicit[sw["name"]])
+            continue
+        for ip in pool_iter:
+            if ip not in taken:
+                mgmt[sw["name"]] = ntoa(ip)
+                taken.add(ip)
+                break
+        else:
+            missing = sum(1 for s in switches if s["name"] not in explicit) - len([n for n in mgmt if n not in explicit])
+            problems.append(Problem("addressing.management.network", f"{mg.network} runs out: {missing} more switch address(es) needed",
+                                    "use a larger management network or give addresses explicitly"))
+            break
+    if problems:
+        raise InputErrors(problems, "address pools do not fit the plan")
+
+    aggregates = []
+    for plane in range(planes):
+        base = host_base + plane * lay["host_per_plane"]
+        aggregates.append({"plane": plane, "odd": cidr(base, agg), "even": cidr(base + agg, agg)})
+    out_switches = []
+    block_start: dict[str, int] = {}
+    for seq, sw in enumerate(switches):
+        plane = sw["plane"]
+        base = host_base + plane * lay["host_per_plane"] + (agg if sw["group"] == "even" else 0)
+        blk = base + sw["index"] * block
+        block_start[sw["name"]] = blk
+        fab_plane = fab_base + plane * lay["fabric_per_plane"]
+        sw = {**sw, "host_block": cidr(blk, block), "loopback": ntoa(lo_base + 1 + seq),
+              "mgmt_address": mgmt[sw["name"]]}
+        odd = sw["group"] == "odd"
+        for itf in sw["interfaces"]:
+            if itf["kind"] == "host":
+                own = blk + 2 * itf["port_index"]
+                itf["address"] = ntoa(own)
+                itf["peer"]["address"] = ntoa(own + 1)
+            else:
+                lo = fab_plane + 2 * itf["link"]
+                itf["address"] = ntoa(lo if odd else lo + 1)
+                itf["peer"]["address"] = ntoa(lo + 1 if odd else lo)
+            itf["prefix_len"] = 31
+        out_switches.append(sw)
+    for entries in acc["nics"].values():
+        for nic in entries:
+            gw = block_start[nic["switch"]] + 2 * nic["host_port_index"]
+            nic["address"] = ntoa(gw + 1)
+            nic["prefix_len"] = 31
+            nic["gateway"] = ntoa(gw)
+    info = {
+        "host_pool": str(a.host_pool), "fabric_pool": str(a.fabric_pool), "loopback_pool": str(a.loopback_pool),
+        "management_network": str(mg.network),
+        "block_size": block, "aggregate_size": agg,
+        "aggregates": aggregates,
+        "used": {"host_pool": need_host, "fabric_pool": need_fab, "loopback_pool": len(switches), "management": len(switches)},
+        "size": {"host_pool": host_size, "fabric_pool": fab_size, "loopback_pool": lo_size, "management": msize},
+    }
+    return {"switches": out_switches, "addressing": info}

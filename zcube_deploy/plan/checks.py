@@ -1,0 +1,226 @@
+"""The invariants of zcube.md section 4, asserted on every plan.
+
+A violation is a bug in the planner, never a property of the input: it raises
+InvariantViolation, and the plan is not written.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+
+from zcube_deploy.errors import InvariantViolation, Problem
+from zcube_deploy.inventory import ResolvedInventory
+from zcube_deploy.plan.ipam import aton
+
+EXHAUSTIVE_PAIRS = 50_000
+SAMPLED_PAIRS = 4_000
+SEED = 20250901
+
+
+class Forwarding:
+    """Forwarding tables built from the plan's interfaces and routes: a tiny router model."""
+
+    def __init__(self, switches: list[dict], nics: dict[str, list[dict]]):
+        self.owner: dict[int, tuple[str, str]] = {}
+        self.connected: dict[str, set[int]] = {}
+        self.tables: dict[str, dict[int, dict[int, list[int]]]] = {}
+        for sw in switches:
+            own = self.connected.setdefault(sw["name"], set())
+            for itf in sw["interfaces"]:
+                a = aton(itf["address"])
+                own.add(a)
+                self.owner[a] = (sw["name"], itf["name"])
+            table: dict[int, dict[int, list[int]]] = defaultdict(dict)
+            for rt in sw["routes"]:
+                net, plen = rt["prefix"].split("/")
+                table[int(plen)].setdefault(aton(net), []).append(aton(rt["next_hop"]))
+            self.tables[sw["name"]] = dict(sorted(table.items(), reverse=True))
+        self.host_routes: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+        for server, entries in nics.items():
+            for nic in entries:
+                self.owner[aton(nic["address"])] = (server, nic["port"])
+                rts = []
+                for rt in nic["routes"]:
+                    net, plen = rt["to"].split("/")
+                    rts.append((aton(net), int(plen), aton(rt["via"])))
+                self.host_routes[(server, nic["port"])] = rts
+
+    def lookup(self, device: str, dst: int) -> list[int]:
+        """Next hops of the longest matching static route on ``device``."""
+        for plen, nets in self.tables[device].items():
+            mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
+            hops = nets.get(dst & mask)
+            if hops is not None:
+                return hops
+        return []
+
+    def walk(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[str], str | None]:
+        """Forward a packet from NIC ``src`` to address ``dst``. Returns (switches crossed, error)."""
+        via = None
+        for net, plen, gw in self.host_routes[src]:
+            if dst >> (32 - plen) == net >> (32 - plen):
+                via = gw
+                break
+        if via is None:
+            return [], "no host route"
+        device = self.owner.get(via, (None,))[0]
+        path: list[str] = []
+        while device is not None and device in self.connected:
+            if device in path:
+                return path, f"loop at {device}"
+            path.append(device)
+            if len(path) > max_switches:
+                return path, "too many hops"
+            if (dst ^ 1) in self.connected[device]:
+                return path, None if dst in self.owner else "black hole: address not assigned"
+            hops = self.lookup(device, dst)
+            if len(hops) != 1:
+                return path, f"{len(hops)} next hops at {device}"
+            if (hops[0] ^ 1) not in self.connected[device]:
+                return path, f"next hop not directly connected at {device}"
+            device = self.owner.get(hops[0], (None,))[0]
+        return path, "black hole"
+
+
+def check_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
+    sz = acc["sizing"]
+    S, K, m, G, R = sz.S, sz.K, sz.m, sz.gpus_per_server, sz.logical_ports
+    switches, cables, nics = acc["switches"], acc["cables"], acc["nics"]
+    planes = inv.planes
+    installed = len(inv.servers) * G
+    group_of = {s["name"]: s["group"] for s in switches}
+    index_of = {s["name"]: s["index"] for s in switches}
+    results: list[dict] = []
+    failures: list[Problem] = []
+
+    def record(name: str, errors: list[str], detail: str) -> None:
+        results.append({"name": name, "status": "failed" if errors else "passed", "detail": detail})
+        failures.extend(Problem(f"invariant {name}", e) for e in errors[:10])
+
+    # 1. every installed GPU: exactly one link to its odd switch and one to its even switch, per plane
+    per_gpu = Counter((c["plane"], c["gpu"], c["group"]) for c in cables if c["kind"] == "host")
+    errs = [f"GPU {g} plane {p} has {per_gpu[(p, g, grp)]} {grp} links"
+            for p in range(planes) for g in range(installed) for grp in ("odd", "even") if per_gpu[(p, g, grp)] != 1]
+    if len(per_gpu) != planes * installed * 2:
+        errs.append(f"{len(per_gpu)} GPU-group links for {planes * installed * 2} expected")
+    record("one_link_per_gpu_port", errs, f"{installed} GPUs x {planes} plane(s): one odd and one even link each")
+
+    # 2. port budget and cage separation
+    errs = []
+    if K + S * m > R:
+        errs.append(f"K + S*m = {K + S * m} > R = {R}")
+    pm = acc["port_map"]
+    host_set, fabric_set = set(pm["host_ports"]), set(pm["fabric_ports"])
+    if pm["host_cages"][1] >= pm["fabric_cages"][0]:
+        errs.append(f"host cages {pm['host_cages']} overlap fabric cages {pm['fabric_cages']}")
+    for sw in switches:
+        names = [i["name"] for i in sw["interfaces"]]
+        if len(names) != len(set(names)):
+            errs.append(f"{sw['name']} uses a port twice")
+        hosts = sum(1 for i in sw["interfaces"] if i["kind"] == "host")
+        if hosts > K:
+            errs.append(f"{sw['name']} has {hosts} host links > K = {K}")
+        for itf in sw["interfaces"]:
+            if itf["name"] not in (host_set if itf["kind"] == "host" else fabric_set):
+                errs.append(f"{sw['name']} {itf['name']}: a {itf['kind']} link outside the {itf['kind']} cages")
+    record("port_budget_and_cages", errs, f"K + S*m = {K} + {S}*{m} = {K + S * m} <= R = {R}; host cages {pm['host_cages']}, fabric cages {pm['fabric_cages']}")
+
+    # 3. complete bipartite fabric with m links per pair, no same-group links
+    pair = Counter()
+    errs = []
+    for c in cables:
+        if c["kind"] != "fabric":
+            continue
+        a, b = c["a"]["device"], c["b"]["device"]
+        if group_of[a] == group_of[b]:
+            errs.append(f"{c['id']} joins {a} and {b}, both {group_of[a]}")
+        pair[(c["plane"], a, b)] += 1
+    bad = [k for k, v in pair.items() if v != m]
+    if bad:
+        errs.append(f"{len(bad)} odd/even pairs do not have m = {m} links, e.g. {bad[0]}")
+    if len(pair) != planes * S * S:
+        errs.append(f"{len(pair)} odd/even pairs linked, {planes * S * S} expected")
+    record("complete_bipartite_fabric", errs, f"{planes * S * S} odd/even pairs x m = {m} links, no same-group link")
+
+    # 4. rail property
+    if S % G == 0:
+        errs = [f"{c['id']}: GPU {c['gpu']} (local {c['gpu'] % G}) on {c['b']['device']} (rail {index_of[c['b']['device']] % G})"
+                for c in cables if c["kind"] == "host" and c["group"] == "odd" and index_of[c["b"]["device"]] % G != c["gpu"] % G]
+        record("rail_switches", errs, f"S = {S} is a multiple of G = {G}: every odd switch carries one GPU rail")
+    else:
+        results.append({"name": "rail_switches", "status": "not_applicable", "detail": f"S = {S} is not a multiple of G = {G}"})
+
+    # 5. top-of-rack property
+    if K % G == 0:
+        evens = defaultdict(set)
+        for c in cables:
+            if c["kind"] == "host" and c["group"] == "even":
+                evens[(c["plane"], c["a"]["device"])].add(c["b"]["device"])
+        errs = [f"{srv} plane {p} lands on {sorted(v)}" for (p, srv), v in evens.items() if len(v) != 1]
+        record("server_on_one_even_switch", errs, f"K = {K} is a multiple of G = {G}: each server's even-side links share one switch")
+    else:
+        results.append({"name": "server_on_one_even_switch", "status": "not_applicable", "detail": f"K = {K} is not a multiple of G"})
+
+    # 7. addresses unique; next hops directly connected (before 6, which relies on it)
+    errs = []
+    seen: dict[str, str] = {}
+    for sw in switches:
+        for label, a in [("loopback", sw["loopback"]), ("mgmt", sw["mgmt_address"])] + [(i["name"], i["address"]) for i in sw["interfaces"]]:
+            if a in seen:
+                errs.append(f"{a} on {sw['name']} {label} is also {seen[a]}")
+            seen[a] = f"{sw['name']} {label}"
+    for server, entries in nics.items():
+        for nic in entries:
+            if nic["address"] in seen:
+                errs.append(f"{nic['address']} on {server} {nic['port']} is also {seen[nic['address']]}")
+            seen[nic["address"]] = f"{server} {nic['port']}"
+    fwd = Forwarding(switches, nics)
+    for sw in switches:
+        own = fwd.connected[sw["name"]]
+        for rt in sw["routes"]:
+            if (aton(rt["next_hop"]) ^ 1) not in own:
+                errs.append(f"{sw['name']} route {rt['prefix']} via {rt['next_hop']}: next hop not directly connected")
+    record("addresses_unique_next_hops_connected", errs, f"{len(seen)} addresses unique; every static route's next hop is a /31 peer")
+
+    # 6. exactly one path, at most two switches, for GPU-port pairs in different groups
+    ports = [(server, nic["port"], nic["plane"], nic["group"], aton(nic["address"])) for server, entries in nics.items() for nic in entries]
+    by_pg = defaultdict(list)
+    for p in ports:
+        by_pg[(p[2], p[3])].append(p)
+    total = sum(len(by_pg[(p, "odd")]) * len(by_pg[(p, "even")]) * 2 for p in range(planes))
+    errs = []
+    checked = 0
+
+    def check_pair(src, dst) -> None:
+        path, err = fwd.walk((src[0], src[1]), dst[4])
+        if err is None and len(path) > 2:
+            err = f"{len(path)} switches"
+        if err is None and (len(path) != 2 or group_of[path[0]] == group_of[path[1]]):
+            err = f"path {path} is not odd->even / even->odd"
+        if err:
+            errs.append(f"{src[0]} {src[1]} -> {dst[0]} {dst[1]}: {err} (path {path})")
+
+    if total <= EXHAUSTIVE_PAIRS:
+        for p in range(planes):
+            for a_grp, b_grp in (("odd", "even"), ("even", "odd")):
+                for src in by_pg[(p, a_grp)]:
+                    for dst in by_pg[(p, b_grp)]:
+                        check_pair(src, dst)
+                        checked += 1
+        how = "exhaustive"
+    else:
+        rng = random.Random(SEED)
+        keys = [k for k in by_pg if by_pg[k]]
+        for _ in range(SAMPLED_PAIRS):
+            p, grp = keys[rng.randrange(len(keys))]
+            other = (p, "even" if grp == "odd" else "odd")
+            if not by_pg[other]:
+                continue
+            check_pair(rng.choice(by_pg[(p, grp)]), rng.choice(by_pg[other]))
+            checked += 1
+        how = f"sampled (seed {SEED})"
+    record("one_path_at_most_two_switches", errs, f"{checked} of {total} cross-group GPU-port pairs walked, {how}: one next hop per step, 2 switches")
+    if failures:
+        raise InvariantViolation(failures, "the plan breaks ZCube invariants (a planner bug)")
+    return results

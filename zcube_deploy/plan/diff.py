@@ -1,0 +1,64 @@
+"""What changed between two plans: cables added, removed or moved; addresses, routes, placement."""
+
+from __future__ import annotations
+
+
+def _ends(c: dict) -> tuple:
+    return (c["a"]["device"], c["a"]["port"], c["b"]["device"], c["b"]["port"])
+
+
+def diff_plans(old: dict, new: dict) -> dict:
+    oc = {c["id"]: c for c in old["cables"]}
+    nc = {c["id"]: c for c in new["cables"]}
+    added = [nc[i] for i in sorted(nc.keys() - oc.keys())]
+    removed = [oc[i] for i in sorted(oc.keys() - nc.keys())]
+    moved = []
+    for cid in sorted(oc.keys() & nc.keys()):
+        if _ends(oc[cid]) != _ends(nc[cid]):
+            moved.append({"id": cid, "from": {"a": oc[cid]["a"], "b": oc[cid]["b"]}, "to": {"a": nc[cid]["a"], "b": nc[cid]["b"]}})
+
+    def addr_map(plan: dict) -> dict:
+        out = {}
+        for sw in plan["switches"]:
+            out[(sw["name"], "loopback")] = sw["loopback"]
+            out[(sw["name"], "mgmt")] = sw["mgmt_address"]
+            for itf in sw["interfaces"]:
+                out[(sw["name"], itf["name"])] = f"{itf['address']}/{itf['prefix_len']}"
+        for srv in plan["servers"]:
+            for nic in srv["nics"]:
+                out[(srv["name"], nic["port"])] = f"{nic['address']}/{nic['prefix_len']}"
+        return out
+
+    oa, na = addr_map(old), addr_map(new)
+    addresses = [{"device": d, "interface": i, "old": oa.get((d, i)), "new": na.get((d, i))}
+                 for (d, i) in sorted(oa.keys() | na.keys()) if oa.get((d, i)) != na.get((d, i))
+                 and (d, i) in oa and (d, i) in na]
+
+    def route_map(plan: dict) -> dict:
+        return {sw["name"]: {(r["prefix"], r["next_hop"]) for r in sw["routes"]} for sw in plan["switches"]}
+
+    orr, nrr = route_map(old), route_map(new)
+    routes = []
+    for name in sorted(orr.keys() | nrr.keys()):
+        a, b = orr.get(name, set()), nrr.get(name, set())
+        for p, nh in sorted(b - a):
+            routes.append({"switch": name, "change": "added", "prefix": p, "next_hop": nh})
+        for p, nh in sorted(a - b):
+            routes.append({"switch": name, "change": "removed", "prefix": p, "next_hop": nh})
+    osw = {s["name"]: s for s in old["switches"]}
+    nsw = {s["name"]: s for s in new["switches"]}
+    switches = []
+    for name in sorted(osw.keys() | nsw.keys()):
+        if name not in osw:
+            switches.append({"switch": name, "change": "added"})
+        elif name not in nsw:
+            switches.append({"switch": name, "change": "removed"})
+        elif (osw[name]["rack"], osw[name]["u"]) != (nsw[name]["rack"], nsw[name]["u"]):
+            switches.append({"switch": name, "change": "relocated", "from": f"{osw[name]['rack']} U{osw[name]['u']}",
+                             "to": f"{nsw[name]['rack']} U{nsw[name]['u']}"})
+    sizing_changed = {k: [old["sizing"][k], new["sizing"][k]] for k in ("S", "K", "m", "planes") if old["sizing"][k] != new["sizing"][k]}
+    summary = {"cables_added": len(added), "cables_removed": len(removed), "cables_moved": len(moved),
+               "addresses_changed": len(addresses), "routes_changed": len(routes), "switches_changed": len(switches)}
+    changed = any(summary.values()) or bool(sizing_changed)
+    return {"changed": changed, "summary": summary, "sizing_changed": sizing_changed, "cables_added": added,
+            "cables_removed": removed, "cables_moved": moved, "addresses": addresses, "routes": routes, "switches": switches}

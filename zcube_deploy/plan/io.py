@@ -1,0 +1,85 @@
+"""plan.json: canonical, deterministic serialisation (same plan, same bytes) and safe reading.
+
+Layout: a JSON object with sorted keys; each top-level list has one element per line (compact,
+sorted keys), so the file is valid JSON, diffs line by line, and writes fast at 64k GPUs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from zcube_deploy.errors import PlanFileError
+from zcube_deploy.plan.build import SCHEMA_VERSION
+
+_enc = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def dumps_plan(plan: dict) -> str:
+    parts = ["{\n"]
+    keys = sorted(plan)
+    for n, key in enumerate(keys):
+        value = plan[key]
+        parts.append(_enc.encode(key) + ":")
+        if isinstance(value, list) and value:
+            parts.append("[\n")
+            parts.append(",\n".join(_enc.encode(v) for v in value))
+            parts.append("\n]")
+        else:
+            parts.append(_enc.encode(value))
+        parts.append(",\n" if n < len(keys) - 1 else "\n")
+    parts.append("}\n")
+    return "".join(parts)
+
+
+def write_plan(plan: dict, out_dir: str | Path) -> Path:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "plan.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(dumps_plan(plan), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def read_plan(path: str | Path) -> dict:
+    """Read plan.json (a file, or a folder holding one). Refuses unknown schema versions."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "plan.json"
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PlanFileError(f"{p}: no such plan file (run `zcube plan INVENTORY -o DIR` first)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PlanFileError(f"{p}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise PlanFileError(f"{p}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise PlanFileError(f"{p}: not a zcube plan (no schema_version)")
+    if data["schema_version"] != SCHEMA_VERSION:
+        raise PlanFileError(f"{p}: plan schema version {data['schema_version']!r} is not supported by this zcube "
+                            f"(it reads version {SCHEMA_VERSION}); re-run `zcube plan` with this version")
+    return data
+
+
+def inventory_changed(plan: dict) -> str | None:
+    """A warning when the inventory the plan was made from has changed since (None when unchanged or unknown)."""
+    from zcube_deploy.inventory import load_inventory
+    from zcube_deploy.errors import ZCubeError
+
+    src = plan.get("inputs", {}).get("inventory")
+    if not src or not Path(src).is_file():
+        return None
+    try:
+        inv = load_inventory(src)
+    except ZCubeError:
+        return f"the inventory {src} changed since this plan was made and no longer validates; re-run `zcube plan`"
+    if inv.sha256 != plan["inputs"].get("inventory_sha256"):
+        return f"the inventory {src} changed since this plan was made; re-run `zcube plan` to pick the changes up"
+    return None
+
+
+def file_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

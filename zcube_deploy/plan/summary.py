@@ -1,0 +1,39 @@
+"""The plan summary that `zcube plan` prints (pure: a dict from the plan)."""
+
+from __future__ import annotations
+
+
+def plan_summary(plan: dict) -> dict:
+    sz, counts, pm, ad = plan["sizing"], plan["counts"], plan["port_map"], plan["addressing"]
+    R = sz["logical_ports"]
+    used_host = counts["host_cables"]
+    switches = counts["switches"]
+    used_fabric = 2 * counts["fabric_cables"]
+    return {
+        "cluster": plan["cluster"]["name"],
+        "gpus_installed": sz["installed_gpus"],
+        "gpus_capacity": sz["capacity_gpus"],
+        "servers_installed": sz["installed_servers"],
+        "servers_capacity": sz["capacity_gpus"] // sz["gpus_per_server"],
+        "planes": sz["planes"],
+        "S": sz["S"], "K": sz["K"], "m": sz["m"], "R": R,
+        "rail_switches": sz["rail"],
+        "sizing_reasons": sz["reasons"],
+        "switches_per_group": sz["S"],
+        "switches": switches,
+        "switch_model": plan["cluster"]["switch_model"],
+        "host_cables": counts["host_cables"],
+        "fabric_cables": counts["fabric_cables"],
+        "static_routes": counts["static_routes"],
+        "ports": {
+            "total": switches * R,
+            "host_used": used_host,
+            "host_reserved_for_growth": switches * sz["K"] - used_host,
+            "fabric_used": used_fabric,
+            "free": switches * R - switches * sz["K"] - used_fabric,
+            "host_cages": pm["host_cages"], "fabric_cages": pm["fabric_cages"],
+        },
+        "pools": {k: {"used": ad["used"][k], "size": ad["size"][k]} for k in ad["used"]},
+        "invariants": {c["name"]: c["status"] for c in plan["checks"]},
+        "invariants_passed": all(c["status"] != "failed" for c in plan["checks"]),
+    }

@@ -1,0 +1,65 @@
+"""Validation of every string that can reach a device CLI or a config file.
+
+A newline, ``!``, ``?`` or a control character inside a hostname or description would let an
+inventory field inject commands into a switch (``?`` triggers RGOS context help, ``!`` starts a
+comment, a newline ends the command). These checks are strict allow-lists.
+"""
+
+from __future__ import annotations
+
+import re
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+NAME_HINT = "use letters, digits, '.', '_' and '-' only, starting with a letter or digit, at most 63"
+INTERFACE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*( ?[0-9]+(/[0-9]+)*(:[0-9]+)?)?$")
+INTERFACE_HINT = "an interface name like 'TwoHundredGigabitEthernet 0/1:2' or 'ens1f0np0'"
+DESCRIPTION_RE = re.compile(r"^[A-Za-z0-9 ._:/,()=+@#%&*<>\[\]-]{0,240}$")
+DESCRIPTION_HINT = "printable characters without '!', '?', quotes or control characters, at most 240"
+MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+
+
+def describe_bad(value: str) -> str:
+    """Say which character makes ``value`` unsafe, in words a user can act on."""
+    for ch in value:
+        if ch == "\n" or ch == "\r":
+            return "contains a line break"
+        if ch in "!?":
+            return f"contains {ch!r}, which RGOS treats specially"
+        if ord(ch) < 32 or ord(ch) == 127:
+            return f"contains the control character {ord(ch):#04x}"
+        if ord(ch) > 126:
+            return f"contains the non-ASCII character {ch!r}"
+    return "has characters outside the allowed set"
+
+
+def check_name(value: str) -> str | None:
+    """Return None when ``value`` is a safe device/rack/server name, else what is wrong."""
+    if not isinstance(value, str):
+        return "must be a string"
+    if NAME_RE.match(value):
+        return None
+    if not value:
+        return "must not be empty"
+    if len(value) > 63:
+        return "is longer than 63 characters"
+    return describe_bad(value) if any(c in value for c in "\n\r!?") or not value.isascii() or any(
+        ord(c) < 32 for c in value
+    ) else "has characters outside letters, digits, '.', '_' and '-'"
+
+
+def check_interface(value: str) -> str | None:
+    if isinstance(value, str) and INTERFACE_RE.match(value) and len(value) <= 64:
+        return None
+    return describe_bad(value) if isinstance(value, str) else "must be a string"
+
+
+def check_description(value: str) -> str | None:
+    if isinstance(value, str) and DESCRIPTION_RE.match(value):
+        return None
+    return describe_bad(value) if isinstance(value, str) else "must be a string"
+
+
+def assert_safe_line(line: str) -> None:
+    """Last line of defence before a line is sent to a device or written to a config."""
+    if "\n" in line or "\r" in line or "?" in line or any(ord(c) < 32 and c != "\t" for c in line):
+        raise ValueError(f"unsafe config line refused: {line!r}")
