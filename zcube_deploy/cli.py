@@ -17,6 +17,7 @@ from rich.table import Table
 
 from zcube_deploy import __version__
 from zcube_deploy.errors import InputErrors, PlanError, ZCubeError
+from zcube_deploy.perf import keep_forever
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -112,6 +113,7 @@ def plan_cmd(inventory: str, out_dir: str, as_json: bool) -> None:
     from zcube_deploy.plan.summary import plan_summary
 
     plan = build_plan(load_inventory(inventory))
+    keep_forever()
     path = write_plan(plan, out_dir)
     summary = plan_summary(plan)
     if as_json:
@@ -175,6 +177,81 @@ def diff_cmd(old_plan: str, new_plan: str, as_json: bool, fail_on: str, limit: i
     if fail_on == "any" and d["changed"]:
         sys.exit(1)
     if fail_on == "moved" and (s["cables_moved"] or s["cables_removed"]):
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------- render / build / check-routing
+def _render(plan: dict, out_dir: str, only: str | None, jobs: int | None) -> dict:
+    from zcube_deploy.render import render_all
+
+    result = render_all(plan, out_dir, only=only, jobs=jobs)
+    out.print(f"rendered {result['switches']} switch configs to [bold]{Path(out_dir) / 'configs'}[/] and "
+              f"{result['servers']} netplan files to [bold]{Path(out_dir) / 'hosts'}[/]; self-check passed; "
+              f"manifest {Path(out_dir) / 'manifest.json'}")
+    return result
+
+
+@cli.command("render")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("-o", "--output", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False))
+@click.option("--only", default=None, help="glob(s) on switch/server names, comma-separated; 'rack:PATTERN' for racks")
+@click.option("--jobs", type=int, default=None, help="worker processes (default: up to 2)")
+@handle_errors
+def render_cmd(plan_path: str, out_dir: str, only: str | None, jobs: int | None) -> None:
+    """Render switch configs (DIR/configs) and server netplan files (DIR/hosts) from PLAN."""
+    from zcube_deploy.plan.io import read_plan
+
+    plan = read_plan(plan_path)
+    keep_forever()
+    warn_if_stale(plan)
+    _render(plan, out_dir, only, jobs)
+
+
+@cli.command("build")
+@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False))
+@click.option("--jobs", type=int, default=None, help="worker processes for rendering")
+@handle_errors
+def build_cmd(inventory: str, out_dir: str, jobs: int | None) -> None:
+    """Plan, render and write cabling sheets for INVENTORY in one go."""
+    from zcube_deploy.inventory import load_inventory
+    from zcube_deploy.plan import build_plan
+    from zcube_deploy.plan.io import write_plan
+    from zcube_deploy.plan.summary import plan_summary
+
+    plan = build_plan(load_inventory(inventory))
+    keep_forever()
+    path = write_plan(plan, out_dir)
+    _print_plan_summary(plan_summary(plan), path)
+    _render(plan, out_dir, None, jobs)
+    _build_extras(plan, out_dir)
+
+
+def _build_extras(plan: dict, out_dir: str) -> None:
+    """Later stages of `zcube build` (cabling)."""
+
+
+@cli.command("check-routing")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--samples", type=int, default=None, help="walk this many seeded random pairs (default: all when <= 200,000)")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def check_routing_cmd(directory: str, samples: int | None, seed: int, as_json: bool) -> None:
+    """Prove routing from the rendered files alone: walk packets between GPU ports of different groups."""
+    from zcube_deploy.render.routing_proof import prove_routing
+
+    r = prove_routing(directory, samples=samples, seed=seed)
+    if as_json:
+        click.echo(json.dumps(r, indent=2, sort_keys=True))
+    else:
+        out.print(f"routing proof from {directory} ({r['mode']}): {r['switches']} switches, {r['ports']} NIC ports")
+        out.print(f"  pairs of NIC ports in different groups: {r['pairs_total']:,}; walked {r['checked']:,}; "
+                  f"delivered {r['delivered']:,}; at most {r['max_switches']} switches per path; path lengths {r['path_lengths']}")
+        for f in r["failures"]:
+            out.print(f"  [red]FAIL[/] {f}")
+        out.print("[green]routing proof passed[/]" if r["ok"] else "[red]routing proof FAILED[/]")
+    if not r["ok"]:
         sys.exit(1)
 
 

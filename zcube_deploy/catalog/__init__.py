@@ -57,7 +57,8 @@ class SwitchModel(_Model):
     cage_form_factor: str
     mgmt_interface: str = "Mgmt 0"
     speeds: dict[str, SpeedMode]
-    breakout_command: str | None = None
+    breakout_command: str | None = Field(default=None, description="per split cage; fields {cage}, {speed}, {lanes}, {name}")
+    config_lines: list[str] = Field(default_factory=list, description="global lines; fields {switch_mtu}")
     unit_price_usd: float | None = None
 
     def logical_ports(self, speed: str) -> int:

@@ -23,6 +23,7 @@ from zcube_deploy.errors import InputErrors, PlanError, Problem
 from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.plan import addressing as addr
 from zcube_deploy.plan import checks, routing
+from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.plan.placement import place_switches
 from zcube_deploy.safety import check_interface, check_name
 from zcube_deploy.topology.sizing import size_fabric
@@ -100,9 +101,16 @@ def stage_ports(inv: ResolvedInventory, acc: dict) -> dict:
     host = [name(host_first + q) for q in range(sz.K)]
     fabric = [name(fabric_first + p) for p in range(sz.fabric_ports)]
     used = set(range(sz.K)) | set(range(fabric_first, fabric_first + sz.fabric_ports))
-    unused = [name(i) for i in range(sz.logical_ports) if i not in used]
+    used_cages = sz.host_cages + sz.fabric_cages
+    native = next((sp for sp, mode in model.speeds.items() if mode.lanes == 1), None)
+    # unused lanes of split cages keep their split names; whole unused cages keep the native name
+    unused = [name(i) for i in range(used_cages * lanes) if i not in used]
+    if native is not None:
+        unused += [model.port_name(native, cage, 1) for cage in range(used_cages + 1, model.cages + 1)]
+    else:
+        unused += [name(i) for i in range(used_cages * lanes, sz.logical_ports)]
     problems = [Problem("catalog.switch_models", f"{n!r}: {bad}") for n in host[:1] + fabric[:1] if (bad := check_interface(n))]
-    if len(set(host) | set(fabric) | set(unused)) != sz.logical_ports:
+    if len(set(host) | set(fabric) | set(unused)) != len(host) + len(fabric) + len(unused):
         problems.append(Problem(f"catalog.switch_models.{inv.spec.switch_model}.speeds.{speed}.name",
                                 "the interface-name pattern gives the same name to two ports", "use {cage} and {lane}"))
     if problems:
@@ -119,6 +127,7 @@ def stage_ports(inv: ResolvedInventory, acc: dict) -> dict:
         "host_ports": host,
         "fabric_ports": fabric,
         "unused_ports": unused,
+        "native_speed": native,
     }
     return {"port_map": port_map, "host_port_names": host, "fabric_port_names": fabric, "unused_port_names": unused}
 
@@ -228,7 +237,11 @@ def run_stages(inv: ResolvedInventory, until: str | None = None) -> dict:
 
 def build_plan(inv: ResolvedInventory) -> dict:
     """The plan as a JSON-ready dict (see plan/io.py for the canonical writer)."""
-    acc = run_stages(inv)
+    with bulk_allocation():
+        return _assemble(inv, run_stages(inv))
+
+
+def _assemble(inv: ResolvedInventory, acc: dict) -> dict:
     sz = acc["sizing"]
     spec = inv.spec
     servers = []

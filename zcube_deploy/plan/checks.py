@@ -12,75 +12,29 @@ from collections import Counter, defaultdict
 from zcube_deploy.errors import InvariantViolation, Problem
 from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.plan.ipam import aton
+from zcube_deploy.topology.forwarding import Network
 
 EXHAUSTIVE_PAIRS = 50_000
 SAMPLED_PAIRS = 4_000
 SEED = 20250901
 
 
-class Forwarding:
-    """Forwarding tables built from the plan's interfaces and routes: a tiny router model."""
-
-    def __init__(self, switches: list[dict], nics: dict[str, list[dict]]):
-        self.owner: dict[int, tuple[str, str]] = {}
-        self.connected: dict[str, set[int]] = {}
-        self.tables: dict[str, dict[int, dict[int, list[int]]]] = {}
-        for sw in switches:
-            own = self.connected.setdefault(sw["name"], set())
-            for itf in sw["interfaces"]:
-                a = aton(itf["address"])
-                own.add(a)
-                self.owner[a] = (sw["name"], itf["name"])
-            table: dict[int, dict[int, list[int]]] = defaultdict(dict)
-            for rt in sw["routes"]:
-                net, plen = rt["prefix"].split("/")
-                table[int(plen)].setdefault(aton(net), []).append(aton(rt["next_hop"]))
-            self.tables[sw["name"]] = dict(sorted(table.items(), reverse=True))
-        self.host_routes: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
-        for server, entries in nics.items():
-            for nic in entries:
-                self.owner[aton(nic["address"])] = (server, nic["port"])
-                rts = []
-                for rt in nic["routes"]:
-                    net, plen = rt["to"].split("/")
-                    rts.append((aton(net), int(plen), aton(rt["via"])))
-                self.host_routes[(server, nic["port"])] = rts
-
-    def lookup(self, device: str, dst: int) -> list[int]:
-        """Next hops of the longest matching static route on ``device``."""
-        for plen, nets in self.tables[device].items():
-            mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-            hops = nets.get(dst & mask)
-            if hops is not None:
-                return hops
-        return []
-
-    def walk(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[str], str | None]:
-        """Forward a packet from NIC ``src`` to address ``dst``. Returns (switches crossed, error)."""
-        via = None
-        for net, plen, gw in self.host_routes[src]:
-            if dst >> (32 - plen) == net >> (32 - plen):
-                via = gw
-                break
-        if via is None:
-            return [], "no host route"
-        device = self.owner.get(via, (None,))[0]
-        path: list[str] = []
-        while device is not None and device in self.connected:
-            if device in path:
-                return path, f"loop at {device}"
-            path.append(device)
-            if len(path) > max_switches:
-                return path, "too many hops"
-            if (dst ^ 1) in self.connected[device]:
-                return path, None if dst in self.owner else "black hole: address not assigned"
-            hops = self.lookup(device, dst)
-            if len(hops) != 1:
-                return path, f"{len(hops)} next hops at {device}"
-            if (hops[0] ^ 1) not in self.connected[device]:
-                return path, f"next hop not directly connected at {device}"
-            device = self.owner.get(hops[0], (None,))[0]
-        return path, "black hole"
+def network_from_plan(switches: list[dict], nics: dict[str, list[dict]]) -> Network:
+    net = Network()
+    for sw in switches:
+        routes = []
+        for rt in sw["routes"]:
+            prefix, plen = rt["prefix"].split("/")
+            routes.append((aton(prefix), int(plen), aton(rt["next_hop"])))
+        net.add_switch(sw["name"], [(i["name"], aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
+    for server, entries in nics.items():
+        for nic in entries:
+            routes = []
+            for rt in nic["routes"]:
+                prefix, plen = rt["to"].split("/")
+                routes.append((aton(prefix), int(plen), aton(rt["via"])))
+            net.add_host_port(server, nic["port"], aton(nic["address"]), routes)
+    return net
 
 
 def check_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
@@ -175,9 +129,9 @@ def check_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
             if nic["address"] in seen:
                 errs.append(f"{nic['address']} on {server} {nic['port']} is also {seen[nic['address']]}")
             seen[nic["address"]] = f"{server} {nic['port']}"
-    fwd = Forwarding(switches, nics)
+    fwd = network_from_plan(switches, nics)
     for sw in switches:
-        own = fwd.connected[sw["name"]]
+        own = {aton(i["address"]) for i in sw["interfaces"]}
         for rt in sw["routes"]:
             if (aton(rt["next_hop"]) ^ 1) not in own:
                 errs.append(f"{sw['name']} route {rt['prefix']} via {rt['next_hop']}: next hop not directly connected")

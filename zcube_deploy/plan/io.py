@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from zcube_deploy.errors import PlanFileError
+from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.plan.build import SCHEMA_VERSION
 
 _enc = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -49,7 +50,8 @@ def read_plan(path: str | Path) -> dict:
     if p.is_dir():
         p = p / "plan.json"
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        with bulk_allocation():
+            data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise PlanFileError(f"{p}: no such plan file (run `zcube plan INVENTORY -o DIR` first)") from None
     except (OSError, UnicodeDecodeError) as exc:

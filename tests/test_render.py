@@ -1,0 +1,198 @@
+"""Render: golden configs, self-check, injection safety, routing proof from the files alone."""
+
+from __future__ import annotations
+
+import copy
+import json
+import string
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
+from zcube_deploy.errors import InputErrors, RenderError
+from zcube_deploy.inventory import resolve_inventory
+from zcube_deploy.plan import build_plan
+from zcube_deploy.render import render_all
+from zcube_deploy.render.jinja import template
+from zcube_deploy.render.routing_proof import prove_routing
+from zcube_deploy.render.selfcheck import check_switch_config
+from zcube_deploy.render.views import PlanIndex, server_view, switch_view
+
+
+@pytest.fixture(scope="module")
+def lab64_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lab64")
+    r = run_zcube("build", "inventories/lab-64.yaml", "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def glm1k_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("glm1k")
+    r = run_zcube("build", "inventories/glm-1k.yaml", "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_golden_configs_lab64(lab64_build, update_golden):
+    files = sorted((lab64_build / "configs").glob("*.cfg")) + sorted((lab64_build / "hosts").glob("*.yaml"))
+    assert len(files) == 16 + 8
+    for f in files:
+        check_golden(GOLDEN / "lab-64" / f.parent.name / f.name, f.read_text(), update_golden)
+
+
+def test_golden_configs_glm1k_sample(glm1k_build, update_golden):
+    assert len(list((glm1k_build / "configs").glob("*.cfg"))) == 16
+    assert len(list((glm1k_build / "hosts").glob("*.yaml"))) == 128
+    for rel in ("configs/ZC-O001.cfg", "configs/ZC-E002.cfg", "hosts/gpu0001.yaml", "hosts/gpu0128.yaml"):
+        check_golden(GOLDEN / "glm-1k" / rel, (glm1k_build / rel).read_text(), update_golden)
+
+
+def test_manifest_hashes_every_file(glm1k_build):
+    import hashlib
+
+    manifest = json.loads((glm1k_build / "manifest.json").read_text())
+    assert len(manifest["files"]) == 16 + 128
+    for rel, digest in manifest["files"].items():
+        assert hashlib.sha256((glm1k_build / rel).read_bytes()).hexdigest() == digest
+
+
+def test_render_is_deterministic(tmp_path, glm1k_build):
+    r = run_zcube("render", str(glm1k_build / "plan.json"), "-o", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "manifest.json").read_bytes() == (glm1k_build / "manifest.json").read_bytes()
+
+
+def test_render_only_subset(tmp_path, glm1k_build):
+    r = run_zcube("render", str(glm1k_build / "plan.json"), "-o", str(tmp_path), "--only", "ZC-O00*")
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in (tmp_path / "configs").glob("*.cfg")) == [f"ZC-O00{n}.cfg" for n in (1, 3, 5, 7, 9)]
+    assert not list((tmp_path / "hosts").glob("*.yaml"))
+    r = run_zcube("render", str(glm1k_build / "plan.json"), "-o", str(tmp_path), "--only", "nothing-matches")
+    assert r.returncode == 2
+
+
+def test_netplan_is_valid_yaml_with_policy_routing(glm1k_build):
+    doc = yaml.safe_load((glm1k_build / "hosts" / "gpu0001.yaml").read_text())
+    eth = doc["network"]["ethernets"]
+    assert len(eth) == 16
+    p1 = eth["ens1f0np0"]
+    assert p1["mtu"] == 9000 and p1["addresses"] == ["10.0.0.1/31"]
+    assert {"to": "10.0.8.0/21", "via": "10.0.0.0", "table": 101} in p1["routes"]
+    assert p1["routing-policy"][0]["from"] == "10.0.0.1/32"
+
+
+def test_rgos_config_shape(glm1k_build):
+    text = (glm1k_build / "configs" / "ZC-O001.cfg").read_text()
+    assert "\nhostname ZC-O001\n" in text
+    block = text.split("interface TwoHundredGigabitEthernet 0/1:1\n")[1].split("!")[0]
+    assert block == (" description gpu0001 ens1f0np0 H000001\n no switchport\n ip address 10.0.0.0 255.255.255.254\n no shutdown\n")
+    assert text.count("\nip route ") == 128
+    assert text.rstrip().endswith("end")
+
+
+def test_self_check_catches_mismatches(glm1k_plan):
+    index = PlanIndex(glm1k_plan)
+    sw = glm1k_plan["switches"][0]
+    view = switch_view(index, sw)
+    text = template("ruijie_rgos", "switch.cfg.j2").render(view)
+    unused = [u["name"] for u in view["unused"]]
+    assert check_switch_config(text, sw, unused, "Mgmt 0", 24) == []
+    bad = copy.deepcopy(sw)
+    bad["routes"][0]["next_hop"] = "10.200.9.9"
+    bad["interfaces"][3]["address"] = "10.0.0.200"
+    problems = check_switch_config(text, bad, unused, "Mgmt 0", 24)
+    assert any("missing 'ip route" in p for p in problems)
+    assert any("unexpected 'ip route" in p for p in problems)
+    assert any("expected 'ip address 10.0.0.200" in p for p in problems)
+    # a dropped line in the text is caught too
+    assert check_switch_config(text.replace(" no switchport\n", "", 1), sw, unused, "Mgmt 0", 24)
+
+
+def test_render_refuses_a_plan_with_an_unsafe_string(tmp_path, glm1k_plan):
+    plan = copy.deepcopy(glm1k_plan)
+    plan["switches"][0]["interfaces"][0]["peer"]["device"] = "gpu1\ninterface Vlan 1"
+    with pytest.raises(RenderError, match="refusing to render"):
+        render_all(plan, tmp_path, only="ZC-O001")
+
+
+LINE_BREAKERS = st.text(alphabet=string.printable + "\u2028\x85\x00\x1b", min_size=1, max_size=20)
+
+
+@settings(max_examples=80, deadline=None)
+@given(server_name=LINE_BREAKERS, rack=LINE_BREAKERS, cluster=LINE_BREAKERS)
+def test_no_inventory_string_breaks_out_of_its_line(server_name, rack, cluster):
+    """Any string either is refused by the inventory, or renders inside exactly one config line."""
+    data = yaml.safe_load((INVENTORIES / "lab-64.yaml").read_text())
+    data["cluster"] = cluster
+    data["layout"]["rows"][0]["racks"].append({"name": rack, "role": "network"})
+    data["servers"]["list"] = [{"name": server_name, "rack": rack, "u": 1}]
+    data["topology"]["capacity_servers"] = 16
+    try:
+        plan = build_plan(resolve_inventory(data, base=INVENTORIES))
+    except InputErrors:
+        return
+    index = PlanIndex(plan)
+    srv = next(s for s in plan["servers"] if s["name"] == server_name)
+    host = template("netplan", "host.yaml.j2").render(server_view(index, srv))
+    assert yaml.safe_load(host)["network"]["ethernets"]
+    sw = next(s for s in plan["switches"] if s["name"] == srv["nics"][0]["switch"])
+    text = template("ruijie_rgos", "switch.cfg.j2").render(switch_view(index, sw))
+    starts = ("!", "hostname ", "mtu forwarding ", "interface ", " description ", " no switchport", " ip address ",
+              " no shutdown", " shutdown", "ip route ", "end")
+    assert all(ln.startswith(starts) for ln in text.splitlines()), "a line starts with something no template emits"
+    lines = [ln for ln in text.splitlines() if f" {server_name} ens" in ln]
+    assert len(lines) == sum(1 for n in srv["nics"] if n["switch"] == sw["name"])
+    assert all(ln.startswith(" description ") for ln in lines)
+    assert all(c not in text for c in "?\x00\x1b")
+
+
+@pytest.mark.parametrize("inventory", ["lab-64.yaml", "glm-1k.yaml", "zcube-16k.yaml", "zcube-64k.yaml"])
+def test_templates_render_without_undefined(inventory, glm1k_plan):
+    """StrictUndefined: every example renders; big ones on a few devices to keep the suite fast."""
+    from zcube_deploy.inventory import load_inventory
+
+    plan = glm1k_plan if inventory == "glm-1k.yaml" else build_plan(load_inventory(INVENTORIES / inventory))
+    index = PlanIndex(plan)
+    for sw in plan["switches"][:2] + plan["switches"][-2:]:
+        assert template("ruijie_rgos", "switch.cfg.j2").render(switch_view(index, sw))
+    for srv in plan["servers"][:2] + plan["servers"][-1:]:
+        assert yaml.safe_load(template("netplan", "host.yaml.j2").render(server_view(index, srv)))
+
+
+def test_routing_proof_lab64_exhaustive(lab64_build):
+    r = prove_routing(lab64_build)
+    assert r["mode"] == "exhaustive"
+    assert r["pairs_total"] == 64 * 64 * 2  # every NIC port pair in different groups
+    assert r["ok"] and r["delivered"] == r["pairs_total"] and r["max_switches"] == 2
+
+
+def test_routing_proof_glm1k_sampled(glm1k_build):
+    r = run_zcube("check-routing", str(glm1k_build), "--samples", "20000", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["checked"] == rep["delivered"] == 20000 and rep["path_lengths"] == {"2": 20000}
+
+
+def test_routing_proof_zcube16k_sampled(tmp_path):
+    r = run_zcube("build", "inventories/zcube-16k.yaml", "-o", str(tmp_path), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert len(list((tmp_path / "configs").glob("*.cfg"))) == 256
+    rep = prove_routing(tmp_path, samples=20000, seed=16)
+    assert rep["ok"] and rep["checked"] == 20000 and rep["max_switches"] == 2, rep["failures"]
+
+
+def test_routing_proof_fails_on_a_broken_file(tmp_path, lab64_build):
+    import shutil
+
+    shutil.copytree(lab64_build, tmp_path / "b")
+    cfg = tmp_path / "b" / "configs" / "ZC-E002.cfg"
+    lines = cfg.read_text().splitlines(True)
+    cfg.write_text("".join(ln for ln in lines if not ln.startswith("ip route 10.0.0.0 ")))
+    r = run_zcube("check-routing", str(tmp_path / "b"))
+    assert r.returncode == 1
+    assert "black hole at ZC-E002" in r.stdout

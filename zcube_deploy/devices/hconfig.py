@@ -1,0 +1,65 @@
+"""A hier_config driver for Ruijie RGOS: how RGOS configs are parsed, compared and negated.
+
+RGOS has no candidate configuration, so the difference between the running and the intended
+config is computed here, hierarchically (interface blocks stay whole), and pushed line by line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hier_config import get_hconfig
+from hier_config.models import IdempotentCommandsRule, MatchRule, OrderingRule
+from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
+from hier_config.root import HConfig
+
+# lines RGOS shows by default or that are volatile: never part of a comparison
+VOLATILE = (
+    r"^Building configuration.*",
+    r"^Current configuration.*",
+    r"^version .*",
+    r"^end$",
+    r"^\s*!.*",
+    r"^\s*no shutdown$",  # the default state of a port: RGOS does not show it in running-config
+)
+
+
+_VOLATILE_RE = re.compile("|".join(f"(?:{v})" for v in VOLATILE))
+
+
+def strip_volatile(text: str) -> str:
+    """Drop volatile and default lines, and CRs, in one pass (faster than per-line rules)."""
+    return "\n".join(line for line in text.replace("\r", "").splitlines() if line.strip() and not _VOLATILE_RE.match(line))
+
+
+class HConfigDriverRuijieRGOS(HConfigDriverBase):
+    """Ruijie RGOS 11: Cisco-like indentation, `no` negation, interface prompts per block.
+
+    Volatile lines are removed by :func:`strip_volatile` before parsing (see parse_config).
+    """
+
+    @staticmethod
+    def _instantiate_rules() -> HConfigDriverRules:
+        return HConfigDriverRules(
+            idempotent_commands=[
+                IdempotentCommandsRule(match_rules=(MatchRule(startswith="hostname "),)),
+                IdempotentCommandsRule(match_rules=(MatchRule(startswith="mtu forwarding "),)),
+                IdempotentCommandsRule(match_rules=(MatchRule(startswith="interface "), MatchRule(startswith="description "))),
+                IdempotentCommandsRule(match_rules=(MatchRule(startswith="interface "), MatchRule(startswith="ip address "))),
+            ],
+            ordering=[
+                # routes after the interfaces they resolve over; removals of routes before re-addressing
+                OrderingRule(match_rules=(MatchRule(startswith="ip route "),), weight=100),
+                OrderingRule(match_rules=(MatchRule(startswith="no ip route "),), weight=-100),
+                OrderingRule(match_rules=(MatchRule(startswith="interface "), MatchRule(startswith="shutdown")), weight=200),
+                OrderingRule(match_rules=(MatchRule(startswith="interface "), MatchRule(startswith="no shutdown")), weight=200),
+            ],
+        )
+
+
+_DRIVER = HConfigDriverRuijieRGOS()
+
+
+def parse_config(text: str) -> HConfig:
+    """Parse RGOS config text (running or intended) into a hier_config tree."""
+    return get_hconfig(_DRIVER, strip_volatile(text))

@@ -1,0 +1,123 @@
+"""Render switch configs and server netplan files from the plan; self-check; write a manifest."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from zcube_deploy.errors import InputErrors, Problem, RenderError
+from zcube_deploy.render.jinja import template
+from zcube_deploy.render.selfcheck import check_switch_config
+from zcube_deploy.render.views import PlanIndex, server_view, switch_view
+
+SWITCH_TEMPLATE = "switch.cfg.j2"
+HOST_PLATFORM = "netplan"
+HOST_TEMPLATE = "host.yaml.j2"
+
+_STATE: dict = {}  # the plan, shared with forked workers (copy-on-write)
+
+
+def select(names_racks: list[tuple[str, str]], pattern: str | None) -> list[int]:
+    """Indices whose name or rack matches the glob ``pattern`` (all when None)."""
+    if not pattern:
+        return list(range(len(names_racks)))
+    pats = [p.strip() for p in pattern.split(",") if p.strip()]
+    return [i for i, (n, r) in enumerate(names_racks) if any(fnmatch.fnmatchcase(n, p) or fnmatchcase_rack(r, p) for p in pats)]
+
+
+def fnmatchcase_rack(rack: str, pattern: str) -> bool:
+    return pattern.startswith("rack:") and fnmatch.fnmatchcase(rack, pattern[5:])
+
+
+def _write(path: Path, text: str) -> str:
+    data = text.encode("utf-8")
+    path.write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _render_switches(indices: list[int]) -> tuple[dict[str, str], list[str]]:
+    plan, out, index = _STATE["plan"], _STATE["out"], _STATE["index"]
+    tpl = template(plan["cluster"]["platform"], SWITCH_TEMPLATE)
+    hashes, problems = {}, []
+    settings = plan["settings"]
+    for i in indices:
+        sw = plan["switches"][i]
+        view = switch_view(index, sw)
+        text = tpl.render(view)
+        rel = f"configs/{sw['name']}.cfg"
+        hashes[rel] = _write(out / rel, text)
+        problems += check_switch_config(text, sw, [u["name"] for u in view["unused"]], view["mgmt"]["name"], settings["mgmt_prefix_len"])
+    return hashes, problems
+
+
+def _render_servers(indices: list[int]) -> dict[str, str]:
+    plan, out, index = _STATE["plan"], _STATE["out"], _STATE["index"]
+    tpl = template(HOST_PLATFORM, HOST_TEMPLATE)
+    hashes = {}
+    for i in indices:
+        srv = plan["servers"][i]
+        rel = f"hosts/{srv['name']}.yaml"
+        hashes[rel] = _write(out / rel, tpl.render(server_view(index, srv)))
+    return hashes
+
+
+def _chunks(items: list[int], n: int) -> list[list[int]]:
+    return [items[k::n] for k in range(n) if items[k::n]]
+
+
+def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: int | None = None) -> dict:
+    """Render every (or every ``only``-matching) device. Returns the manifest; raises RenderError on a self-check mismatch."""
+    out = Path(out_dir)
+    (out / "configs").mkdir(parents=True, exist_ok=True)
+    (out / "hosts").mkdir(parents=True, exist_ok=True)
+    sw_idx = select([(s["name"], s["rack"]) for s in plan["switches"]], only)
+    srv_idx = select([(s["name"], s["rack"]) for s in plan["servers"]], only)
+    if only and not sw_idx and not srv_idx:
+        raise InputErrors(Problem("--only", f"{only!r} matches no switch or server", "a glob on names, e.g. 'ZC-O*', or 'rack:A0*'"))
+    _STATE.update(plan=plan, out=out, index=PlanIndex(plan))
+    jobs = jobs or min(2, os.cpu_count() or 1)
+    hashes: dict[str, str] = {}
+    problems: list[str] = []
+    work = len(sw_idx) * 8 + len(srv_idx)
+    try:
+        if jobs > 1 and work > 2000 and "fork" in __import__("multiprocessing").get_all_start_methods():
+            import multiprocessing
+
+            ctx = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+                sw_futs = [pool.submit(_render_switches, c) for c in _chunks(sw_idx, jobs)]
+                srv_futs = [pool.submit(_render_servers, c) for c in _chunks(srv_idx, jobs)]
+                for f in sw_futs:
+                    h, p = f.result()
+                    hashes.update(h)
+                    problems += p
+                for f in srv_futs:
+                    hashes.update(f.result())
+        else:
+            h, problems = _render_switches(sw_idx)
+            hashes.update(h)
+            hashes.update(_render_servers(srv_idx))
+    finally:
+        _STATE.clear()
+    manifest_path = out / "manifest.json"
+    files: dict[str, str] = {}
+    if only and manifest_path.exists():
+        try:
+            files = json.loads(manifest_path.read_text())["files"]
+        except (ValueError, KeyError):
+            files = {}
+    files.update(hashes)
+    manifest = {
+        "tool_version": plan["tool_version"],
+        "cluster": plan["cluster"]["name"],
+        "inventory_sha256": plan["inputs"]["inventory_sha256"],
+        "files": dict(sorted(files.items())),
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    if problems:
+        raise RenderError("rendered configs do not match the plan:\n  " + "\n  ".join(problems[:50]))
+    return {"manifest": manifest, "switches": len(sw_idx), "servers": len(srv_idx)}

@@ -1,0 +1,120 @@
+"""Per-device views: everything a template lays out, computed in Python from the plan (no I/O).
+
+Templates stay dumb: every interface arrives with its name, description, address and dotted
+mask; every route with network, mask and next hop. Every string is checked against the CLI-safe
+patterns here, so nothing from the inventory can break out of its line in a rendered config.
+"""
+
+from __future__ import annotations
+
+from zcube_deploy.errors import RenderError
+from zcube_deploy.plan.ipam import dotted_mask
+from zcube_deploy.safety import check_description, check_interface, check_name
+
+LOOPBACK = "Loopback 0"
+
+
+def _safe(kind: str, value: str, check) -> str:
+    problem = check(value)
+    if problem:
+        raise RenderError(f"refusing to render {kind} {value!r}: it {problem}")
+    return value
+
+
+class PlanIndex:
+    """Fabric-wide facts of a plan computed once, shared by every device's view."""
+
+    def __init__(self, plan: dict):
+        self.plan = plan
+        pm = plan["port_map"]
+        self.port_order = {n: i for i, n in enumerate(pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"])}
+        self.host_ports = pm["host_ports"]
+        self.model = plan["models"]["switch"]
+        self.settings = plan["settings"]
+        self.mgmt_mask = dotted_mask(self.settings["mgmt_prefix_len"])
+        self.masks = {n: dotted_mask(n) for n in range(33)}
+        self.header = (f"zcube-deploy {plan['tool_version']} | cluster {plan['cluster']['name']} | "
+                       f"inventory sha256 {plan['inputs']['inventory_sha256'][:16]}")
+        self.server_rack = {s["name"]: s["rack"] for s in plan["servers"]}
+        G = plan["sizing"]["gpus_per_server"]
+        self.gpus_per_server = G
+        self.global_lines = [line.format(switch_mtu=self.settings["switch_mtu"]) for line in self.model.get("config_lines", [])]
+        lossless = self.settings["lossless"]
+        self.lossless = {"enabled": bool(lossless["enabled"]), "lines": list(lossless["lines"]),
+                         "interface_lines": list(lossless["interface_lines"])}
+        lanes = pm["lanes_per_cage"]
+        self.breakout = []
+        cmd = self.model.get("breakout_command")
+        if cmd and lanes > 1:
+            first, last = pm["host_cages"][0], pm["fabric_cages"][1]
+            native = pm.get("native_speed")
+            for cage in range(first, last + 1):
+                name = self.model["speeds"][native]["name"].format(cage=cage, lane=1, port=cage) if native else str(cage)
+                self.breakout.append(cmd.format(cage=cage, speed=pm["speed"], lanes=lanes, name=name))
+
+
+def switch_view(index: PlanIndex, sw: dict) -> dict:
+    """The view of one switch: hostname, management, loopback, routed ports, unused ports, routes."""
+    hostname = _safe("hostname", sw["name"], check_name)
+    masks = index.masks
+    interfaces = []
+    used = set()
+    for itf in sorted(sw["interfaces"], key=lambda i: index.port_order[i["name"]]):
+        peer = itf["peer"]
+        desc = f"{peer['device']} {peer['port']} {itf['cable']}"
+        interfaces.append({
+            "name": _safe("interface", itf["name"], check_interface),
+            "description": _safe("description", desc, check_description),
+            "address": itf["address"],
+            "mask": masks[itf["prefix_len"]],
+            "kind": itf["kind"],
+        })
+        used.add(itf["name"])
+    unused = []
+    host_index = {n: i for i, n in enumerate(index.host_ports)}
+    for name in index.plan["port_map"]["host_ports"] + index.plan["port_map"]["fabric_ports"] + index.plan["port_map"]["unused_ports"]:
+        if name in used:
+            continue
+        if name in host_index:
+            desc = f"reserved host port {host_index[name]} for growth"
+        else:
+            desc = "unused"
+        unused.append({"name": _safe("interface", name, check_interface), "description": desc})
+    routes = []
+    for rt in sw["routes"]:
+        net, plen = rt["prefix"].split("/")
+        routes.append({"network": net, "mask": masks[int(plen)], "next_hop": rt["next_hop"]})
+    return {
+        "header": index.header,
+        "hostname": hostname,
+        "role": f"{sw['group']} switch {sw['index']} of plane {sw['plane']} ({'rail' if sw['group'] == 'odd' else 'single-rail'}), rack {sw['rack']} U{sw['u']}",
+        "global_lines": index.global_lines,
+        "breakout": index.breakout,
+        "mgmt": {"name": _safe("interface", index.model["mgmt_interface"], check_interface), "address": sw["mgmt_address"],
+                 "mask": index.mgmt_mask},
+        "loopback": {"name": LOOPBACK, "address": sw["loopback"], "mask": masks[32]},
+        "interfaces": interfaces,
+        "unused": unused,
+        "routes": routes,
+        "lossless": index.lossless,
+    }
+
+
+def server_view(index: PlanIndex, srv: dict) -> dict:
+    """The view of one server: every NIC port with address, MTU, routes and its policy table."""
+    mtu = index.settings["mtu"]
+    ports = []
+    for nic in sorted(srv["nics"], key=lambda n: (n["gpu"], n["nic_port"])):
+        ports.append({
+            "name": _safe("NIC interface", nic["port"], check_interface),
+            "mac": nic.get("mac"),
+            "address": f"{nic['address']}/{nic['prefix_len']}",
+            "ip": nic["address"],
+            "gateway": nic["gateway"],
+            "mtu": mtu,
+            "table": nic["table"],
+            "metric": nic["table"],
+            "routes": [{"to": r["to"], "via": r["via"]} for r in nic["routes"]],
+            "comment": f"GPU {nic['gpu']} port {nic['nic_port']} -> {nic['switch']} {nic['switch_port']} ({nic['group']}, plane {nic['plane']}, cable {nic['cable']})",
+        })
+    return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name), "rack": srv["rack"], "u": srv["u"], "ports": ports}
