@@ -228,7 +228,83 @@ def build_cmd(inventory: str, out_dir: str, jobs: int | None) -> None:
 
 
 def _build_extras(plan: dict, out_dir: str) -> None:
-    """Later stages of `zcube build` (cabling)."""
+    """Later stages of `zcube build`: the cabling outputs."""
+    _cabling(plan, out_dir, None)
+
+
+# ---------------------------------------------------------------- cabling
+def _cabling(plan: dict, out_dir: str, catalog: str | None, quiet: bool = False) -> dict:
+    from zcube_deploy.cabling.run import write_cabling
+
+    r = write_cabling(plan, out_dir, catalog or plan["inputs"].get("cabling_catalog"))
+    if quiet:
+        return r
+    t = r["bom"]["totals"]
+    out.print(f"cabling: [bold]{Path(out_dir) / 'cabling.xlsx'}[/] ({len(r['sheets']) - 3} cut sheets + Summary, BOM, Fabric); "
+              f"{t['cables']:,} cables ({t['copper_cables']:,} copper, {t['aoc_cables']:,} AOC, {t['fibre_cables']:,} fibre), "
+              f"{t['optical_modules']:,} optics; cables.csv, netbox-cables.csv, topology.dot")
+    return r
+
+
+class _DefaultGroup(click.Group):
+    """A group whose first argument, when it is not a subcommand, goes to a default command."""
+
+    default_command = "make"
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+@cli.group("cabling", cls=_DefaultGroup)
+def cabling_group() -> None:
+    """Cut sheets, BOM and cable lists: `zcube cabling PLAN -o DIR`; progress: `zcube cabling status WORKBOOK`."""
+
+
+@cabling_group.command("make", hidden=True)
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("-o", "--output", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False))
+@click.option("--catalog", default=None, type=click.Path(dir_okay=False), help="cabling catalog (default: the plan's, else the bundled one)")
+@click.option("--json", "as_json", is_flag=True, help="print the BOM as JSON")
+@handle_errors
+def cabling_make_cmd(plan_path: str, out_dir: str, catalog: str | None, as_json: bool) -> None:
+    """Write DIR/cabling.xlsx, DIR/cables.csv, DIR/netbox-cables.csv and DIR/topology.dot for PLAN."""
+    from zcube_deploy.cabling.run import PLAN_FIELDS
+    from zcube_deploy.plan.io import read_plan
+
+    plan = read_plan(plan_path, PLAN_FIELDS)
+    keep_forever()
+    warn_if_stale(plan)
+    r = _cabling(plan, out_dir, catalog, quiet=as_json)
+    if as_json:
+        click.echo(json.dumps(r["bom"], indent=2, sort_keys=True))
+
+
+@cabling_group.command("status")
+@click.argument("workbook", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def cabling_status_cmd(workbook: str, as_json: bool) -> None:
+    """Read the technicians' Installed/Checked columns back and print progress per rack."""
+    from zcube_deploy.cabling.status import read_status
+
+    st = read_status(workbook)
+    if as_json:
+        click.echo(json.dumps(st, indent=2, sort_keys=True))
+        return
+    t = Table(title=f"cabling progress: {workbook}", title_justify="left")
+    for col in ("sheet", "cables", "installed", "checked", "issues", "done"):
+        t.add_column(col, justify="left" if col == "sheet" else "right")
+    for s in st["sheets"]:
+        pct = 100 * s["checked"] / s["cables"] if s["cables"] else 100
+        t.add_row(s["sheet"], str(s["cables"]), str(s["installed"]), str(s["checked"]), str(s["issues"]), f"{pct:.0f}%")
+    o = st["overall"]
+    t.add_row("[bold]all cables[/]", str(o["cables"]), str(o["installed"]), str(o["checked"]), str(o["issues"]),
+              f"{100 * o['checked'] / o['cables']:.0f}%" if o["cables"] else "-")
+    out.print(t)
+    for i in st["issues"][:20]:
+        out.print(f"  [yellow]issue[/] {i['cable']} ({i['sheet']})")
 
 
 @cli.command("check-routing")

@@ -20,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from zcube_deploy.catalog import Catalog, NicModel, ServerModel, SwitchModel, load_catalog
+from zcube_deploy.catalog.cabling import CablingCatalog, load_cabling_catalog
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.inventory import models as m
 from zcube_deploy.safety import NAME_HINT, check_name
@@ -57,8 +58,10 @@ class ResolvedInventory:
     racks: tuple[Rack, ...]
     servers: tuple[Server, ...]
     capacity_servers: int
+    cabling: CablingCatalog | None = None
     source: str = ""
     sha256: str = ""
+    cabling_source: str | None = None
 
     @property
     def planes(self) -> int:
@@ -433,6 +436,7 @@ def resolve_inventory(data: dict, base: Path = Path("."), source: str = "invento
         raise InputErrors(problems, f"invalid inventory {source}")
     if catalog is None:
         catalog = load_catalog(base / spec.catalog if spec.catalog else None)
+    cabling = load_cabling_catalog(base / spec.cabling_catalog if spec.cabling_catalog else None)
     sw = _model_lookup("switch model", "switch_model", spec.switch_model, catalog.switch_models, problems)
     srv = _model_lookup("server model", "server_model", spec.server_model, catalog.server_models, problems)
     nic = _model_lookup("NIC model", "server_model.nic_model", srv.nic_model, catalog.nic_models, problems) if srv else None
@@ -480,4 +484,7 @@ def resolve_inventory(data: dict, base: Path = Path("."), source: str = "invento
     if spec.servers.csv:
         digest.update((base / spec.servers.csv).read_bytes())
     digest.update(catalog.sha256.encode())
-    return ResolvedInventory(spec, catalog, sw, srv, nic, tuple(racks), tuple(servers), capacity, source, digest.hexdigest())
+    digest.update(cabling.sha256.encode())
+    cabling_source = str(base / spec.cabling_catalog) if spec.cabling_catalog else None
+    return ResolvedInventory(spec, catalog, sw, srv, nic, tuple(racks), tuple(servers), capacity, cabling, source,
+                             digest.hexdigest(), cabling_source)

@@ -147,6 +147,7 @@ class Inventory(_Model):
     description: str = ""
     platform: Literal["ruijie_rgos"] = "ruijie_rgos"
     catalog: str | None = Field(default=None, description="extra catalog YAML (relative to the inventory)")
+    cabling_catalog: str | None = Field(default=None, description="cabling catalog YAML replacing the bundled one (relative to the inventory)")
     switch_model: str
     server_model: str
     switch_naming: str = Field(default="ZC-{G}{number:03d}", description="fields: cluster, G (O/E), group, number, index, plane")

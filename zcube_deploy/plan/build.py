@@ -7,6 +7,7 @@ Table of contents (each stage reads what the previous ones produced):
     placement   rack and U of every switch
     ports       logical port -> cage/lane -> interface name, host cages apart from fabric cages
     cabling     every host cable (NIC port -> switch port) and fabric cable (odd <-> even)
+    media       each cable's ends (rack, U), estimated length, medium and part (cabling catalog)
     addressing  host /31s, fabric /31s, loopbacks, management (zcube.md section 5)
     routing     switch static routes and host routes (zcube.md section 6)
     checks      the invariants of zcube.md section 4, asserted (a violation is a bug)
@@ -22,7 +23,7 @@ from zcube_deploy import __version__
 from zcube_deploy.errors import InputErrors, PlanError, Problem
 from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.plan import addressing as addr
-from zcube_deploy.plan import checks, routing
+from zcube_deploy.plan import checks, media, routing
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.plan.placement import place_switches
 from zcube_deploy.safety import check_interface, check_name
@@ -96,6 +97,12 @@ def stage_ports(inv: ResolvedInventory, acc: dict) -> dict:
     def name(logical: int) -> str:
         return model.port_name(speed, logical // lanes + 1, logical % lanes + 1)
 
+    abbrev = model.speeds[speed].abbreviation
+
+    def short(logical: int) -> str:
+        cage, lane = logical // lanes + 1, logical % lanes + 1
+        return abbrev.format(cage=cage, lane=lane, port=logical + 1) if abbrev else name(logical)
+
     host_first = 0
     fabric_first = sz.host_cages * lanes  # fabric starts on a fresh cage: no cage mixes host and fabric
     host = [name(host_first + q) for q in range(sz.K)]
@@ -128,6 +135,8 @@ def stage_ports(inv: ResolvedInventory, acc: dict) -> dict:
         "fabric_ports": fabric,
         "unused_ports": unused,
         "native_speed": native,
+        # every used logical port: [name, short name, cage, lane]
+        "cage_of": {name(i): [short(i), i // lanes + 1, i % lanes + 1] for i in sorted(used)},
     }
     return {"port_map": port_map, "host_port_names": host, "fabric_port_names": fabric, "unused_port_names": unused}
 
@@ -202,6 +211,10 @@ def stage_cabling(inv: ResolvedInventory, acc: dict) -> dict:
     return {"cables": cables, "nics": nics}
 
 
+def stage_media(inv: ResolvedInventory, acc: dict) -> dict:
+    return media.assign_media(inv, acc)
+
+
 def stage_addressing(inv: ResolvedInventory, acc: dict) -> dict:
     return addr.assign_addresses(inv, acc)
 
@@ -220,6 +233,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("placement", stage_placement),
     ("ports", stage_ports),
     ("cabling", stage_cabling),
+    ("media", stage_media),
     ("addressing", stage_addressing),
     ("routing", stage_routing),
     ("checks", stage_checks),
@@ -264,7 +278,8 @@ def _assemble(inv: ResolvedInventory, acc: dict) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         "tool_version": __version__,
-        "inputs": {"inventory": inv.source, "inventory_sha256": inv.sha256, "catalog_sha256": inv.catalog.sha256},
+        "inputs": {"inventory": inv.source, "inventory_sha256": inv.sha256, "catalog_sha256": inv.catalog.sha256,
+                   "cabling_catalog": inv.cabling_source, "cabling_catalog_sha256": inv.cabling.sha256},
         "cluster": {"name": spec.cluster, "description": spec.description, "platform": spec.platform,
                     "switch_model": spec.switch_model, "server_model": spec.server_model, "nic_model": inv.server_model.nic_model},
         "sizing": {**sz.as_dict(), "planes": inv.planes, "capacity_servers": inv.capacity_servers,

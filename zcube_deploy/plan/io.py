@@ -44,14 +44,54 @@ def write_plan(plan: dict, out_dir: str | Path) -> Path:
     return path
 
 
-def read_plan(path: str | Path) -> dict:
-    """Read plan.json (a file, or a folder holding one). Refuses unknown schema versions."""
+def _read_selected(p: Path, fields: dict[str, set[str] | None]) -> dict | None:
+    """Read only some top-level keys of a canonical plan.json, and of list elements only some fields.
+
+    Returns None when the file is not in the canonical layout (then the caller parses it whole).
+    """
+    out: dict = {}
+    loads = json.loads
+    with open(p, encoding="utf-8") as fh:
+        if fh.readline() != "{\n":
+            return None
+        for line in fh:
+            if line == "}\n":
+                return out
+            key, sep, rest = line.partition(":")
+            if not sep or not key.startswith('"'):
+                return None
+            key = loads(key)
+            if rest == "[\n":
+                keep = key in fields
+                proj = fields.get(key)
+                items = []
+                for item in fh:
+                    if item.startswith("]"):
+                        break
+                    if keep:
+                        obj = loads(item.rstrip(",\n"))
+                        items.append({k: obj[k] for k in proj if k in obj} if proj is not None else obj)
+                if keep:
+                    out[key] = items
+            elif key in fields or key == "schema_version":
+                out[key] = loads(rest.rstrip(",\n"))
+    return None
+
+
+def read_plan(path: str | Path, fields: dict[str, set[str] | None] | None = None) -> dict:
+    """Read plan.json (a file, or a folder holding one). Refuses unknown schema versions.
+
+    ``fields`` limits what is kept (memory at 64k GPUs): top-level key -> None for the whole
+    value, or a set of field names to keep of each list element.
+    """
     p = Path(path)
     if p.is_dir():
         p = p / "plan.json"
     try:
         with bulk_allocation():
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = _read_selected(p, fields) if fields else None
+            if data is None:
+                data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise PlanFileError(f"{p}: no such plan file (run `zcube plan INVENTORY -o DIR` first)") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -1,0 +1,60 @@
+"""Flat exports of the cabling: cable list CSV, NetBox cable bulk-import CSV, Graphviz DOT (PTM style)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from zcube_deploy.cabling.sheets import CableRows
+from zcube_deploy.catalog.cabling import CablingCatalog
+
+CABLE_COLUMNS = ["cable", "kind", "group", "plane", "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u",
+                 "medium", "length_m", "part", "label_a", "label_b"]
+NETBOX_TYPE = {"copper": "dac-passive", "aoc": "aoc", "fibre": "smf"}
+
+
+def _cell(value):
+    return f"{value:g}" if isinstance(value, float) else value
+
+
+def write_cable_csv(rows: CableRows, path: Path) -> None:
+    """Each cable once, A end to Z (B) end."""
+    kinds = {c["id"]: c["kind"] for c in rows.plan["cables"]}
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(CABLE_COLUMNS)
+        for r in rows.rows:
+            w.writerow([kinds[r["cable"]] if k == "kind" else _cell(r[k]) for k in CABLE_COLUMNS])
+
+
+def write_netbox_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> None:
+    """NetBox DCIM cable bulk import (Cables > Import): interfaces on both sides, planned, with label, colour and length."""
+    cols = ["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+            "type", "status", "label", "color", "length", "length_unit"]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(cols)
+        for r in rows.rows:
+            med = cat.media[r["medium"]]
+            w.writerow([r["a_device"], "dcim.interface", r["a_port"], r["b_device"], "dcim.interface", r["b_port"],
+                        NETBOX_TYPE[med.kind], "planned", r["cable"], cat.colours[r["group"]].fill.lower(), _cell(r["length_m"]), "m"])
+
+
+def _q(text: str) -> str:
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_dot(plan: dict, path: Path) -> None:
+    """The cabling as a Graphviz graph in the PTM topology.dot style: "dev":"port" -- "dev":"port"."""
+    lines = [f"graph {_q(plan['cluster']['name'])} {{"]
+    for sw in plan["switches"]:
+        function = "rail" if sw["group"] == "odd" else "tor"
+        lines.append(f"  {_q(sw['name'])} [function={_q(function)} group={_q(sw['group'])} plane={_q(sw['plane'])} "
+                     f"mgmt_ip={_q(sw['mgmt_address'])} rack={_q(sw['rack'])}];")
+    for srv in plan["servers"]:
+        lines.append(f"  {_q(srv['name'])} [function=\"host\" rack={_q(srv['rack'])}];")
+    for c in plan["cables"]:
+        lines.append(f"  {_q(c['a']['device'])}:{_q(c['a']['port'])} -- {_q(c['b']['device'])}:{_q(c['b']['port'])} "
+                     f"[cable={_q(c['id'])} kind={_q(c['kind'])}];")
+    lines.append("}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

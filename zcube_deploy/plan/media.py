@@ -1,0 +1,98 @@
+"""Media stage: where each cable's ends are (rack, U), how long it is, which medium and part.
+
+Length: inside one rack, the U distance plus slack; between racks, up from each end to the
+overhead tray, along the tray (across rows, then along the row), down again, plus a fixed and a
+proportional slack; rounded up to the medium's next stock length.
+
+Medium: the lanes of a split cage share one breakout cable or one optic, so a medium is chosen
+per cage group (cages joined by cables, found with a union-find): the first medium in the
+catalog's preference whose reach and stock lengths cover the group's longest leg.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.inventory import ResolvedInventory
+from zcube_deploy.plan.placement import rack_distance
+
+
+def _find(parent: dict, x):
+    root = x
+    while parent.get(root, root) != root:
+        root = parent[root]
+    while parent.get(x, x) != root:
+        parent[x], x = root, parent[x]
+    return root
+
+
+def assign_media(inv: ResolvedInventory, acc: dict) -> dict:
+    cat = inv.cabling
+    lm = cat.length_model
+    lay = inv.spec.layout
+    racks = {r.name: r for r in inv.racks}
+    where: dict[str, tuple[str, int]] = {s.name: (s.rack, s.u) for s in inv.servers}
+    for sw in acc["switches"]:
+        where[sw["name"]] = (sw["rack"], sw["u"])
+    cage_of = acc["port_map"]["cage_of"]
+    speed = acc["port_map"]["speed"]
+    u_pitch = lay.u_pitch_m
+    dist_cache: dict[tuple[str, str], float] = {}
+
+    def length(a: tuple[str, int], b: tuple[str, int]) -> float:
+        (ra, ua), (rb, ub) = a, b
+        if ra == rb:
+            return abs(ua - ub) * u_pitch + lm.same_rack_slack_m
+        key = (ra, rb)
+        horiz = dist_cache.get(key)
+        if horiz is None:
+            horiz = dist_cache[key] = rack_distance(racks[ra], racks[rb], lay.rack_pitch_m, lay.row_spacing_m)
+        up = (racks[ra].u_height - ua) * u_pitch + (racks[rb].u_height - ub) * u_pitch + 2 * lm.tray_above_rack_m
+        return (horiz + up) * (1 + lm.slack_percent / 100) + lm.slack_m
+
+    parent: dict = {}
+    legs = []
+    for c in acc["cables"]:
+        a, b = c["a"], c["b"]
+        wa, wb = where[a["device"]], where[b["device"]]
+        a["rack"], a["u"] = wa
+        b["rack"], b["u"] = wb
+        est = length(wa, wb)
+        cb = (b["device"], cage_of[b["port"]][1])
+        if c["kind"] == "fabric":
+            ca = (a["device"], cage_of[a["port"]][1])
+            ra, rb = _find(parent, ca), _find(parent, cb)
+            if ra != rb:
+                parent[ra] = rb
+        legs.append((c, est, cb))
+    longest: dict = {}
+    for c, est, cb in legs:
+        root = _find(parent, cb)
+        if est > longest.get(root, 0.0):
+            longest[root] = est
+    choice: dict = {}
+    problems: list[Problem] = []
+    for root, est in longest.items():
+        for name in cat.media_preference:
+            med = cat.media[name]
+            if est <= med.reach_m and est <= med.lengths_m[-1]:
+                choice[root] = name
+                break
+        else:
+            problems.append(Problem("cabling_catalog.media_preference",
+                                    f"a run of {est:.1f} m (switch {root[0]} cage {root[1]}) exceeds every preferred medium",
+                                    "add a longer medium or stock length, or move the switch closer"))
+    if problems:
+        raise InputErrors(problems[:5], "cables do not fit the cabling catalog")
+    for c, est, cb in legs:
+        name = choice[_find(parent, cb)]
+        med = cat.media[name]
+        stock = next(x for x in med.lengths_m if x >= est - 1e-9)
+        c["length_m"] = stock
+        c["estimate_m"] = round(est, 2)
+        c["medium"] = name
+        text = f"{stock:g}"
+        c["part"] = med.part.format(speed=speed, length=text, kind=med.kind)
+    _ = ceil
+    return {"cables": acc["cables"]}
