@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from zcube_deploy import __version__
-from zcube_deploy.errors import InputErrors, PlanError, ZCubeError
+from zcube_deploy.errors import InputErrors, PlanError, Problem, ZCubeError
 from zcube_deploy.perf import keep_forever
 
 out = Console(highlight=False, soft_wrap=True)
@@ -329,6 +329,93 @@ def check_routing_cmd(directory: str, samples: int | None, seed: int, as_json: b
         out.print("[green]routing proof passed[/]" if r["ok"] else "[red]routing proof FAILED[/]")
     if not r["ok"]:
         sys.exit(1)
+
+
+# ---------------------------------------------------------------- lab
+@cli.group("lab")
+def lab_group() -> None:
+    """A lab of simulated Ruijie switches over SSH on 127.0.0.1, with fault injection."""
+
+
+@lab_group.command("up")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("--faults", default=None, help="a faults YAML file, or random:N")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed for random faults")
+@click.option("--port-base", type=int, default=None, help="listen on PORT_BASE, PORT_BASE+1, ... (default: ephemeral ports)")
+@click.option("-o", "--output", "out_dir", default="out/lab", show_default=True, type=click.Path(file_okay=False))
+@handle_errors
+def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | None, out_dir: str) -> None:
+    """Serve every switch of PLAN over SSH until Ctrl-C; write DIR/lab.json, DIR/known_hosts, DIR/faults.json."""
+    import asyncio
+    import signal
+
+    from zcube_deploy.lab.server import Lab, lab_credentials
+    from zcube_deploy.plan.io import read_plan
+
+    plan = read_plan(plan_path)
+    lab = Lab(plan, faults=faults, seed=seed, port_base=port_base)
+
+    async def serve() -> None:
+        await lab.start()
+        doc = lab.write_files(out_dir)
+        t = Table(title=f"lab: {len(doc['switches'])} simulated switches (Ctrl-C to stop)", title_justify="left")
+        t.add_column("switch")
+        t.add_column("address")
+        t.add_column("mgmt in plan")
+        mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
+        for name, ep in doc["switches"].items():
+            t.add_row(name, f"{ep['host']}:{ep['port']}", mg[name])
+        out.print(t)
+        user = lab_credentials()[0]
+        out.print(f"lab.json: [bold]{Path(out_dir) / 'lab.json'}[/]; known_hosts: {Path(out_dir) / 'known_hosts'}; "
+                  f"faults: {len(lab.expected)} cabling fault(s) in {Path(out_dir) / 'faults.json'}")
+        first = next(iter(doc["switches"].values()))
+        out.print(f"try: ssh -o UserKnownHostsFile={Path(out_dir) / 'known_hosts'} -p {first['port']} {user}@{first['host']} "
+                  "(password: $ZCUBE_PASSWORD, or the documented default)")
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), 2)
+            except asyncio.TimeoutError:
+                lab.poll_control(out_dir)
+        await lab.stop()
+        out.print("lab stopped")
+
+    asyncio.run(serve())
+
+
+@lab_group.command("wiring")
+@click.argument("lab_dir", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def lab_wiring_cmd(lab_dir: str, as_json: bool) -> None:
+    """Print the effective wiring of a lab (LAB_DIR/wiring.json, kept current while the lab runs)."""
+    path = Path(lab_dir) / "wiring.json"
+    if not path.exists():
+        raise InputErrors(Problem(str(path), "no wiring.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
+    w = json.loads(path.read_text())
+    if as_json:
+        click.echo(json.dumps(w, indent=2, sort_keys=True))
+        return
+    t = Table(title=f"lab wiring ({len(w['cables'])} cables)", title_justify="left")
+    for col in ("cable", "A device", "A port", "B device", "B port", "note"):
+        t.add_column(col)
+    down = {(d["device"], d["port"]) for d in w["down"]}
+    for c in w["cables"]:
+        note = []
+        if not c["planned"]:
+            note.append("extra")
+        if (c["a"]["device"], c["a"]["port"]) in down or (c["b"]["device"], c["b"]["port"]) in down:
+            note.append("port down")
+        if c["id"] in w["announced_name"]:
+            note.append(f"announces {w['announced_name'][c['id']]}")
+        t.add_row(c["id"], c["a"]["device"], c["a"]["port"], c["b"]["device"], c["b"]["port"], ", ".join(note))
+    out.print(t)
+    if w["lldp_off"]:
+        out.print("servers without LLDP: " + ", ".join(w["lldp_off"]))
 
 
 def main() -> None:

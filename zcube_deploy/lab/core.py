@@ -1,0 +1,146 @@
+"""The lab's model: one simulated RGOS switch per plan switch, the physical wiring, servers' LLDP.
+
+No SSH here (see server.py): this is what the SSH sessions talk to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from zcube_deploy.lab import lldp
+from zcube_deploy.lab.rgos import Interface, Session, SwitchState
+from zcube_deploy.lab.wiring import Wiring
+
+
+def synthetic_mac(*parts: str) -> str:
+    """A stable, locally administered MAC for a device (and port)."""
+    h = hashlib.sha256("/".join(parts).encode()).digest()
+    return ":".join(f"{b:02x}" for b in (0x02, h[0], h[1], h[2], h[3], h[4]))
+
+
+def dotted_mac(mac: str) -> str:
+    raw = mac.replace(":", "")
+    return f"{raw[0:4]}.{raw[4:8]}.{raw[8:12]}"
+
+
+@dataclass
+class DeviceFaults:
+    refuse_login: bool = False
+    banner_delay: float = 0.0
+    no_banner: bool = False
+    drop_after: int | None = None  # close the session after this many commands
+    reject_lines: list[str] = field(default_factory=list)
+    delay: float = 0.0  # seconds before every answer
+    ask_password_change: bool = False
+
+
+class LabModel:
+    def __init__(self, plan: dict):
+        self.plan = plan
+        self.wiring = Wiring.from_plan(plan)
+        model = plan["models"]["switch"]
+        self.model_name = model["name"]
+        pm = plan["port_map"]
+        ports = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
+        self.abbrev = {name: v[0] for name, v in pm["cage_of"].items()}
+        for name in pm["unused_ports"]:
+            self.abbrev.setdefault(name, _abbreviate(name))
+        mgmt_if = model.get("mgmt_interface", "Mgmt 0")
+        mgmt_mask = _mask(plan["settings"]["mgmt_prefix_len"])
+        self.switches: dict[str, SwitchState] = {}
+        for sw in plan["switches"]:
+            st = SwitchState(model=self.model_name, interface_names=[mgmt_if] + ports, abbreviations=self.abbrev,
+                             serial="G1" + hashlib.sha256(sw["name"].encode()).hexdigest()[:10].upper())
+            st.interfaces[mgmt_if] = Interface(mgmt_if, physical=True, routed=True, address=(sw["mgmt_address"], mgmt_mask))
+            st.startup = st.running_config(header=False)
+            self.switches[sw["name"]] = st
+        self.mgmt = {sw["name"]: sw["mgmt_address"] for sw in plan["switches"]}
+        self.server_model = plan["models"]["server"]
+        self.nic_mac: dict[tuple[str, str], str] = {}
+        for srv in plan["servers"]:
+            for nic in srv["nics"]:
+                self.nic_mac[(srv["name"], nic["port"])] = nic.get("mac") or synthetic_mac(srv["name"], nic["port"])
+        self.faults: dict[str, DeviceFaults] = {name: DeviceFaults() for name in self.switches}
+        self.state_of = {id(st): name for name, st in self.switches.items()}
+
+    # ---- physical layer
+    def name_of(self, st: SwitchState) -> str:
+        return self.state_of[id(st)]
+
+    def _end_up(self, device: str, port: str) -> bool:
+        if (device, port) in self.wiring.forced_down:
+            return False
+        st = self.switches.get(device)
+        if st is not None:
+            itf = st.interfaces.get(port)
+            return itf is not None and not itf.shutdown
+        return device in self.wiring.servers or device.startswith("lab-")
+
+    def link_up(self, st: SwitchState, port: str) -> bool:
+        me = self.name_of(st)
+        if (me, port) in self.wiring.forced_down:
+            return False
+        return any(self._end_up(*peer) for _, peer in self.wiring.peers((me, port)))
+
+    def neighbors(self, st: SwitchState) -> list[lldp.Neighbor]:
+        me = self.name_of(st)
+        out: list[lldp.Neighbor] = []
+        for port, itf in st.interfaces.items():
+            if not itf.physical or itf.shutdown or (me, port) in self.wiring.forced_down:
+                continue
+            for cable, (dev, pport) in self.wiring.peers((me, port)):
+                if not self._end_up(dev, pport):
+                    continue
+                n = self._neighbor(port, cable.id, dev, pport)
+                if n is not None:
+                    out.append(n)
+        return out
+
+    def _neighbor(self, port: str, cable_id: str, dev: str, pport: str) -> lldp.Neighbor | None:
+        short = self.abbrev.get(port, _abbreviate(port))
+        peer = self.switches.get(dev)
+        if peer is not None:
+            return lldp.Neighbor(
+                local_port=port, local_short=short, system_name=peer.hostname, port_id=pport, port_id_type="Interface name",
+                port_description=(peer.interfaces[pport].description or pport) if pport in peer.interfaces else pport,
+                chassis_id=dotted_mac(synthetic_mac(dev)), chassis_id_type="MAC address",
+                system_description=f"Ruijie Networks Data Center Switch({peer.model}) By Ruijie Networks,\n"
+                                   f"Running on Software RGOS 11.0(5)B9P66, Release(10172204)",
+                capabilities="Repeater, Bridge, Router", capability_codes="P, B, R", management_address=self.mgmt.get(dev, ""))
+        if dev in self.wiring.lldp_off:
+            return None
+        name = self.wiring.announced_name.get(cable_id, dev)
+        mac = self.nic_mac.get((dev, pport)) or synthetic_mac(dev, pport)
+        by_mac = self.server_model.get("lldp_port_id") == "mac"
+        return lldp.Neighbor(
+            local_port=port, local_short=short, system_name=name, port_id=mac if by_mac else pport,
+            port_id_type="MAC address" if by_mac else "Interface name", port_description=pport,
+            chassis_id=dotted_mac(synthetic_mac(dev)), chassis_id_type="MAC address",
+            system_description="Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic #115-Ubuntu SMP x86_64",
+            capabilities="Bridge, Router, Station", capability_codes="B, R, S")
+
+    def lldp_text(self, st: SwitchState, detail: bool) -> str:
+        ns = self.neighbors(st)
+        return lldp.detail(ns) if detail else lldp.brief(ns)
+
+    def new_session(self, name: str) -> Session:
+        f = self.faults[name]
+        return Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_text, link_up=self.link_up,
+                       ask_password_change=f.ask_password_change, reject=f.reject_lines)
+
+    enable_secret = ""
+
+
+def _abbreviate(name: str) -> str:
+    table = (("EightHundredGigabitEthernet", "EH"), ("FourHundredGigabitEthernet", "FH"), ("TwoHundredGigabitEthernet", "TH"),
+             ("HundredGigabitEthernet", "Hu"), ("TFGigabitEthernet", "TF"), ("TenGigabitEthernet", "Te"), ("Mgmt", "Mg"))
+    for long, short in table:
+        if name.startswith(long + " "):
+            return short + name[len(long) + 1:]
+    return name
+
+
+def _mask(plen: int) -> str:
+    v = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
+    return ".".join(str((v >> s) & 255) for s in (24, 16, 8, 0))

@@ -1,0 +1,515 @@
+"""A simulated Ruijie RGOS 11 switch: its state and its command line (no SSH here).
+
+What it speaks, after ruijie.md: `>`/`#`/`(config)#`/`(config-if-<full name>)#` prompts (at most
+22 characters of the hostname), `enable` with a password, `configure terminal`, `interface X`,
+`exit`/`end`, the `no` forms of every command the templates emit, keyword abbreviation with
+`% Ambiguous command`, `% Incomplete command.` and `% Invalid input detected at '^' marker.`,
+`terminal length/width`, `write`, and the show commands push and verify use, in the real
+layouts (CRLF line endings are added by the SSH layer).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Network
+from typing import Callable
+
+INVALID = "% Invalid input detected at '^' marker."
+INCOMPLETE = "% Incomplete command."
+VERSION = "RGOS 11.0(5)B9P66"
+DEFAULT_HOSTNAME = "Ruijie"
+_ADDR = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+
+
+def _is_ip(text: str) -> bool:
+    if not _ADDR.match(text):
+        return False
+    try:
+        IPv4Address(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _plen(mask: str) -> int | None:
+    try:
+        return IPv4Network(f"0.0.0.0/{mask}").prefixlen
+    except ValueError:
+        return None
+
+
+@dataclass
+class Interface:
+    name: str
+    physical: bool = True
+    description: str | None = None
+    routed: bool = False
+    address: tuple[str, str] | None = None  # (address, dotted mask)
+    shutdown: bool = False
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.description is not None:
+            out.append(f" description {self.description}")
+        if self.routed and self.physical and not self.name.startswith("Mgmt"):
+            out.append(" no switchport")
+        if self.address:
+            out.append(f" ip address {self.address[0]} {self.address[1]}")
+        if self.shutdown:
+            out.append(" shutdown")
+        return out
+
+
+@dataclass
+class SwitchState:
+    """Running and startup configuration of one simulated switch."""
+
+    model: str
+    interface_names: list[str]
+    abbreviations: dict[str, str]
+    serial: str = "G1RL71S00000"
+    hostname: str = DEFAULT_HOSTNAME
+    global_lines: list[str] = field(default_factory=list)
+    routes: list[str] = field(default_factory=list)  # "ip route N M NH", in entry order
+    interfaces: dict[str, Interface] = field(default_factory=dict)
+    startup: str = ""
+    config_log: list[str] = field(default_factory=list)  # every line entered in config mode
+    writes: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.interfaces:
+            for name in self.interface_names:
+                self.interfaces[name] = Interface(name)
+        self.startup = self.running_config(header=False)
+
+    # ---- views
+    def running_config(self, header: bool = True) -> str:
+        body = [f"version {VERSION}", f"hostname {self.hostname}", "!"]
+        body += self.global_lines + (["!"] if self.global_lines else [])
+        for itf in self.interfaces.values():
+            body.append(f"interface {itf.name}")
+            body += itf.lines()
+            body.append("!")
+        body += self.routes + (["!"] if self.routes else [])
+        body.append("end")
+        text = "\n".join(body) + "\n"
+        if not header:
+            return text
+        return f"Building configuration...\nCurrent configuration : {len(text)} bytes\n\n{text}"
+
+    def resolve_interface(self, words: list[str]) -> str | None:
+        """'TwoHundredGigabitEthernet 0/1:1', 'twohundredgigabitethernet0/1:1', 'Loopback 0' -> canonical name."""
+        text = " ".join(words)
+        m = re.match(r"^([A-Za-z-]+)\s*(\d+(?:/\d+)*(?::\d+)?)$", text)
+        if not m:
+            return None
+        kw, num = m.group(1).lower(), m.group(2)
+        for name in self.interfaces:
+            nkw, _, nnum = name.partition(" ")
+            if nnum == num and nkw.lower().startswith(kw) and len(kw) >= 2:
+                return name
+        if "loopback".startswith(kw) and len(kw) >= 2 and re.match(r"^\d+$", num):
+            return f"Loopback {num}"
+        return None
+
+
+class Session:
+    """One CLI session (one SSH shell) on a switch. ``feed(line)`` returns the text to send back."""
+
+    def __init__(self, state: SwitchState, enable_secret: str, lldp: Callable[[SwitchState, bool], str],
+                 link_up: Callable[[SwitchState, str], bool], ask_password_change: bool = False,
+                 reject: list[str] | None = None):
+        self.sw = state
+        self.secret = enable_secret
+        self.lldp = lldp
+        self.link_up = link_up
+        self.mode = "user"
+        self.interface: str | None = None
+        self.awaiting: str | None = "password_change" if ask_password_change else None
+        self.closed = False
+        self.reject = [r.strip() for r in (reject or [])]
+        self.commands = 0
+
+    # ---- prompt
+    def prompt(self) -> str:
+        host = self.sw.hostname[:22]
+        if self.awaiting == "enable_password":
+            return "Password:"
+        if self.awaiting == "password_change":
+            return "Do you want to change the password? [Y/N]:"
+        if self.mode == "user":
+            return f"{host}>"
+        if self.mode == "enable":
+            return f"{host}#"
+        if self.mode == "config":
+            return f"{host}(config)#"
+        return f"{host}(config-if-{self.interface})#"
+
+    @property
+    def echo(self) -> bool:
+        return self.awaiting != "enable_password"
+
+    # ---- input
+    def feed(self, raw: str) -> str:
+        line = raw.rstrip("\r\n")
+        if self.awaiting == "password_change":
+            self.awaiting = None
+            return ""
+        if self.awaiting == "enable_password":
+            self.awaiting = None
+            if line == self.secret:
+                self.mode = "enable"
+                return ""
+            return "% Access denied."
+        stripped = line.strip()
+        if not stripped or stripped.startswith("!"):
+            return ""
+        self.commands += 1
+        if self.mode in ("config", "config-if"):
+            self.sw.config_log.append(stripped)
+            if stripped in self.reject:
+                return self._invalid(line, 0)
+        try:
+            return self._dispatch(line)
+        except _CliError as err:
+            return err.text
+
+    def _invalid(self, line: str, offset: int) -> str:
+        col = len(self.prompt()) + offset
+        return " " * col + "^\n" + INVALID
+
+    def _match(self, line: str, words: list[str], idx: int, options: list[str]) -> str:
+        if idx >= len(words):
+            raise _CliError(INCOMPLETE)
+        token = words[idx].lower()
+        if token in options:
+            return token
+        found = [o for o in options if o.startswith(token)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise _CliError(f'% Ambiguous command: "{" ".join(words[: idx + 1])}"')
+        raise _CliError(self._invalid(line, _offset(line, idx)))
+
+    def _dispatch(self, line: str) -> str:
+        words = line.split()
+        mode = self.mode
+        common = ["exit", "end", "show", "terminal", "write", "copy", "configure", "enable", "disable", "ping"]
+        if mode == "user":
+            cmd = self._match(line, words, 0, ["enable", "exit", "show", "terminal", "ping"])
+        elif mode == "enable":
+            cmd = self._match(line, words, 0, [c for c in common if c != "enable"] + ["enable"])
+        else:
+            cmd = self._match(line, words, 0, ["hostname", "interface", "ip", "mtu", "no", "end", "exit", "description",
+                                               "switchport", "shutdown", "do", "lldp"])
+        return getattr(self, f"_cmd_{cmd.replace('-', '_')}")(line, words)
+
+    # ---- exec commands
+    def _cmd_enable(self, line: str, words: list[str]) -> str:
+        if self.mode in ("config", "config-if"):
+            raise _CliError(self._invalid(line, 0))
+        if self.mode == "enable":
+            return ""
+        self.awaiting = "enable_password"
+        return ""
+
+    def _cmd_disable(self, line, words):
+        self.mode = "user"
+        return ""
+
+    def _cmd_exit(self, line, words):
+        if self.mode == "config-if":
+            self.mode, self.interface = "config", None
+        elif self.mode == "config":
+            self.mode = "enable"
+        else:
+            self.closed = True
+        return ""
+
+    def _cmd_end(self, line, words):
+        if self.mode in ("config", "config-if"):
+            self.mode, self.interface = "enable", None
+            return ""
+        raise _CliError(self._invalid(line, 0))
+
+    def _cmd_terminal(self, line, words):
+        sub = self._match(line, words, 1, ["length", "width", "monitor"])
+        if sub in ("length", "width"):
+            if len(words) < 3:
+                raise _CliError(INCOMPLETE)
+            if not words[2].isdigit():
+                raise _CliError(self._invalid(line, _offset(line, 2)))
+        return ""
+
+    def _cmd_ping(self, line, words):
+        raise _CliError("% Ping is not available in the lab.")
+
+    def _cmd_configure(self, line, words):
+        if self.mode != "enable":
+            raise _CliError(self._invalid(line, 0))
+        if len(words) > 1:
+            self._match(line, words, 1, ["terminal"])
+        self.mode = "config"
+        return "Enter configuration commands, one per line.  End with CNTL/Z."
+
+    def _cmd_write(self, line, words):
+        if self.mode != "enable":
+            raise _CliError(self._invalid(line, 0))
+        if len(words) > 1:
+            self._match(line, words, 1, ["memory"])
+        self.sw.startup = self.sw.running_config(header=False)
+        self.sw.writes += 1
+        return "Building configuration...\n[OK]"
+
+    def _cmd_copy(self, line, words):
+        if [w.lower() for w in words[1:]] != ["running-config", "startup-config"]:
+            raise _CliError(self._invalid(line, _offset(line, 1)))
+        return self._cmd_write(line, ["write"])
+
+    def _cmd_do(self, line, words):
+        rest = line.split(None, 1)[1] if len(words) > 1 else ""
+        if not rest:
+            raise _CliError(INCOMPLETE)
+        return self._cmd_show(rest, rest.split()) if rest.split()[0].lower().startswith("sh") else self._invalid(line, 0)
+
+    def _cmd_show(self, line, words):
+        if self.mode not in ("user", "enable") and words[0].lower() != "show":
+            raise _CliError(self._invalid(line, 0))
+        sub = self._match(line, words, 1, ["running-config", "startup-config", "version", "interface", "lldp", "ip", "clock", "cpu"])
+        if sub == "running-config":
+            if self.mode == "user":
+                raise _CliError(self._invalid(line, _offset(line, 1)))
+            return self.sw.running_config().rstrip("\n")
+        if sub == "startup-config":
+            return self.sw.startup.rstrip("\n")
+        if sub == "version":
+            return show_version(self.sw)
+        if sub == "clock":
+            return "00:00:00 UTC Mon, Jan 1, 2024"
+        if sub == "cpu":
+            return "CPU utilization in five seconds: 3.1%"
+        if sub == "interface":
+            self._match(line, words, 2, ["status"])
+            return show_interface_status(self.sw, self.link_up)
+        if sub == "lldp":
+            self._match(line, words, 2, ["neighbors"])
+            detail = len(words) > 3 and self._match(line, words, 3, ["detail"]) == "detail"
+            return self.lldp(self.sw, bool(detail))
+        self._match(line, words, 2, ["route"])
+        return show_ip_route(self.sw, self.link_up)
+
+    # ---- configuration commands
+    def _need_config(self, line):
+        if self.mode not in ("config", "config-if"):
+            raise _CliError(self._invalid(line, 0))
+
+    def _cmd_hostname(self, line, words):
+        self._need_config(line)
+        if len(words) < 2:
+            raise _CliError(INCOMPLETE)
+        if len(words) > 2 or not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$", words[1]):
+            raise _CliError(self._invalid(line, _offset(line, 2 if len(words) > 2 else 1)))
+        self.sw.hostname = words[1]
+        return ""
+
+    def _cmd_mtu(self, line, words):
+        self._need_config(line)
+        self._match(line, words, 1, ["forwarding"])
+        if len(words) < 3:
+            raise _CliError(INCOMPLETE)
+        if not words[2].isdigit() or not 1500 <= int(words[2]) <= 9216:
+            raise _CliError(self._invalid(line, _offset(line, 2)))
+        self.sw.global_lines = [g for g in self.sw.global_lines if not g.startswith("mtu forwarding ")] + [f"mtu forwarding {words[2]}"]
+        return ""
+
+    def _cmd_lldp(self, line, words):
+        self._need_config(line)
+        raise _CliError(self._invalid(line, _offset(line, 1 if len(words) > 1 else 0)))
+
+    def _route_words(self, line, words, start) -> str:
+        if len(words) < start + 3:
+            raise _CliError(INCOMPLETE)
+        net, mask, nh = words[start:start + 3]
+        for i, tok in enumerate((net, mask, nh)):
+            if not _is_ip(tok) or (i == 1 and _plen(tok) is None):
+                raise _CliError(self._invalid(line, _offset(line, start + i)))
+        if len(words) > start + 3:
+            raise _CliError(self._invalid(line, _offset(line, start + 3)))
+        return f"ip route {net} {mask} {nh}"
+
+    def _cmd_ip(self, line, words):
+        self._need_config(line)
+        sub = self._match(line, words, 1, ["route", "address"])
+        if sub == "route":
+            text = self._route_words(line, words, 2)
+            if text not in self.sw.routes:
+                self.sw.routes.append(text)
+            return ""
+        if self.mode != "config-if":
+            raise _CliError(self._invalid(line, _offset(line, 1)))
+        if len(words) < 4:
+            raise _CliError(INCOMPLETE)
+        addr, mask = words[2], words[3]
+        if not _is_ip(addr):
+            raise _CliError(self._invalid(line, _offset(line, 2)))
+        if not _is_ip(mask) or _plen(mask) is None:
+            raise _CliError(self._invalid(line, _offset(line, 3)))
+        itf = self.sw.interfaces[self.interface]
+        if itf.physical and not itf.routed:
+            raise _CliError("% Interface is a switch port: configure 'no switchport' first.")
+        itf.address = (addr, mask)
+        return ""
+
+    def _cmd_interface(self, line, words):
+        self._need_config(line)
+        if len(words) < 2:
+            raise _CliError(INCOMPLETE)
+        name = self.sw.resolve_interface(words[1:])
+        if name is None:
+            raise _CliError(self._invalid(line, _offset(line, 1)))
+        if name not in self.sw.interfaces:
+            self.sw.interfaces[name] = Interface(name, physical=False, routed=True)
+        self.mode, self.interface = "config-if", name
+        return ""
+
+    def _cmd_description(self, line, words):
+        self._need_if(line)
+        if len(words) < 2:
+            raise _CliError(INCOMPLETE)
+        self.sw.interfaces[self.interface].description = line.strip().split(None, 1)[1][:80]
+        return ""
+
+    def _cmd_switchport(self, line, words):
+        self._need_if(line)
+        itf = self.sw.interfaces[self.interface]
+        if not itf.physical:
+            raise _CliError(self._invalid(line, 0))
+        itf.routed = False
+        itf.address = None  # back to a layer-2 port: the address goes
+        return ""
+
+    def _cmd_shutdown(self, line, words):
+        self._need_if(line)
+        self.sw.interfaces[self.interface].shutdown = True
+        return ""
+
+    def _need_if(self, line):
+        if self.mode != "config-if":
+            raise _CliError(self._invalid(line, 0))
+
+    def _cmd_no(self, line, words):
+        self._need_config(line)
+        sub = self._match(line, words, 1, ["hostname", "ip", "mtu", "interface", "description", "switchport", "shutdown"])
+        sw = self.sw
+        if sub == "hostname":
+            sw.hostname = DEFAULT_HOSTNAME
+        elif sub == "mtu":
+            self._match(line, words, 2, ["forwarding"])
+            sw.global_lines = [g for g in sw.global_lines if not g.startswith("mtu forwarding ")]
+        elif sub == "ip":
+            what = self._match(line, words, 2, ["route", "address"])
+            if what == "route":
+                text = self._route_words(line, words, 3)
+                if text not in sw.routes:
+                    return "% Static route does not exist."
+                sw.routes.remove(text)
+            else:
+                self._need_if(line)
+                sw.interfaces[self.interface].address = None
+        elif sub == "interface":
+            name = sw.resolve_interface(words[2:]) if len(words) > 2 else None
+            if name is None or name not in sw.interfaces:
+                raise _CliError(INCOMPLETE if len(words) <= 2 else self._invalid(line, _offset(line, 2)))
+            if sw.interfaces[name].physical:
+                return "% Physical interfaces cannot be removed."
+            del sw.interfaces[name]
+        else:
+            self._need_if(line)
+            itf = sw.interfaces[self.interface]
+            if sub == "description":
+                itf.description = None
+            elif sub == "switchport":
+                if not itf.physical:
+                    raise _CliError(self._invalid(line, 0))
+                itf.routed = True
+            else:
+                itf.shutdown = False
+        return ""
+
+
+class _CliError(Exception):
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _offset(line: str, idx: int) -> int:
+    """Column of word ``idx`` in ``line``."""
+    pos = 0
+    for i, m in enumerate(re.finditer(r"\S+", line)):
+        if i == idx:
+            return m.start()
+        pos = m.end() + 1
+    return pos
+
+
+# ---- show outputs (layouts from ruijie.md)
+def show_version(sw: SwitchState) -> str:
+    return "\n".join([
+        f"System description      : Ruijie Networks Data Center Switch({sw.model}) By Ruijie Networks",
+        "System start time       : 2024-01-01 00:00:00",
+        "System uptime           : 0:01:00:00",
+        "System hardware version : 1.00",
+        f"System software version : {sw.model.split('-')[1] if '-' in sw.model else 'RGOS'}_RGOS {VERSION.split()[1]}",
+        "System patch number     : NA",
+        f"System serial number    : {sw.serial}",
+        "System boot version     : 1.3.11",
+    ])
+
+
+def show_interface_status(sw: SwitchState, link_up: Callable[[SwitchState, str], bool]) -> str:
+    lines = ["Interface                                Status    Vlan   Duplex   Speed     Type",
+             "---------------------------------------- --------  ----   -------  --------- ------"]
+    for itf in sw.interfaces.values():
+        if not itf.physical:
+            continue
+        up = (not itf.shutdown) and link_up(sw, itf.name)
+        vlan = "routed" if itf.routed else "1"
+        speed = _speed_of(itf.name) if up else "Unknown"
+        duplex = "Full" if up else "Unknown"
+        lines.append(f"{itf.name:<40} {'up' if up else 'down':<8}  {vlan:<6} {duplex:<8} {speed:<9} {'copper' if itf.name.startswith('Mgmt') else 'fiber'}")
+    return "\n".join(lines)
+
+
+def _speed_of(name: str) -> str:
+    for kw, speed in (("EightHundred", "800G"), ("FourHundred", "400G"), ("TwoHundred", "200G"), ("Hundred", "100G"),
+                      ("TFGigabit", "25G"), ("TenGigabit", "10G"), ("Mgmt", "1000M")):
+        if name.startswith(kw):
+            return speed
+    return "Unknown"
+
+
+def show_ip_route(sw: SwitchState, link_up: Callable[[SwitchState, str], bool]) -> str:
+    """Connected, local and static routes; a static route is installed only when its next hop is on an up subnet."""
+    lines = ["", "Codes:  C - Connected, L - Local, S - Static", "        R - RIP, O - OSPF, B - BGP, I - IS-IS", "",
+             "Gateway of last resort is no set"]
+    connected: list[tuple[IPv4Network, str, str]] = []
+    for itf in sw.interfaces.values():
+        if not itf.address or itf.shutdown:
+            continue
+        if itf.physical and not itf.name.startswith("Mgmt") and not link_up(sw, itf.name):
+            continue
+        net = IPv4Network(f"{itf.address[0]}/{itf.address[1]}", strict=False)
+        connected.append((net, itf.address[0], itf.name))
+    entries = []
+    for net, addr, name in connected:
+        entries.append((net, f"C     {net} is directly connected, {name}"))
+        entries.append((IPv4Network(f"{addr}/32"), f"L     {addr}/32 is directly connected, {name}"))
+    for text in sw.routes:
+        _, _, n, m, nh = text.split()
+        nh_ip = IPv4Address(nh)
+        if any(nh_ip in net for net, _, _ in connected):
+            net = IPv4Network(f"{n}/{m}", strict=False)
+            entries.append((net, f"S     {net} [1/0] via {nh}"))
+    entries.sort(key=lambda e: (int(e[0].network_address), e[0].prefixlen))
+    return "\n".join(lines + [e[1] for e in entries])

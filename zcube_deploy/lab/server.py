@@ -1,0 +1,310 @@
+"""The lab's SSH side: one asyncssh listener per simulated switch, all on 127.0.0.1, one process.
+
+Credentials come from ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET (defaults below) and
+are never written anywhere. Each switch has its own ed25519 host key; a known_hosts file lists
+them as ``[127.0.0.1]:PORT``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import os
+import socket
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import asyncssh
+
+from zcube_deploy.lab.core import LabModel
+from zcube_deploy.lab.faults import apply_faults, load_faults
+
+HOST = "127.0.0.1"
+DEFAULT_USERNAME = "admin"
+DEFAULT_PASSWORD = "zcube-lab"
+DEFAULT_ENABLE_SECRET = "zcube-enable"
+
+
+def lab_credentials() -> tuple[str, str, str]:
+    return (os.environ.get("ZCUBE_USERNAME") or DEFAULT_USERNAME, os.environ.get("ZCUBE_PASSWORD") or DEFAULT_PASSWORD,
+            os.environ.get("ZCUBE_ENABLE_SECRET") or DEFAULT_ENABLE_SECRET)
+
+
+class _Shell(asyncssh.SSHServerSession):
+    """A raw-mode shell: our own echo and line discipline, like a switch's console over SSH."""
+
+    def __init__(self, lab: "Lab", name: str):
+        self.lab, self.name = lab, name
+        self.faults = lab.model.faults[name]
+        self.session = lab.model.new_session(name)
+        self.buf = ""
+        self.last_cr = False
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.chan = None
+        self.task = None
+
+    def connection_made(self, chan) -> None:
+        self.chan = chan
+
+    def pty_requested(self, term_type, term_size, term_modes) -> bool:
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command) -> bool:
+        return False
+
+    def session_started(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    def _write(self, text: str) -> None:
+        if self.chan is not None and not self.chan.is_closing():
+            self.chan.write(text.replace("\r\n", "\n").replace("\n", "\r\n"))
+
+    async def _run(self) -> None:
+        try:
+            if self.faults.no_banner:
+                await asyncio.sleep(3600)
+            if self.faults.banner_delay:
+                await asyncio.sleep(self.faults.banner_delay)
+            self._write("\n" + self.session.prompt())
+            while True:
+                line = await self.queue.get()
+                if line is None:
+                    break
+                echo = self.session.echo
+                if self.faults.delay:
+                    # a busy device: the echo and the answer both come late
+                    await asyncio.sleep(self.faults.delay)
+                    self._write((line if echo else "") + "\n")
+                out = self.session.feed(line)
+                if self.faults.drop_after is not None and self.session.commands >= self.faults.drop_after:
+                    self.lab.drops[self.name] = self.lab.drops.get(self.name, 0) + 1
+                    self.chan.get_extra_info("connection").abort()
+                    return
+                if self.session.closed:
+                    self._write(("\n" + out if out else "") + "\n")
+                    self.chan.exit(0)
+                    return
+                self._write((out + "\n" if out else "") + self.session.prompt())
+        except (asyncio.CancelledError, ConnectionError, BrokenPipeError):
+            pass
+
+    def data_received(self, data: str, datatype) -> None:
+        echo: list[str] = []  # one write per packet, not one per character
+        quiet = bool(self.faults.delay)
+        for ch in data:
+            if ch == "\n" and self.last_cr:
+                self.last_cr = False
+                continue
+            self.last_cr = ch == "\r"
+            if ch in "\r\n":
+                if not quiet:
+                    echo.append("\n")
+                self.queue.put_nowait(self.buf)
+                self.buf = ""
+            elif ch in "\x7f\x08":
+                if self.buf:
+                    self.buf = self.buf[:-1]
+                    if self.session.echo and not quiet:
+                        echo.append("\b \b")
+            elif ch == "\x1a":  # Ctrl-Z: end
+                self.queue.put_nowait("end")
+            elif ch == "\x03":
+                self.buf = ""
+                echo.append("\n")
+                self.queue.put_nowait("")
+            elif ch >= " " or ch == "\t":
+                self.buf += ch
+                if self.session.echo and not quiet:
+                    echo.append(ch)
+        if echo:
+            self._write("".join(echo))
+
+    def eof_received(self) -> bool:
+        self.queue.put_nowait(None)
+        return False
+
+    def connection_lost(self, exc) -> None:
+        self.queue.put_nowait(None)
+
+
+class _Server(asyncssh.SSHServer):
+    def __init__(self, lab: "Lab", name: str):
+        self.lab, self.name = lab, name
+
+    def connection_made(self, conn) -> None:
+        self.lab.logins[self.name] = self.lab.logins.get(self.name, 0) + 1
+        sock = conn.get_extra_info("socket")
+        if sock is not None:  # small interactive writes: no Nagle delay
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def begin_auth(self, username: str) -> bool:
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return True
+
+    def validate_password(self, username: str, password: str) -> bool:
+        if self.lab.model.faults[self.name].refuse_login:
+            return False
+        user, pw, _ = self.lab.credentials
+        return hmac.compare_digest(username, user) and hmac.compare_digest(password, pw)
+
+    def session_requested(self):
+        return _Shell(self.lab, self.name)
+
+
+class Lab:
+    """A running lab: model, faults, listeners. Start with ``start()`` in an event loop, or use ``running_lab``."""
+
+    def __init__(self, plan: dict, faults: str | dict | None = None, seed: int = 0, port_base: int | None = None):
+        self.plan = plan
+        self.model = LabModel(plan)
+        self.credentials = lab_credentials()
+        self.model.enable_secret = self.credentials[2]
+        spec = faults if isinstance(faults, dict) else load_faults(faults, plan, seed)
+        self.faults_spec = spec
+        self.expected = apply_faults(self.model, spec)
+        self.port_base = port_base
+        self.endpoints: dict[str, tuple[str, int]] = {}
+        self.host_keys: dict[str, str] = {}
+        self.acceptors: list = []
+        self.logins: dict[str, int] = {}
+        self.drops: dict[str, int] = {}
+
+    async def start(self) -> None:
+        for i, name in enumerate(sorted(self.model.switches)):
+            key = asyncssh.generate_private_key("ssh-ed25519")
+            port = 0 if self.port_base is None else self.port_base + i
+            acc = await asyncssh.create_server(lambda n=name: _Server(self, n), HOST, port, server_host_keys=[key],
+                                               encoding="utf-8", line_editor=False, keepalive_interval=0,
+                                               login_timeout=30)
+            real_port = acc.sockets[0].getsockname()[1]
+            self.acceptors.append(acc)
+            self.endpoints[name] = (HOST, real_port)
+            self.host_keys[name] = key.export_public_key("openssh").decode().strip()
+
+    async def stop(self) -> None:
+        for acc in self.acceptors:
+            acc.close()
+        for acc in self.acceptors:
+            try:
+                await asyncio.wait_for(acc.wait_closed(), 5)
+            except (asyncio.TimeoutError, Exception):
+                pass
+        self.acceptors = []
+
+    def known_hosts_text(self) -> str:
+        lines = []
+        for name in sorted(self.endpoints):
+            host, port = self.endpoints[name]
+            key_type, key_b64 = self.host_keys[name].split()[:2]
+            lines.append(f"[{host}]:{port} {key_type} {key_b64}")
+        return "\n".join(lines) + "\n"
+
+    def write_files(self, out_dir: str | Path) -> dict:
+        """DIR/lab.json, DIR/known_hosts, DIR/faults.json (applied faults + expected findings), DIR/wiring.json."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        kh = out / "known_hosts"
+        kh.write_text(self.known_hosts_text())
+        doc = {"switches": {n: {"host": h, "port": p} for n, (h, p) in sorted(self.endpoints.items())},
+               "known_hosts": str(kh.resolve())}
+        (out / "lab.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        (out / "faults.json").write_text(json.dumps({"faults": self.faults_spec, "expected_findings": self.expected}, indent=1, sort_keys=True) + "\n")
+        self.write_wiring(out)
+        return doc
+
+    def apply_operations(self, ops: list[dict]) -> int:
+        """Physical fixes (see Wiring.apply); call on the lab's loop thread."""
+        for op in ops:
+            self.model.wiring.apply(op)
+        return len(ops)
+
+    def poll_control(self, out_dir: str | Path) -> None:
+        """Apply DIR/control.json (a list of wiring operations) left by another process, then remove it."""
+        path = Path(out_dir) / "control.json"
+        if not path.exists():
+            return
+        try:
+            ops = json.loads(path.read_text())
+            self.apply_operations(ops if isinstance(ops, list) else ops.get("operations", []))
+        except (ValueError, KeyError) as exc:
+            (Path(out_dir) / "control.error").write_text(f"{type(exc).__name__}: {exc}\n")
+        path.unlink(missing_ok=True)
+        self.write_wiring(out_dir)
+
+    def write_wiring(self, out_dir: str | Path) -> None:
+        (Path(out_dir) / "wiring.json").write_text(json.dumps(self.model.wiring.as_dict(), indent=1, sort_keys=True) + "\n")
+
+
+def _cancel_all(loop: asyncio.AbstractEventLoop) -> None:
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for t in tasks:
+        t.cancel()
+    if tasks:
+        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+
+
+class LabThread:
+    """Run a Lab's event loop in a background thread (tests, the demo, benchmarks)."""
+
+    def __init__(self, lab: Lab):
+        self.lab = lab
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="zcube-lab", daemon=True)
+        self.ready = threading.Event()
+        self.error: BaseException | None = None
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self.lab.start())
+        except BaseException as exc:  # reported to the starting thread
+            self.error = exc
+            self.ready.set()
+            return
+        self.ready.set()
+        self.loop.run_forever()
+        self.loop.run_until_complete(self.lab.stop())
+        _cancel_all(self.loop)
+        self.loop.close()
+
+    def start(self, timeout: float = 120) -> Lab:
+        self.thread.start()
+        if not self.ready.wait(timeout):
+            raise TimeoutError("the lab did not start in time")
+        if self.error:
+            raise self.error
+        return self.lab
+
+    def call(self, fn, *args):
+        """Run ``fn(*args)`` on the lab's loop (thread-safe access to the model) and return its result."""
+        async def _wrap():
+            return fn(*args)
+
+        return asyncio.run_coroutine_threadsafe(_wrap(), self.loop).result(30)
+
+    def stop(self) -> None:
+        if self.thread.is_alive():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(30)
+
+
+@contextmanager
+def running_lab(plan: dict, faults: str | dict | None = None, seed: int = 0, out_dir: str | Path | None = None,
+                port_base: int | None = None):
+    """Start a lab for ``plan`` in a background thread; yields the Lab (endpoints, model, expected findings)."""
+    runner = LabThread(Lab(plan, faults=faults, seed=seed, port_base=port_base))
+    lab = runner.start()
+    lab.runner = runner
+    try:
+        if out_dir is not None:
+            lab.write_files(out_dir)
+        yield lab
+    finally:
+        runner.stop()
