@@ -349,10 +349,11 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
     import asyncio
     import signal
 
-    from zcube_deploy.lab.server import Lab, lab_credentials
+    from zcube_deploy.lab.server import PLAN_FIELDS, Lab, lab_credentials
     from zcube_deploy.plan.io import read_plan
 
-    plan = read_plan(plan_path)
+    plan = read_plan(plan_path, PLAN_FIELDS)
+    keep_forever()
     lab = Lab(plan, faults=faults, seed=seed, port_base=port_base)
 
     async def serve() -> None:

@@ -57,10 +57,11 @@ class LabModel:
             self.switches[sw["name"]] = st
         self.mgmt = {sw["name"]: sw["mgmt_address"] for sw in plan["switches"]}
         self.server_model = plan["models"]["server"]
-        self.nic_mac: dict[tuple[str, str], str] = {}
+        self.nic_mac: dict[tuple[str, str], str] = {}  # inventory MACs; others are synthesised on demand
         for srv in plan["servers"]:
-            for nic in srv["nics"]:
-                self.nic_mac[(srv["name"], nic["port"])] = nic.get("mac") or synthetic_mac(srv["name"], nic["port"])
+            for nic in srv.get("nics", ()):
+                if nic.get("mac"):
+                    self.nic_mac[(srv["name"], nic["port"])] = nic["mac"]
         self.faults: dict[str, DeviceFaults] = {name: DeviceFaults() for name in self.switches}
         self.state_of = {id(st): name for name, st in self.switches.items()}
 

@@ -64,9 +64,13 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
     by_switch: dict[str, list[dict]] = {}
     for c in host:
         by_switch.setdefault(c["b"]["device"], []).append(c)
+    used_by: dict[str, set[str]] = {}
+    for c in plan["cables"]:
+        for end in (c["a"], c["b"]):
+            used_by.setdefault(end["device"], set()).add(end["port"])
     free_ports = {}
     for sw in plan["switches"]:
-        used = {i["name"] for i in sw["interfaces"]}
+        used = used_by.get(sw["name"], set())
         free_ports[sw["name"]] = [p for p in plan["port_map"]["host_ports"] + plan["port_map"]["fabric_ports"] if p not in used]
     switches = sorted(free_ports)
     servers = [s["name"] for s in plan["servers"]]
@@ -211,7 +215,7 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
     if problems:
         raise InputErrors(problems, "invalid faults")
     # what each fault looks like once the plan's config is pushed (planned ports up, others shut)
-    planned = {(s["name"], i["name"]) for s in model.plan["switches"] for i in s["interfaces"]}
+    planned = {(e["device"], e["port"]) for c in model.plan["cables"] for e in (c["a"], c["b"])}
     for e in expected:
         to = e.pop("_to", None)
         if to is not None and to not in planned:

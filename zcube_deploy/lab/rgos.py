@@ -39,7 +39,7 @@ def _plen(mask: str) -> int | None:
         return None
 
 
-@dataclass
+@dataclass(slots=True)
 class Interface:
     name: str
     physical: bool = True

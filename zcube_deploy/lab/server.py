@@ -22,6 +22,11 @@ from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.faults import apply_faults, load_faults
 
 HOST = "127.0.0.1"
+# what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
+PLAN_FIELDS: dict[str, set[str] | None] = {
+    "cables": {"id", "kind", "a", "b"}, "port_map": None, "models": None, "settings": None,
+    "switches": {"name", "mgmt_address"}, "servers": {"name": None, "nics": {"port", "mac"}},
+}
 DEFAULT_USERNAME = "admin"
 DEFAULT_PASSWORD = "zcube-lab"
 DEFAULT_ENABLE_SECRET = "zcube-enable"
@@ -40,8 +45,10 @@ class _Shell(asyncssh.SSHServerSession):
         self.faults = lab.model.faults[name]
         self.session = lab.model.new_session(name)
         self.buf = ""
+        self.echoed = 0  # characters of self.buf already echoed
+        self.idle = False
         self.last_cr = False
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[str, int] | None] = asyncio.Queue()
         self.chan = None
         self.task = None
 
@@ -72,21 +79,23 @@ class _Shell(asyncssh.SSHServerSession):
                 await asyncio.sleep(self.faults.banner_delay)
             self._write("\n" + self.session.prompt())
             while True:
-                line = await self.queue.get()
-                if line is None:
+                self.idle = True
+                item = await self.queue.get()
+                self.idle = False
+                if item is None:
                     break
+                line, echoed = item
                 echo = self.session.echo
                 if self.faults.delay:
-                    # a busy device: the echo and the answer both come late
-                    await asyncio.sleep(self.faults.delay)
-                    self._write((line if echo else "") + "\n")
+                    await asyncio.sleep(self.faults.delay)  # a busy device: the echo and the answer both come late
+                self._write((line[echoed:] if echo else "") + "\n")
                 out = self.session.feed(line)
                 if self.faults.drop_after is not None and self.session.commands >= self.faults.drop_after:
                     self.lab.drops[self.name] = self.lab.drops.get(self.name, 0) + 1
                     self.chan.get_extra_info("connection").abort()
                     return
                 if self.session.closed:
-                    self._write(("\n" + out if out else "") + "\n")
+                    self._write((out + "\n" if out else ""))
                     self.chan.exit(0)
                     return
                 self._write((out + "\n" if out else "") + self.session.prompt())
@@ -94,33 +103,33 @@ class _Shell(asyncssh.SSHServerSession):
             pass
 
     def data_received(self, data: str, datatype) -> None:
-        echo: list[str] = []  # one write per packet, not one per character
-        quiet = bool(self.faults.delay)
+        # Characters are echoed at once only while the device is idle; otherwise (type-ahead) the
+        # line is echoed when the CLI gets to it, so echo, output and prompts never interleave.
+        echo: list[str] = []
         for ch in data:
             if ch == "\n" and self.last_cr:
                 self.last_cr = False
                 continue
             self.last_cr = ch == "\r"
             if ch in "\r\n":
-                if not quiet:
-                    echo.append("\n")
-                self.queue.put_nowait(self.buf)
-                self.buf = ""
+                self.queue.put_nowait((self.buf, self.echoed))
+                self.buf, self.echoed = "", 0
             elif ch in "\x7f\x08":
                 if self.buf:
                     self.buf = self.buf[:-1]
-                    if self.session.echo and not quiet:
+                    if self.echoed > len(self.buf):
+                        self.echoed = len(self.buf)
                         echo.append("\b \b")
             elif ch == "\x1a":  # Ctrl-Z: end
-                self.queue.put_nowait("end")
+                self.queue.put_nowait(("end", 0))
             elif ch == "\x03":
-                self.buf = ""
-                echo.append("\n")
-                self.queue.put_nowait("")
+                self.buf, self.echoed = "", 0
+                self.queue.put_nowait(("", 0))
             elif ch >= " " or ch == "\t":
                 self.buf += ch
-                if self.session.echo and not quiet:
+                if self.idle and self.queue.empty() and self.session.echo and not self.faults.delay and self.echoed == len(self.buf) - 1:
                     echo.append(ch)
+                    self.echoed += 1
         if echo:
             self._write("".join(echo))
 

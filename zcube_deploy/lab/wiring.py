@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 End = tuple[str, str]  # (device, port)
 
 
-@dataclass
+@dataclass(slots=True)
 class Cable:
     id: str
     a: End

@@ -44,6 +44,18 @@ def write_plan(plan: dict, out_dir: str | Path) -> Path:
     return path
 
 
+def _project(obj: dict, proj) -> dict:
+    """Keep the fields named in ``proj`` (a set, or a dict of field -> sub-projection for lists of dicts)."""
+    if isinstance(proj, dict):
+        out = {}
+        for k, sub in proj.items():
+            if k in obj:
+                v = obj[k]
+                out[k] = [_project(x, sub) for x in v] if sub is not None and isinstance(v, list) else v
+        return out
+    return {k: obj[k] for k in proj if k in obj}
+
+
 def _read_selected(p: Path, fields: dict[str, set[str] | None]) -> dict | None:
     """Read only some top-level keys of a canonical plan.json, and of list elements only some fields.
 
@@ -70,7 +82,7 @@ def _read_selected(p: Path, fields: dict[str, set[str] | None]) -> dict | None:
                         break
                     if keep:
                         obj = loads(item.rstrip(",\n"))
-                        items.append({k: obj[k] for k in proj if k in obj} if proj is not None else obj)
+                        items.append(_project(obj, proj) if proj is not None else obj)
                 if keep:
                     out[key] = items
             elif key in fields or key == "schema_version":
