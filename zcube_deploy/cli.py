@@ -331,6 +331,252 @@ def check_routing_cmd(directory: str, samples: int | None, seed: int, as_json: b
         sys.exit(1)
 
 
+# ---------------------------------------------------------------- push
+def _credentials(lab: bool):
+    """ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET, the lab's defaults with --lab, else a prompt."""
+    import os
+
+    from zcube_deploy.push import Credentials
+
+    if lab:
+        from zcube_deploy.lab.server import lab_credentials
+
+        return Credentials(*lab_credentials())
+    values = {}
+    for key, label, hide in (("ZCUBE_USERNAME", "username", False), ("ZCUBE_PASSWORD", "password", True),
+                             ("ZCUBE_ENABLE_SECRET", "enable secret", True)):
+        v = os.environ.get(key)
+        if not v:
+            if not sys.stdin.isatty():
+                raise InputErrors(Problem(key, "not set and no terminal to ask on", f"export {key}=..."))
+            v = click.prompt(label, hide_input=hide, err=True)
+        values[label] = v
+    return Credentials(values["username"], values["password"], values["enable secret"])
+
+
+def _endpoints(lab_path: str | None, known_hosts: str | None):
+    from zcube_deploy.push import load_lab
+
+    if not lab_path:
+        return None, known_hosts
+    eps, kh = load_lab(lab_path)
+    return eps, known_hosts or kh
+
+
+@cli.command("push")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("--configs", "configs_dir", required=True, type=click.Path(file_okay=False), help="folder with configs/ (from render)")
+@click.option("--dry-run", is_flag=True, help="back up and diff only: never enter config mode")
+@click.option("--only", default=None, help="glob(s) on switch names, comma-separated; 'rack:PATTERN' for racks")
+@click.option("--concurrency", type=int, default=8, show_default=True)
+@click.option("--canary", type=int, default=0, show_default=True, help="push N devices first; continue only if all succeed")
+@click.option("--max-failures", type=int, default=None, help="stop starting new devices after N failures")
+@click.option("--lab", "lab_path", default=None, type=click.Path(dir_okay=False), help="lab.json: management-address override")
+@click.option("--known-hosts", default=None, type=click.Path(dir_okay=False), help="known_hosts file (default: the lab's, else ~/.ssh)")
+@click.option("--trust-on-first-use", is_flag=True, help="accept and record unknown host keys")
+@click.option("--timeout", type=float, default=30, show_default=True, help="connect/login timeout, seconds")
+@handle_errors
+def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_failures, lab_path, known_hosts, trust_on_first_use, timeout):
+    """Push rendered configs to the switches of PLAN, safely (see the README)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from zcube_deploy.push import OK_STATUSES, PushOptions, push_all, select_targets
+    from zcube_deploy.plan.io import read_plan
+
+    plan = read_plan(plan_path, {"switches": {"name", "mgmt_address", "rack"}, "inputs": None, "tool_version": None})
+    warn_if_stale(plan)
+    endpoints, kh = _endpoints(lab_path, known_hosts)
+    targets = select_targets(plan, Path(configs_dir), only, endpoints)
+    creds = _credentials(bool(lab_path))
+    opts = PushOptions(dry_run=dry_run, concurrency=concurrency, canary=canary, max_failures=max_failures,
+                       known_hosts=kh, trust_on_first_use=trust_on_first_use, timeout=timeout)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=False) as progress:
+        task = progress.add_task("dry-run" if dry_run else "push", total=len(targets))
+        report = push_all(targets, creds, opts, configs_dir, on_result=lambda r: progress.advance(task))
+    t = Table(title=f"push{' (dry run)' if dry_run else ''}: {len(targets)} switches", title_justify="left")
+    for col in ("switch", "status", "lines", "seconds", "detail"):
+        t.add_column(col)
+    colour = {"changed": "green", "unchanged": "green", "would_change": "cyan", "rolled_back": "yellow"}
+    for d in report["devices"]:
+        st = d["status"]
+        detail = d.get("error") or (d.get("diff", "") if st == "would_change" else "")
+        t.add_row(d["name"], f"[{colour.get(st, 'red')}]{st}[/]", str(d["lines_changed"]), f"{d['duration_s']:.1f}", detail or "")
+    out.print(t)
+    if dry_run:
+        for d in report["devices"]:
+            if d["status"] == "would_change" and d.get("diff"):
+                lines = Path(d["diff"]).read_text().splitlines()
+                out.print(f"[bold]--- {d['name']}: {d['lines_changed']} lines would change[/] ({d['diff']})")
+                for line in lines[:12]:
+                    out.print("  " + line, markup=False)
+                if len(lines) > 12:
+                    out.print(f"  ... {len(lines) - 12} more lines in {d['diff']}")
+    out.print(f"summary: {report['summary']}" + (f"; stopped: {report['stopped']}" if report["stopped"] else "")
+              + f"; report {Path(configs_dir) / 'push-report.json'}", markup=False)
+    if not report["ok"]:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------- verify
+def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, known_hosts: str | None = None,
+               record: str | None = None, replay_dir: str | None = None, only: str | None = None, concurrency: int = 32,
+               timeout: float = 30, creds=None, quiet: bool = False) -> dict:
+    from zcube_deploy.verify import scope_of
+    from zcube_deploy.verify.collect import collect, replay
+    from zcube_deploy.verify.compare import compare, summarize
+    from zcube_deploy.verify.report import write_reports
+
+    names = scope_of(plan, only)
+    if replay_dir:
+        observed, errors = replay(replay_dir, names)
+    else:
+        endpoints, kh = _endpoints(lab_path, known_hosts)
+        mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
+        targets = [(n, *(endpoints[n] if endpoints else (mg[n], 22))) for n in names]
+        creds = creds or _credentials(bool(lab_path))
+        observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record)
+    findings = compare(plan, observed, set(observed))
+    summary = summarize(findings)
+    summary["switches_verified"] = len(observed)
+    summary["switches_unreachable"] = len(errors)
+    meta = {"cluster": plan["cluster"]["name"], "scope": names, "mode": "offline" if replay_dir else "live"}
+    paths = write_reports(findings, summary, errors, out_dir, meta) if out_dir else None
+    if not quiet:
+        _print_verify(findings, summary, errors, paths)
+    return {"findings": findings, "summary": summary, "errors": errors}
+
+
+def _print_verify(findings, summary, errors, paths) -> None:
+    t = Table(title=f"verify: {summary['switches_verified']} switches, {summary['findings']} findings", title_justify="left")
+    t.add_column("kind")
+    t.add_column("count", justify="right")
+    for k, v in summary["by_kind"].items():
+        t.add_row(k, str(v))
+    out.print(t)
+    if summary["worst_racks"]:
+        out.print("worst racks: " + ", ".join(f"{r} ({n})" for r, n in summary["worst_racks"]))
+    for f in findings[:30]:
+        out.print(f"[bold]{f['kind']}[/] {f['id']} {', '.join(f['cables'])}: {f['instruction']}")
+    if len(findings) > 30:
+        out.print(f"... {len(findings) - 30} more in verify.json / verify.xlsx")
+    for name, e in sorted(errors.items()):
+        out.print(f"[red]unreachable[/] {name}: {e}", markup=True)
+    if paths:
+        out.print(f"reports: {paths[0]}, {paths[1]}")
+    if not findings and not errors:
+        out.print("[green]clean: every planned port sees its planned neighbour[/]")
+
+
+@cli.command("verify")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("--lab", "lab_path", default=None, type=click.Path(dir_okay=False), help="lab.json: management-address override")
+@click.option("-o", "--output", "out_dir", default=None, type=click.Path(file_okay=False), help="write verify.json and verify.xlsx here")
+@click.option("--record", default=None, type=click.Path(file_okay=False), help="save raw outputs to DIR/<switch>/<command>.txt")
+@click.option("--from", "replay_dir", default=None, type=click.Path(file_okay=False), help="verify offline from recorded outputs")
+@click.option("--only", default=None, help="switch name globs, or rack:GLOB (comma-separated)")
+@click.option("--known-hosts", default=None, type=click.Path(dir_okay=False))
+@click.option("--concurrency", type=int, default=32, show_default=True)
+@click.option("--timeout", type=float, default=30, show_default=True)
+@handle_errors
+def verify_cmd(plan_path, lab_path, out_dir, record, replay_dir, only, known_hosts, concurrency, timeout) -> None:
+    """Compare LLDP neighbours, interface state and routes with PLAN; say which cable to move where."""
+    from zcube_deploy.plan.io import read_plan
+    from zcube_deploy.verify import PLAN_FIELDS
+
+    if record and replay_dir:
+        raise InputErrors(Problem("--record/--from", "use one of them, not both"))
+    plan = read_plan(plan_path, PLAN_FIELDS)
+    warn_if_stale(plan)
+    r = run_verify(plan, out_dir, lab_path, known_hosts, record, replay_dir, only, concurrency, timeout)
+    if r["findings"] or r["errors"]:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------- demo
+@cli.command("demo")
+@click.option("-o", "--output", "out_dir", default=None, type=click.Path(file_okay=False), help="folder (default: a new temporary one)")
+@click.option("--inventory", default=None, type=click.Path(dir_okay=False), help="default: the bundled glm-1k")
+@click.option("--faults", default="random:6", show_default=True, help="cabling faults injected into the lab")
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--concurrency", type=int, default=16, show_default=True)
+@handle_errors
+def demo_cmd(out_dir, inventory, faults, seed, concurrency) -> None:
+    """The whole tool on the bundled glm-1k, no hardware: plan, render, cabling, a faulty lab, push, verify, fix, verify."""
+    import tempfile
+    import time
+
+    from zcube_deploy.inventory import load_inventory
+    from zcube_deploy.lab.server import lab_credentials, running_lab
+    from zcube_deploy.plan import build_plan
+    from zcube_deploy.plan.io import write_plan
+    from zcube_deploy.plan.summary import plan_summary
+    from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
+    from zcube_deploy.resources import data_dir
+
+    t0 = time.perf_counter()
+    d = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="zcube-demo-"))
+    d.mkdir(parents=True, exist_ok=True)
+    inv_path = Path(inventory) if inventory else data_dir("inventories") / "glm-1k.yaml"
+
+    def step(n: int, text: str) -> None:
+        out.rule(f"[bold]{n}. {text}[/]  ({time.perf_counter() - t0:.0f} s)")
+
+    step(1, f"plan {inv_path.name}")
+    plan = build_plan(load_inventory(inv_path))
+    _print_plan_summary(plan_summary(plan), write_plan(plan, d))
+    step(2, "render switch configs and netplan files")
+    _render(plan, str(d), None, None)
+    step(3, "cabling workbook, BOM, CSVs")
+    _cabling(plan, str(d), None)
+    step(4, f"start a lab of {len(plan['switches'])} simulated switches with injected cabling faults ({faults}, seed {seed})")
+    creds = Credentials(*lab_credentials())
+    with running_lab(plan, faults=faults, seed=seed, out_dir=d / "lab") as lab:
+        out.print(f"lab on 127.0.0.1, {len(lab.endpoints)} SSH servers; injected faults (what verify should find):")
+        for e in lab.expected:
+            out.print(f"  - {json.dumps(e['fault'])} -> expect [bold]{e['kind']}[/] {', '.join(e['cables'])}")
+        opts = PushOptions(concurrency=concurrency, known_hosts=str(d / "lab" / "known_hosts"))
+        targets = select_targets(plan, d, None, lab.endpoints)
+        step(5, "push --dry-run: diffs only")
+        opts.dry_run = True
+        rep = push_all(targets, creds, opts, d)
+        out.print(f"dry run: {rep['summary']}; {sum(x['lines_changed'] for x in rep['devices']):,} lines would change; diffs in {d / 'push'}")
+        step(6, "push: apply, read back, confirm, write")
+        opts.dry_run = False
+        rep = push_all(targets, creds, opts, d)
+        out.print(f"push: {rep['summary']}; report {d / 'push-report.json'}")
+        if not rep["ok"]:
+            raise click.ClickException("the push failed; see push-report.json")
+        step(7, "verify: LLDP, interface state and routes against the plan")
+        first = run_verify(plan, str(d / "verify-1"), creds=creds, **_lab_args(lab, d))
+        step(8, "apply the fixes to the lab's wiring (what the technicians do)")
+        ops = [op for f in first["findings"] for op in f["fix"]]
+        lab.runner.call(lab.apply_operations, ops)
+        lab.write_wiring(d / "lab")
+        out.print(f"{len(ops)} physical fixes applied from {len(first['findings'])} findings")
+        step(9, "verify again")
+        second = run_verify(plan, str(d / "verify-2"), creds=creds, **_lab_args(lab, d))
+    step(10, "done: the lab is stopped")
+    out.print(f"plan:            {d / 'plan.json'}")
+    out.print(f"configs:         {d / 'configs'} ({len(plan['switches'])}), {d / 'hosts'} ({len(plan['servers'])})")
+    out.print(f"cabling:         {d / 'cabling.xlsx'}, {d / 'cables.csv'}, {d / 'netbox-cables.csv'}, {d / 'topology.dot'}")
+    out.print(f"lab:             {d / 'lab'} (lab.json, known_hosts, faults.json, wiring.json)")
+    out.print(f"push:            {d / 'push-report.json'}, diffs in {d / 'push'}, backups in {d / 'backups'}")
+    out.print(f"verify (faulty): {d / 'verify-1' / 'verify.json'}, {d / 'verify-1' / 'verify.xlsx'}")
+    out.print(f"verify (fixed):  {d / 'verify-2' / 'verify.json'}")
+    found = {(f['kind'], tuple(f['cables'])) for f in first["findings"]}
+    missed = [e for e in lab.expected if (e["kind"], tuple(e["cables"])) not in found]
+    out.print(f"injected {len(lab.expected)} faults; verify found {len(first['findings'])} findings; "
+              f"{'all injected faults found' if not missed else f'{len(missed)} injected faults NOT found'}; "
+              f"after the fixes: {len(second['findings'])} findings; {time.perf_counter() - t0:.0f} s in all")
+    if missed or second["findings"] or second["errors"]:
+        sys.exit(1)
+
+
+def _lab_args(lab, d: Path) -> dict:
+    return {"lab_path": str(d / "lab" / "lab.json"), "known_hosts": str(d / "lab" / "known_hosts")}
+
+
 # ---------------------------------------------------------------- lab
 @cli.group("lab")
 def lab_group() -> None:

@@ -123,14 +123,16 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
             else:
                 out.append({"wrong_host": {"cable": c["id"], "name": f"{c['a']['device']}-spare"}})
         elif kind == "extra":
-            a_sw, b_sw = rng.sample(switches, 2) if len(switches) > 1 else (None, None)
-            fa = [p for p in free_ports.get(a_sw, []) if (a_sw, p) not in used_ports]
-            fb = [p for p in free_ports.get(b_sw, []) if (b_sw, p) not in used_ports]
-            if not fa or not fb:
+            # a stray device patched into a port that already has its planned cable: two LLDP
+            # neighbours on one port. (An extra cable between two spare ports stays dark: spare
+            # ports are shut by the rendered config, so verify cannot see it after a push.)
+            c = fresh_cable(host)
+            if not c:
                 continue
-            pa, pb = rng.choice(fa), rng.choice(fb)
-            out.append({"extra": {"a": {"device": a_sw, "port": pa}, "b": {"device": b_sw, "port": pb}}})
-            used_ports.update({(a_sw, pa), (b_sw, pb)})
+            used_cables.add(c["id"])
+            used_ports.add((c["b"]["device"], c["b"]["port"]))
+            out.append({"extra": {"a": {"device": f"lab-stray{len(out) + 1}", "port": "eth0"},
+                                  "b": {"device": c["b"]["device"], "port": c["b"]["port"]}}})
         elif kind == "lldp_off":
             busy = {c["a"]["device"] for c in host if c["id"] in used_cables}
             cands = [s for s in servers if s not in busy and s not in lldp_off_servers]
@@ -176,9 +178,9 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
                     if end[0] in model.switches:
                         _check_port(model, end)
                 extra_n += 1
-                occupied = bool(w.cables_at(a) or w.cables_at(b))
+                occupied = sorted(c.id for end in (a, b) for c in w.cables_at(end))
                 w.add(f"X{extra_n:03d}", a, b)
-                expected.append({"kind": "duplicate" if occupied else "unexpected", "cables": [], "fault": f})
+                expected.append({"kind": "duplicate" if occupied else "unexpected", "cables": occupied, "fault": f})
             elif kind == "down":
                 end = (arg["device"], arg["port"])
                 _check_port(model, end)

@@ -168,7 +168,7 @@ class Session:
         self.commands += 1
         if self.mode in ("config", "config-if"):
             self.sw.config_log.append(stripped)
-            if stripped in self.reject:
+            if any(stripped == r or stripped.startswith(r + " ") for r in self.reject):
                 return self._invalid(line, 0)
         try:
             return self._dispatch(line)

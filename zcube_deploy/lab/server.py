@@ -186,6 +186,10 @@ class Lab:
         self.drops: dict[str, int] = {}
 
     async def start(self) -> None:
+        import logging
+
+        logging.getLogger("asyncio").setLevel(logging.ERROR)  # writes to sessions the client already closed
+        logging.getLogger("asyncssh").setLevel(logging.WARNING)
         for i, name in enumerate(sorted(self.model.switches)):
             key = asyncssh.generate_private_key("ssh-ed25519")
             port = 0 if self.port_base is None else self.port_base + i

@@ -106,6 +106,11 @@ class Wiring:
             self.announced_name.pop(op["cable"], None)
         elif kind == "unplug":
             self.remove_at((op["device"], op["port"]))
+        elif kind == "unplug_except":
+            for c in self.cables_at((op["device"], op["port"])):
+                if c.id != op["keep"]:
+                    del self.cables[c.id]
+            self.reindex()
         else:
             raise ValueError(f"unknown wiring operation {kind!r}")
 

@@ -1,0 +1,85 @@
+"""TextFSM parsers, NAPALM mocked-data style: tests/mocked/<command>/<case>/{raw.txt, expected.json}."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from zcube_deploy.devices.names import long_name, short_name
+from zcube_deploy.devices.parsers import parse
+
+MOCKED = Path(__file__).resolve().parent / "mocked"
+CASES = sorted(p.parent for p in MOCKED.rglob("raw.txt"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_mocked_case(case):
+    command = case.parent.name.replace("_", " ")
+    raw = (case / "raw.txt").read_bytes().decode()
+    assert parse(command, raw) == json.loads((case / "expected.json").read_text())
+
+
+def rows(command, case):
+    return parse(command.replace("_", " "), (MOCKED / command / case / "raw.txt").read_bytes().decode())
+
+
+def test_real_lldp_brief_port_ids_with_spaces():
+    r = rows("show_lldp_neighbors", "ruijie_md_sample")
+    assert [(x["system_name"], long_name(x["local_interface"]), x["port_id"]) for x in r] == [
+        ("stl-ds-07", "TenGigabitEthernet 0/47", "eth-0-21"),
+        ("openshift-core1", "HundredGigabitEthernet 0/55", "HundredGigabitEthernet 0/55")]
+
+
+def test_real_lldp_detail_crlf_and_wrapped_description():
+    (r,) = rows("show_lldp_neighbors_detail", "ruijie_md_sample_crlf")
+    assert r["local_interface"] == "TFGigabitEthernet 0/48" and r["system_name"] == "SU-QSW-6900-56F-02"
+    assert r["chassis_id"] == "001f.ce62.1e4e" and r["port_id"] == "TFGigabitEthernet 0/48"
+    assert r["system_description"][1].startswith("Running on Software")
+    assert not any("\r" in v for v in r.values() if isinstance(v, str))
+
+
+def test_second_neighbour_on_a_port_is_kept_with_old_header_and_local_chassis():
+    r = rows("show_lldp_neighbors_detail", "two_neighbors_one_port_lldp_header")
+    assert [x["neighbor_index"] for x in r] == ["1", "2"]
+    assert {x["local_interface"] for x in r} == {"TFGigabitEthernet 0/48"}
+    assert r[1]["chassis_id_type"] == "Locally assigned" and r[1]["chassis_id"] == "SU-QSW-6900-56F-03"
+
+
+def test_lab_detail_has_nic_and_switch_neighbours():
+    r = rows("show_lldp_neighbors_detail", "lab_nic_and_switch_neighbors")
+    assert len(r) == 16
+    nic = r[0]
+    assert nic["system_name"] == "gpu01" and nic["port_id"] == "ens1f0np0" and nic["port_id_type"] == "Interface name"
+    sw = next(x for x in r if x["port_id"].startswith("TwoHundred"))
+    assert sw["system_name"] == "Ruijie" and len(sw["system_description"]) == 2
+
+
+def test_interface_status_and_version():
+    st = rows("show_interface_status", "ruijie_md_sample")
+    assert [(x["interface"], x["status"], x["vlan"]) for x in st][2] == ("TFGigabitEthernet 0/48", "up", "routed")
+    assert st[-1]["interface"] == "AggregatePort 1"
+    (v,) = rows("show_version", "ruijie_md_sample")
+    assert v["serial"] == "G1RL71S00XXXX" and v["uptime"] == "185:19:37:28"
+
+
+def test_ip_route():
+    r = rows("show_ip_route", "lab_output")
+    static = [x for x in r if x["protocol"] == "S"]
+    assert static == [{"protocol": "S", "network": "10.0.0.128", "prefix_length": "28", "distance": "1", "metric": "0",
+                       "nexthop_ip": "10.0.0.1", "nexthop_if": ""}]
+
+
+@pytest.mark.parametrize("given,long,short", [
+    ("Hu0/55", "HundredGigabitEthernet 0/55", "Hu0/55"),
+    ("Te0/47", "TenGigabitEthernet 0/47", "Te0/47"),
+    ("TF0/48", "TFGigabitEthernet 0/48", "TF0/48"),
+    ("tfgigabitethernet0/48", "TFGigabitEthernet 0/48", "TF0/48"),
+    ("AggregatePort 1", "AggregatePort 1", "Ag1"),
+    ("TH0/1:2", "TwoHundredGigabitEthernet 0/1:2", "TH0/1:2"),
+    ("TwoHundredGigabitEthernet 0/1:2", "TwoHundredGigabitEthernet 0/1:2", "TH0/1:2"),
+    ("Mgmt 0", "Mgmt 0", "Mg0"),
+])
+def test_interface_names(given, long, short):
+    assert long_name(given) == long and short_name(given) == short

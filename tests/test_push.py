@@ -1,0 +1,198 @@
+"""Push against the lab over SSH: dry run, real push, idempotence, every device fault, canary, budget, secrets."""
+
+from __future__ import annotations
+
+import json
+
+import napalm
+import pytest
+
+from conftest import ROOT, run_zcube
+from zcube_deploy.devices.driver import RuijieRGOSDriver, remediation_lines
+from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
+from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
+
+pytestmark = pytest.mark.lab
+CREDS = Credentials(DEFAULT_USERNAME, DEFAULT_PASSWORD, DEFAULT_ENABLE_SECRET)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("push")
+    r = run_zcube("build", "inventories/lab-64.yaml", "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def plan_of(built):
+    return json.loads((built / "plan.json").read_text())
+
+
+def targets(lab, built, only=None):
+    return select_targets(plan_of(built), built, only, lab.endpoints)
+
+
+def opts(lab, **kw):
+    kh = lab.out / "known_hosts"
+    base = dict(concurrency=8, known_hosts=str(kh), timeout=5, read_timeout=20)
+    base.update(kw)
+    return PushOptions(**base)
+
+
+@pytest.fixture
+def lab(built, tmp_path, request):
+    faults = getattr(request, "param", None)
+    with running_lab(plan_of(built), faults=faults, out_dir=tmp_path / "lab") as lab:
+        lab.out = tmp_path / "lab"
+        yield lab
+
+
+def running(lab, name):
+    return lab.runner.call(lambda: lab.model.switches[name].running_config())
+
+
+def startup(lab, name):
+    return lab.runner.call(lambda: lab.model.switches[name].startup)
+
+
+def test_napalm_finds_the_driver():
+    assert napalm.get_network_driver("ruijie_rgos") is RuijieRGOSDriver
+
+
+def test_driver_getters_shapes(lab):
+    host, port = lab.endpoints["ZC-O001"]
+    d = napalm.get_network_driver("ruijie_rgos")(host, DEFAULT_USERNAME, DEFAULT_PASSWORD, optional_args={
+        "port": port, "secret": DEFAULT_ENABLE_SECRET, "known_hosts": str(lab.out / "known_hosts")})
+    d.open()
+    try:
+        facts = d.get_facts()
+        assert facts["vendor"] == "Ruijie" and facts["model"] == "RG-S6980-64QC" and facts["hostname"] == "Ruijie"
+        assert "TwoHundredGigabitEthernet 0/1:1" in facts["interface_list"]
+        nb = d.get_lldp_neighbors()
+        assert nb["TwoHundredGigabitEthernet 0/1:1"] == [{"hostname": "gpu01", "port": "ens1f0np0"}]
+        det = d.get_lldp_neighbors_detail()
+        one = det["TwoHundredGigabitEthernet 0/5:1"][0]
+        assert set(one) == {"parent_interface", "remote_port", "remote_port_description", "remote_chassis_id",
+                            "remote_system_name", "remote_system_description", "remote_system_capab", "remote_system_enable_capab"}
+        assert one["remote_system_capab"] == ["repeater", "bridge", "router"]
+        itf = d.get_interfaces()["TwoHundredGigabitEthernet 0/1:1"]
+        assert itf["is_up"] and itf["is_enabled"] and itf["speed"] == 200000.0
+        cfg = d.get_config()
+        assert cfg["running"].startswith("Building configuration") and "hostname Ruijie" in cfg["startup"]
+        d.load_merge_candidate(config="hostname ZC-X\n")
+        assert d.compare_config() == "hostname ZC-X"
+        d.discard_config()
+        assert d.compare_config() == ""
+    finally:
+        d.close()
+
+
+def test_dry_run_changes_nothing(lab, built):
+    report = push_all(targets(lab, built), CREDS, opts(lab, dry_run=True), built / "dry")
+    assert report["ok"] and report["summary"] == {"would_change": 16}
+    logs = lab.runner.call(lambda: {n: list(s.config_log) for n, s in lab.model.switches.items()})
+    assert all(v == [] for v in logs.values()), "a dry run entered config mode"
+    diff = (built / "dry" / "push" / "ZC-O001.diff").read_text()
+    assert diff.startswith("hostname ZC-O001\n") and "ip route" in diff
+    assert all(d["backup"] for d in report["devices"])
+
+
+def test_push_applies_saves_and_is_idempotent(lab, built):
+    report = push_all(targets(lab, built), CREDS, opts(lab), built / "p1")
+    assert report["ok"] and report["summary"] == {"changed": 16}, report
+    for name in ("ZC-O001", "ZC-E016"):
+        intended = (built / "configs" / f"{name}.cfg").read_text()
+        assert remediation_lines(running(lab, name), intended) == []
+        assert remediation_lines(startup(lab, name), intended) == []  # saved
+    again = push_all(targets(lab, built), CREDS, opts(lab), built / "p2")
+    assert again["summary"] == {"unchanged": 16}
+    # after the push the fabric is up: LLDP shows configured hostnames
+    detail = lab.runner.call(lambda: lab.model.lldp_text(lab.model.switches["ZC-O001"], True))
+    assert "System name                       : ZC-E002" in detail
+
+
+DEVICE_FAULTS = {"devices": {
+    "ZC-O001": {"refuse_login": True},
+    "ZC-O003": {"no_banner": True},
+    "ZC-O005": {"drop_after": 60},
+    "ZC-O007": {"reject_lines": ["ip route 10.0.0.128 255.255.255.240"]},
+    "ZC-O009": {"delay": 0.02},
+}}
+
+
+@pytest.mark.parametrize("lab", [DEVICE_FAULTS], indirect=True)
+def test_device_faults_end_unchanged_or_rolled_back(lab, built):
+    before = {n: (running(lab, n), startup(lab, n)) for n in lab.model.switches}
+    report = push_all(targets(lab, built), CREDS, opts(lab, timeout=3), built / "faults")
+    st = {d["name"]: d["status"] for d in report["devices"]}
+    assert st["ZC-O001"] == "unreachable" and st["ZC-O003"] == "unreachable"
+    assert st["ZC-O005"] == "rolled_back" and "closed the session" in next(d for d in report["devices"] if d["name"] == "ZC-O005")["error"]
+    assert st["ZC-O007"] == "rolled_back"
+    assert st["ZC-O009"] == "changed"
+    assert all(st[n] == "changed" for n in st if n not in ("ZC-O001", "ZC-O003", "ZC-O005", "ZC-O007"))
+    for n in ("ZC-O001", "ZC-O003", "ZC-O005", "ZC-O007"):
+        assert remediation_lines(running(lab, n), before[n][0]) == [], f"{n} is not as it was"
+        assert startup(lab, n) == before[n][1], f"{n} startup config touched"
+    assert not report["ok"]
+    r = run_zcube("push", str(built / "plan.json"), "--configs", str(built), "--lab", str(lab.out / "lab.json"),
+                  "--only", "ZC-O001", "--timeout", "3")
+    assert r.returncode == 1 and "unreachable" in r.stdout
+
+
+@pytest.mark.parametrize("lab", [{"devices": {"ZC-E002": {"refuse_login": True}}}], indirect=True)
+def test_canary_failure_stops_the_rollout(lab, built):
+    report = push_all(targets(lab, built), CREDS, opts(lab, canary=2), built / "canary")
+    st = {d["name"]: d["status"] for d in report["devices"]}
+    # the canary batch is the first two switches of the plan: ZC-O001 and ZC-E002
+    assert st["ZC-O001"] == "changed" and st["ZC-E002"] == "unreachable"
+    assert all(s == "skipped" for n, s in st.items() if n not in ("ZC-O001", "ZC-E002"))
+    assert "canary failed" in report["stopped"]
+    logs = lab.runner.call(lambda: lab.model.switches["ZC-E004"].config_log)
+    assert logs == []
+
+
+@pytest.mark.parametrize("lab", [{"devices": {"ZC-E002": {"refuse_login": True}, "ZC-E004": {"refuse_login": True}}}], indirect=True)
+def test_failure_budget(lab, built):
+    report = push_all(targets(lab, built), CREDS, opts(lab, concurrency=1, max_failures=2), built / "budget")
+    order = [t.name for t in targets(lab, built)]  # plan order: ZC-O001, ZC-E002, ZC-O003, ZC-E004, ...
+    st = {d["name"]: d["status"] for d in report["devices"]}
+    assert [st[n] for n in order[:4]] == ["changed", "unreachable", "changed", "unreachable"]
+    assert {st[n] for n in order[4:]} == {"skipped"}
+    assert "failure budget" in report["stopped"]
+
+
+def test_preflight_refuses_unknown_interfaces(lab, built, tmp_path):
+    import shutil
+
+    shutil.copytree(built / "configs", tmp_path / "configs")
+    cfg = tmp_path / "configs" / "ZC-O001.cfg"
+    cfg.write_text(cfg.read_text().replace("end\n", "interface TwoHundredGigabitEthernet 0/99:1\n description nope\n!\nend\n"))
+    shutil.copy(built / "plan.json", tmp_path / "plan.json")
+    report = push_all(select_targets(plan_of(built), tmp_path, "ZC-O001", lab.endpoints), CREDS, opts(lab), tmp_path)
+    d = report["devices"][0]
+    assert d["status"] == "failed" and "pre-flight" in d["error"] and "0/99:1" in d["error"]
+    assert lab.runner.call(lambda: lab.model.switches["ZC-O001"].config_log) == []
+
+
+def test_cli_push_dry_run_then_push_and_no_secrets_in_files(lab, built, tmp_path):
+    import shutil
+
+    work = tmp_path / "w"
+    shutil.copytree(built / "configs", work / "configs")
+    shutil.copy(built / "plan.json", work / "plan.json")
+    env = {"ZCUBE_PASSWORD": DEFAULT_PASSWORD, "ZCUBE_ENABLE_SECRET": DEFAULT_ENABLE_SECRET}
+    args = ["push", str(work / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json")]
+    r = run_zcube(*args, "--dry-run", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "would_change" in r.stdout and "lines would change" in r.stdout
+    r = run_zcube(*args, "--concurrency", "4", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rep = json.loads((work / "push-report.json").read_text())
+    assert rep["summary"] == {"changed": 16}
+    r = run_zcube(*args, env=env)
+    assert json.loads((work / "push-report.json").read_text())["summary"] == {"unchanged": 16}
+    for f in list(work.rglob("*")) + list(lab.out.rglob("*")):
+        if f.is_file():
+            text = f.read_text(errors="replace")
+            assert DEFAULT_PASSWORD not in text and DEFAULT_ENABLE_SECRET not in text, f
+    assert DEFAULT_PASSWORD not in r.stdout + r.stderr

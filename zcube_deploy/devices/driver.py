@@ -1,0 +1,327 @@
+"""NAPALM driver for Ruijie RGOS on netmiko ``ruijie_os``.
+
+RGOS has no candidate configuration (ruijie.md): ``compare_config`` and ``commit_config`` compute
+a hierarchical remediation (hier_config) from the running config to the intended one and push
+it line by line; ``rollback`` pushes the remediation back to the backup taken before the commit.
+``commit_config`` only saves (``write``) after the device's running config has been read back and
+no remediation remains.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hier_config import WorkflowRemediation
+from napalm.base import NetworkDriver
+from napalm.base.exceptions import CommitError, ConnectionException, MergeConfigException, ReplaceConfigException
+from netmiko.ruijie.ruijie_os import RuijieOSSSH
+
+from zcube_deploy.devices.hconfig import parse_config
+from zcube_deploy.devices.names import long_name
+from zcube_deploy.devices.parsers import parse
+from zcube_deploy.safety import assert_safe_line
+
+ERROR_RE = re.compile(r"^\s*% (Invalid input|Incomplete command|Ambiguous command|.*(not|cannot|denied|fail))", re.M | re.I)
+LOGICAL = ("Loopback", "VLAN", "AggregatePort", "Tunnel", "Mgmt")
+
+
+class _RuijieSSH(RuijieOSSSH):
+    """netmiko ruijie_os, reading the prompt instead of waiting 2 s of silence to check the mode."""
+
+    def read_channel(self) -> str:
+        out = super().read_channel()
+        if not out:
+            chan = getattr(self, "remote_conn", None)
+            transport = chan.get_transport() if chan is not None and hasattr(chan, "get_transport") else None
+            if chan is not None and (getattr(chan, "closed", False) or (transport is not None and not transport.is_active())):
+                raise ConnectionError("the device closed the session")
+        return out
+
+    def check_config_mode(self, check_string: str = ")#", pattern: str = r"[>#]\s*$", force_regex: bool = False) -> bool:
+        self.write_channel(self.RETURN)
+        output = self.read_until_pattern(pattern=pattern, re_flags=re.M)
+        return check_string in output
+
+
+def remediation_lines(running: str, intended: str) -> list[str]:
+    """CLI lines that take ``running`` to ``intended``: interface blocks whole, each closed by 'exit'."""
+    wf = WorkflowRemediation(parse_config(running), parse_config(intended))
+    lines: list[str] = []
+    open_block = False
+    for child in wf.remediation_config.all_children_sorted():
+        if child.depth() == 1:
+            if open_block:
+                lines.append("exit")
+            lines.append(child.text)
+            open_block = bool(child.children)
+        else:
+            lines.append(" " * (child.depth() - 1) + child.text)
+    if open_block:
+        lines.append("exit")
+    return lines
+
+
+class RuijieRGOSDriver(NetworkDriver):
+    platform = "ruijie_rgos"
+
+    def __init__(self, hostname: str, username: str, password: str, timeout: int = 60, optional_args: dict | None = None):
+        self.hostname = hostname
+        self.username = username
+        self.password = password
+        self.timeout = timeout
+        o = dict(optional_args or {})
+        self.port = int(o.pop("port", 22))
+        self.secret = o.pop("secret", "")
+        self.known_hosts = o.pop("known_hosts", None)
+        self.trust_on_first_use = bool(o.pop("trust_on_first_use", False))
+        self.read_timeout = float(o.pop("read_timeout", 60))
+        self.netmiko_extra = o
+        self.device: _RuijieSSH | None = None
+        self.candidate: str | None = None
+        self.merge = False
+        self.backup: str | None = None
+
+    # ---- session
+    def open(self) -> None:
+        params = dict(host=self.hostname, port=self.port, username=self.username, password=self.password, secret=self.secret,
+                      conn_timeout=self.timeout, auth_timeout=self.timeout, banner_timeout=self.timeout, read_timeout_override=None,
+                      allow_agent=False, use_keys=False, ssh_config_file=None, fast_cli=True)
+        if self.known_hosts:
+            params.update(system_host_keys=False, alt_host_keys=True, alt_key_file=str(self.known_hosts), ssh_strict=not self.trust_on_first_use)
+        else:
+            params.update(ssh_strict=not self.trust_on_first_use, system_host_keys=True)
+        params.update(self.netmiko_extra)
+        try:
+            self.device = _RuijieSSH(**params)
+        except Exception as exc:
+            raise ConnectionException(_redact(f"{type(exc).__name__}: {exc}", self.password, self.secret)) from None
+        if self.trust_on_first_use and self.known_hosts:
+            self._remember_host_key()
+
+    def _remember_host_key(self) -> None:
+        key = self.device.remote_conn_pre.get_transport().get_remote_server_key()
+        host = self.hostname if self.port == 22 else f"[{self.hostname}]:{self.port}"
+        entry = f"{host} {key.get_name()} {key.get_base64()}"
+        path = Path(self.known_hosts)
+        known = path.read_text().splitlines() if path.exists() else []
+        if not any(line.split()[:1] == [host] and line.split()[1:2] == [key.get_name()] for line in known):
+            with open(path, "a") as fh:
+                fh.write(entry + "\n")
+
+    def close(self) -> None:
+        if self.device is not None:
+            try:
+                self.device.disconnect()
+            except Exception:  # a dropped session: nothing left to close
+                pass
+            self.device = None
+
+    def is_alive(self) -> dict:
+        return {"is_alive": bool(self.device and self.device.is_alive())}
+
+    def cli(self, commands: list[str], encoding: str = "text") -> dict:
+        return {c: self._send(c) for c in commands}
+
+    def _send(self, command: str) -> str:
+        if self.device is None:
+            raise ConnectionException("not connected")
+        return self.device.send_command(command, read_timeout=self.read_timeout)
+
+    # ---- getters (return shapes as napalm/base/models.py)
+    def get_facts(self) -> dict:
+        ver = parse("show version", self._send("show version"))
+        v = ver[0] if ver else {}
+        run = self._send("show running-config")
+        m = re.search(r"^hostname (\S+)", run, re.M)
+        hostname = m.group(1) if m else self.device.base_prompt
+        model = re.search(r"\(([^)]+)\)", v.get("description", ""))
+        interfaces = [long_name(r["interface"]) for r in parse("show interface status", self._send("show interface status"))]
+        return {
+            "uptime": _uptime_seconds(v.get("uptime", "")),
+            "vendor": "Ruijie",
+            "os_version": v.get("software_version", ""),
+            "serial_number": v.get("serial", ""),
+            "model": model.group(1) if model else "",
+            "hostname": hostname,
+            "fqdn": hostname,
+            "interface_list": interfaces,
+        }
+
+    def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text") -> dict:
+        out = {"running": "", "startup": "", "candidate": ""}
+        if retrieve in ("all", "running"):
+            out["running"] = self._send("show running-config")
+        if retrieve in ("all", "startup"):
+            out["startup"] = self._send("show startup-config")
+        if retrieve in ("all", "candidate"):
+            out["candidate"] = self.candidate or ""
+        return out
+
+    def get_interfaces(self) -> dict:
+        rows = parse("show interface status", self._send("show interface status"))
+        cfg = parse_config(self._send("show running-config"))
+        desc, shut = {}, set()
+        for itf in cfg.get_children(startswith="interface "):
+            name = itf.text[len("interface "):]
+            for c in itf.children:
+                if c.text.startswith("description "):
+                    desc[name] = c.text[len("description "):]
+                if c.text == "shutdown":
+                    shut.add(name)
+        out = {}
+        for r in rows:
+            name = long_name(r["interface"])
+            out[name] = {
+                "is_up": r["status"].lower() == "up",
+                "is_enabled": name not in shut,
+                "description": desc.get(name, ""),
+                "last_flapped": -1.0,
+                "speed": _speed_mbps(r["speed"]),
+                "mtu": 9216,
+                "mac_address": "",
+            }
+        return out
+
+    def get_lldp_neighbors(self) -> dict:
+        out: dict[str, list[dict]] = {}
+        for r in parse("show lldp neighbors detail", self._send("show lldp neighbors detail")):
+            out.setdefault(long_name(r["local_interface"]), []).append({"hostname": r["system_name"], "port": r["port_id"]})
+        return out
+
+    def get_lldp_neighbors_detail(self, interface: str = "") -> dict:
+        out: dict[str, list[dict]] = {}
+        for r in parse("show lldp neighbors detail", self._send("show lldp neighbors detail")):
+            local = long_name(r["local_interface"])
+            if interface and long_name(interface) != local:
+                continue
+            out.setdefault(local, []).append({
+                "parent_interface": "",
+                "remote_port": r["port_id"],
+                "remote_port_description": r["port_description"],
+                "remote_chassis_id": r["chassis_id"],
+                "remote_system_name": r["system_name"],
+                "remote_system_description": " ".join(r["system_description"]),
+                "remote_system_capab": _capabilities(r["system_capabilities_supported"]),
+                "remote_system_enable_capab": _capabilities(r["system_capabilities_enabled"]),
+            })
+        return out
+
+    # ---- configuration: a candidate emulated on the client
+    def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        self.candidate = _read(filename, config, ReplaceConfigException)
+        self.merge = False
+
+    def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
+        self.candidate = _read(filename, config, MergeConfigException)
+        self.merge = True
+
+    def discard_config(self) -> None:
+        self.candidate = None
+        self.merge = False
+
+    def compare_config(self) -> str:
+        return "\n".join(self.pending_lines())
+
+    def pending_lines(self, running: str | None = None) -> list[str]:
+        if self.candidate is None:
+            return []
+        running = self._send("show running-config") if running is None else running
+        if self.merge:
+            merged = running.rstrip().removesuffix("end") + "\n" + self.candidate
+            return remediation_lines(running, merged)
+        return remediation_lines(running, self.candidate)
+
+    def preflight(self, intended: str) -> list[str]:
+        """Interfaces the intended config names that the device does not have."""
+        have = {long_name(r["interface"]) for r in parse("show interface status", self._send("show interface status"))}
+        names = re.findall(r"^interface (.+?)\s*$", intended, re.M)
+        return [n for n in names if long_name(n) not in have and not n.startswith(LOGICAL)]
+
+    def apply_lines(self, lines: list[str]) -> str:
+        """Enter config mode, send ``lines``, leave; raise CommitError on any RGOS error message."""
+        for line in lines:
+            assert_safe_line(line)
+        dev = self.device
+        dev.config_mode(config_command="configure terminal", pattern=r"\)#")
+        try:
+            out = dev.send_config_set(lines, enter_config_mode=False, exit_config_mode=False, cmd_verify=True,
+                                      read_timeout=self.read_timeout, error_pattern=ERROR_RE.pattern)
+        except Exception as exc:
+            raise CommitError(_redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, self.password, self.secret)) from None
+        finally:
+            try:
+                dev.write_channel("end" + dev.RETURN)
+                dev.read_until_pattern(pattern=r"#\s*$", re_flags=re.M, read_timeout=self.read_timeout)
+                dev.set_base_prompt()
+            except Exception:
+                pass
+        return out
+
+    def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
+        if self.candidate is None:
+            raise CommitError("no candidate loaded")
+        self.backup = self._send("show running-config")
+        lines = self.pending_lines(self.backup)
+        if lines:
+            self.apply_lines(lines)
+            left = self.pending_lines()
+            if left:
+                raise CommitError(f"{len(left)} lines still differ after the commit, e.g. {left[0]!r}")
+        self.save()
+        self.candidate = None
+
+    def save(self) -> None:
+        out = self.device.save_config()
+        if "[OK]" not in out and "OK" not in out:
+            raise CommitError("write did not confirm")
+
+    def rollback(self) -> None:
+        """Push the remediation back to the backup taken by the last commit (the startup config is left alone)."""
+        if self.backup is None:
+            raise CommitError("no backup to roll back to")
+        lines = remediation_lines(self._send("show running-config"), self.backup)
+        if lines:
+            self.apply_lines(lines)
+        left = remediation_lines(self._send("show running-config"), self.backup)
+        if left:
+            raise CommitError(f"rollback incomplete: {len(left)} lines still differ")
+
+
+def _read(filename, config, exc_type) -> str:
+    if config is not None:
+        return config
+    if filename is None:
+        raise exc_type("give a filename or a config")
+    try:
+        return Path(filename).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise exc_type(f"cannot read {filename}: {exc.strerror}") from None
+
+
+def _redact(text: str, *secrets: str) -> str:
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return text
+
+
+def _uptime_seconds(text: str) -> float:
+    parts = [int(p) for p in re.findall(r"\d+", text)]
+    if len(parts) == 4:
+        d, h, m, s = parts
+        return float(((d * 24 + h) * 60 + m) * 60 + s)
+    return -1.0
+
+
+def _speed_mbps(text: str) -> float:
+    m = re.match(r"(\d+(?:\.\d+)?)([GM])", text or "")
+    if not m:
+        return -1.0
+    return float(m.group(1)) * (1000 if m.group(2) == "G" else 1)
+
+
+def _capabilities(text: str) -> list[str]:
+    names = {"repeater": "repeater", "bridge": "bridge", "router": "router", "station": "station", "telephone": "telephone",
+             "wlan access point": "wlan-access-point", "docsis cable device": "docsis-cable-device", "other": "other"}
+    return [names.get(t.strip().lower(), "other") for t in (text or "").split(",") if t.strip()]

@@ -1,0 +1,247 @@
+"""Safe batch push: back up, diff, (dry-run stops here), apply, read back, confirm, then write.
+
+Any error after the first line was sent rolls the device back to its backup (reconnecting if the
+session dropped) and leaves its startup config untouched. Devices run in a bounded thread pool;
+an optional canary batch goes first; a failure budget stops new devices from starting.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from zcube_deploy.devices.driver import RuijieRGOSDriver
+from zcube_deploy.errors import InputErrors, Problem
+
+OK_STATUSES = ("unchanged", "changed", "would_change")
+
+
+@dataclass(frozen=True)
+class Credentials:
+    username: str
+    password: str
+    secret: str
+
+    def __repr__(self) -> str:  # never print secrets, even by accident
+        return f"Credentials(username={self.username!r}, password=***, secret=***)"
+
+
+@dataclass
+class PushOptions:
+    dry_run: bool = False
+    concurrency: int = 8
+    canary: int = 0
+    max_failures: int | None = None
+    known_hosts: str | None = None
+    trust_on_first_use: bool = False
+    timeout: float = 30
+    read_timeout: float = 120
+    rollback_attempts: int = 3
+
+
+@dataclass
+class Target:
+    name: str
+    host: str
+    port: int
+    intended: str
+
+
+@dataclass
+class PushRun:
+    results: dict[str, dict] = field(default_factory=dict)
+    failures: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: dict[str, tuple[str, int]] | None) -> list[Target]:
+    pats = [p.strip() for p in (only or "").split(",") if p.strip()]
+    targets, problems = [], []
+    for sw in plan["switches"]:
+        name = sw["name"]
+        if pats and not any(fnmatch.fnmatchcase(name, p) or (p.startswith("rack:") and fnmatch.fnmatchcase(sw["rack"], p[5:])) for p in pats):
+            continue
+        path = configs_dir / "configs" / f"{name}.cfg"
+        if not path.exists():
+            problems.append(Problem(str(path), "no rendered config", "run `zcube render PLAN -o DIR` first"))
+            continue
+        if endpoints is not None:
+            if name not in endpoints:
+                problems.append(Problem("--lab", f"{name} is not in the lab"))
+                continue
+            host, port = endpoints[name]
+        else:
+            host, port = sw["mgmt_address"], 22
+        targets.append(Target(name, host, port, path.read_text(encoding="utf-8")))
+    if problems:
+        raise InputErrors(problems[:10], "cannot push")
+    if pats and not targets:
+        raise InputErrors(Problem("--only", f"{only!r} matches no switch"))
+    return targets
+
+
+def _stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> dict:
+    started = time.monotonic()
+    res: dict = {"name": t.name, "host": t.host, "port": t.port, "status": "failed", "lines_changed": 0, "error": None}
+
+    def driver() -> RuijieRGOSDriver:
+        return RuijieRGOSDriver(t.host, creds.username, creds.password, timeout=int(opts.timeout), optional_args={
+            "port": t.port, "secret": creds.secret, "known_hosts": opts.known_hosts,
+            "trust_on_first_use": opts.trust_on_first_use, "read_timeout": opts.read_timeout})
+
+    drv = driver()
+    try:
+        try:
+            drv.open()
+        except Exception as exc:
+            res.update(status="unreachable", error=_clean(exc, creds))
+            return res
+        try:
+            running = drv.get_config("running")["running"]
+        except Exception as exc:
+            res.update(status="unreachable", error=f"could not read the running config: {_clean(exc, creds)}")
+            return res
+        bdir = out / "backups" / t.name
+        bdir.mkdir(parents=True, exist_ok=True)
+        backup = bdir / f"{_stamp()}.cfg"
+        backup.write_text(running, encoding="utf-8")
+        res["backup"] = str(backup)
+        missing = drv.preflight(t.intended)
+        if missing:
+            res.update(status="failed", error=f"pre-flight: the device has no interface {missing[0]!r}"
+                       + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "") + "; nothing was changed")
+            return res
+        drv.load_replace_candidate(config=t.intended)
+        lines = drv.pending_lines(running)
+        res["lines_changed"] = sum(1 for ln in lines if ln != "exit")
+        ddir = out / "push"
+        ddir.mkdir(parents=True, exist_ok=True)
+        diff = ddir / f"{t.name}.diff"
+        diff.write_text("".join(ln + "\n" for ln in lines), encoding="utf-8")
+        res["diff"] = str(diff)
+        if opts.dry_run:
+            res["status"] = "would_change" if lines else "unchanged"
+            return res
+        if not lines:
+            res["status"] = "unchanged"
+            return res
+        try:
+            drv.apply_lines(lines)
+            left = drv.pending_lines()
+            if left:
+                raise RuntimeError(f"{len(left)} lines still differ after applying, e.g. {left[0]!r}")
+            drv.save()
+            res["status"] = "changed"
+            return res
+        except Exception as exc:
+            res["error"] = _clean(exc, creds)
+        # roll back to the backup; reconnect when the session is gone; never write
+        for attempt in range(1, opts.rollback_attempts + 1):
+            try:
+                if not drv.is_alive()["is_alive"]:
+                    drv.close()
+                    drv = driver()
+                    drv.open()
+                drv.backup = running
+                drv.rollback()
+                res["status"] = "rolled_back"
+                res["rollback_attempts"] = attempt
+                return res
+            except Exception as exc:
+                res["rollback_error"] = _clean(exc, creds)
+                try:
+                    drv.close()
+                except Exception:
+                    pass
+                drv = driver()
+                try:
+                    drv.open()
+                except Exception:
+                    pass
+        res["status"] = "failed"
+        return res
+    finally:
+        drv.close()
+        res["duration_s"] = round(time.monotonic() - started, 3)
+
+
+def _clean(exc: BaseException, creds: Credentials) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]
+    for s in (creds.password, creds.secret):
+        if s:
+            text = text.replace(s, "***")
+    return text
+
+
+def push_all(targets: list[Target], creds: Credentials, opts: PushOptions, out_dir: str | Path,
+             on_result: Callable[[dict], None] | None = None) -> dict:
+    out = Path(out_dir)
+    run = PushRun()
+    budget = opts.max_failures
+    stop = threading.Event()
+
+    def job(t: Target) -> None:
+        if stop.is_set():
+            res = {"name": t.name, "status": "skipped", "lines_changed": 0, "duration_s": 0.0,
+                   "error": stop_reason[0] or "stopped"}
+        else:
+            res = push_device(t, creds, opts, out)
+        with run.lock:
+            run.results[t.name] = res
+            if res["status"] not in OK_STATUSES and res["status"] != "skipped":
+                run.failures += 1
+                if budget is not None and run.failures >= budget:
+                    stop_reason[0] = f"failure budget of {budget} reached"
+                    stop.set()
+        if on_result:
+            on_result(res)
+
+    stop_reason = [""]
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    canary, rest = targets[: opts.canary], targets[opts.canary:]
+    with ThreadPoolExecutor(max(1, opts.concurrency)) as pool:
+        if canary:
+            list(pool.map(job, canary))
+            bad = [n for n in (t.name for t in canary) if run.results[n]["status"] not in OK_STATUSES]
+            if bad:
+                stop_reason[0] = f"canary failed on {', '.join(bad)}"
+                stop.set()
+        list(pool.map(job, rest))
+    devices = [run.results[t.name] for t in targets]
+    summary: dict[str, int] = {}
+    for d in devices:
+        summary[d["status"]] = summary.get(d["status"], 0) + 1
+    report = {
+        "dry_run": opts.dry_run,
+        "started": started,
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "concurrency": opts.concurrency,
+        "canary": opts.canary,
+        "max_failures": opts.max_failures,
+        "stopped": stop_reason[0] or None,
+        "summary": dict(sorted(summary.items())),
+        "ok": all(d["status"] in OK_STATUSES for d in devices),
+        "devices": sorted(devices, key=lambda d: d["name"]),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "push-report.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return report
+
+
+def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
+    try:
+        doc = json.loads(Path(path).read_text())
+        return {n: (e["host"], int(e["port"])) for n, e in doc["switches"].items()}, doc.get("known_hosts")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", "written by `zcube lab up`")) from None

@@ -1,0 +1,36 @@
+"""Verify cabling and state against the plan: collect (or replay), compare, report."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from zcube_deploy.errors import InputErrors, Problem
+
+# what verify reads of a plan
+PLAN_FIELDS = {"switches": {"name", "group", "index", "plane", "rack", "u", "mgmt_address", "interfaces", "routes"},
+               "servers": {"name": None, "rack": None, "u": None, "nics": {"port", "mac"}},
+               "cables": None, "cluster": None, "inputs": None, "tool_version": None}
+
+
+def scope_of(plan: dict, only: str | None) -> list[str]:
+    """Switch names matched by --only: globs on switch names, or 'rack:GLOB'; a rack pattern also takes
+    the switches whose cables end in those racks' servers."""
+    names = [s["name"] for s in plan["switches"]]
+    if not only:
+        return names
+    pats = [p.strip() for p in only.split(",") if p.strip()]
+    racks = {s["name"]: s["rack"] for s in plan["switches"]}
+    srv_rack = {s["name"]: s["rack"] for s in plan["servers"]}
+    chosen = set()
+    for p in pats:
+        if p.startswith("rack:"):
+            g = p[5:]
+            chosen |= {n for n in names if fnmatch.fnmatchcase(racks[n], g)}
+            for c in plan["cables"]:
+                if c["kind"] == "host" and fnmatch.fnmatchcase(srv_rack.get(c["a"]["device"], ""), g):
+                    chosen.add(c["b"]["device"])
+        else:
+            chosen |= {n for n in names if fnmatch.fnmatchcase(n, p)}
+    if not chosen:
+        raise InputErrors(Problem("--only", f"{only!r} matches no switch or rack", "e.g. 'ZC-E0*' or 'rack:A0*'"))
+    return [n for n in names if n in chosen]

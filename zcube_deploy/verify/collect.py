@@ -1,0 +1,70 @@
+"""Collect what the switches report (through the NAPALM driver), or replay recorded outputs."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from zcube_deploy.devices.driver import RuijieRGOSDriver
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.verify.observe import COMMANDS, observe, record_name
+
+
+def collect_device(name: str, host: str, port: int, creds, known_hosts: str | None, timeout: float,
+                   record: Path | None) -> tuple[dict | None, str | None]:
+    drv = RuijieRGOSDriver(host, creds.username, creds.password, timeout=int(timeout),
+                           optional_args={"port": port, "secret": creds.secret, "known_hosts": known_hosts, "read_timeout": 120})
+    try:
+        drv.open()
+        outputs = drv.cli(list(COMMANDS))
+    except Exception as exc:
+        text = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        for s in (creds.password, creds.secret):
+            if s:
+                text = text.replace(s, "***")
+        return None, text
+    finally:
+        drv.close()
+    if record is not None:
+        d = record / name
+        d.mkdir(parents=True, exist_ok=True)
+        for cmd, text in outputs.items():
+            (d / record_name(cmd)).write_text(text, encoding="utf-8")
+    return observe(outputs), None
+
+
+def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None, concurrency: int = 32, timeout: float = 30,
+            record: str | Path | None = None) -> tuple[dict[str, dict], dict[str, str]]:
+    rec = Path(record) if record else None
+    observed, errors = {}, {}
+
+    def one(t):
+        return t[0], collect_device(t[0], t[1], t[2], creds, known_hosts, timeout, rec)
+
+    with ThreadPoolExecutor(max(1, concurrency)) as pool:
+        for name, (obs, err) in pool.map(one, targets):
+            if obs is not None:
+                observed[name] = obs
+            else:
+                errors[name] = err
+    return observed, errors
+
+
+def replay(directory: str | Path, names: list[str]) -> tuple[dict[str, dict], dict[str, str]]:
+    """Observations from recorded outputs: DIR/<switch>/<command with spaces as _>.txt."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise InputErrors(Problem(str(d), "no such recordings folder", "record one with `zcube verify PLAN --record DIR`"))
+    observed, errors = {}, {}
+    for name in names:
+        sd = d / name
+        if not sd.is_dir():
+            errors[name] = "no recording"
+            continue
+        outputs = {}
+        for cmd in COMMANDS:
+            f = sd / record_name(cmd)
+            if f.exists():
+                outputs[cmd] = f.read_bytes().decode("utf-8", errors="replace")
+        observed[name] = observe(outputs)
+    return observed, errors
