@@ -10,6 +10,7 @@ no remediation remains.
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from hier_config import WorkflowRemediation
@@ -24,6 +25,8 @@ from zcube_deploy.safety import assert_safe_line
 
 ERROR_RE = re.compile(r"^\s*% (Invalid input|Incomplete command|Ambiguous command|.*(not|cannot|denied|fail))", re.M | re.I)
 LOGICAL = ("Loopback", "VLAN", "AggregatePort", "Tunnel", "Mgmt")
+CHUNK = 200
+PROMPT_RE = re.compile(r"\)#")  # one config-mode prompt comes back per line sent
 
 
 class _RuijieSSH(RuijieOSSSH):
@@ -244,9 +247,15 @@ class RuijieRGOSDriver(NetworkDriver):
             assert_safe_line(line)
         dev = self.device
         dev.config_mode(config_command="configure terminal", pattern=r"\)#")
+        out = ""
         try:
-            out = dev.send_config_set(lines, enter_config_mode=False, exit_config_mode=False, cmd_verify=True,
-                                      read_timeout=self.read_timeout, error_pattern=ERROR_RE.pattern)
+            # in blocks: each block is written at once and read back until one config prompt per line
+            # has come back; then the echo is scanned for RGOS errors. (netmiko's per-line
+            # send_config_set searches the whole accumulated output after every line: O(lines^2).)
+            for i in range(0, len(lines), CHUNK):
+                out += self._send_block(lines[i:i + CHUNK])
+        except CommitError:
+            raise
         except Exception as exc:
             raise CommitError(_redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, self.password, self.secret)) from None
         finally:
@@ -256,6 +265,27 @@ class RuijieRGOSDriver(NetworkDriver):
                 dev.set_base_prompt()
             except Exception:
                 pass
+        return out
+
+    def _send_block(self, block: list[str]) -> str:
+        dev = self.device
+        dev.write_channel("".join(line + dev.RETURN for line in block))
+        out = ""
+        deadline = time.monotonic() + self.read_timeout
+        need = len(block)
+        while PROMPT_RE.subn("", out)[1] < need:
+            chunk = dev.read_channel()
+            if chunk:
+                out += chunk
+                continue
+            if time.monotonic() > deadline:
+                raise CommitError(f"the device stopped answering after {PROMPT_RE.subn('', out)[1]} of {need} lines")
+            time.sleep(0.005)
+        m = ERROR_RE.search(out)
+        if m:
+            before = out[: m.start()].splitlines()
+            cmd = next((ln.split("#", 1)[1].strip() for ln in reversed(before) if ")#" in ln and ln.split("#", 1)[1].strip()), "?")
+            raise CommitError(f"the device rejected {cmd!r}: {m.group(0).strip()}")
         return out
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:

@@ -50,21 +50,29 @@ def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None,
     return observed, errors
 
 
-def replay(directory: str | Path, names: list[str]) -> tuple[dict[str, dict], dict[str, str]]:
-    """Observations from recorded outputs: DIR/<switch>/<command with spaces as _>.txt."""
+def _replay_one(sd: Path) -> dict:
+    outputs = {}
+    for cmd in COMMANDS:
+        f = sd / record_name(cmd)
+        if f.exists():
+            outputs[cmd] = f.read_bytes().decode("utf-8", errors="replace")
+    return observe(outputs)
+
+
+def replay(directory: str | Path, names: list[str], jobs: int | None = None) -> tuple[dict[str, dict], dict[str, str]]:
+    """Observations from recorded outputs: DIR/<switch>/<command with spaces as _>.txt (parsed on up to 2 processes)."""
+    import multiprocessing
+    import os
+
     d = Path(directory)
     if not d.is_dir():
         raise InputErrors(Problem(str(d), "no such recordings folder", "record one with `zcube verify PLAN --record DIR`"))
-    observed, errors = {}, {}
-    for name in names:
-        sd = d / name
-        if not sd.is_dir():
-            errors[name] = "no recording"
-            continue
-        outputs = {}
-        for cmd in COMMANDS:
-            f = sd / record_name(cmd)
-            if f.exists():
-                outputs[cmd] = f.read_bytes().decode("utf-8", errors="replace")
-        observed[name] = observe(outputs)
-    return observed, errors
+    present = [n for n in names if (d / n).is_dir()]
+    errors = {n: "no recording" for n in names if n not in present}
+    jobs = jobs or min(2, os.cpu_count() or 1)
+    if jobs > 1 and len(present) > 32 and "fork" in multiprocessing.get_all_start_methods():
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            results = pool.map(_replay_one, [d / n for n in present], chunksize=8)
+    else:
+        results = [_replay_one(d / n) for n in present]
+    return dict(zip(present, results)), errors

@@ -41,10 +41,9 @@ class Compare:
                 if n.get("mac"):
                     self.mac[n["mac"].replace(":", "").lower()] = (s["name"], n["port"])
         # observed hostname -> plan switch name (a wrongly named switch must not cascade into wrong peers)
-        self.alias = {}
-        for name, o in observed.items():
-            if o.get("hostname"):
-                self.alias.setdefault(o["hostname"], name)
+        names = Counter(o.get("hostname") for o in observed.values())
+        self.alias = {o["hostname"]: name for name, o in observed.items() if o.get("hostname") and names[o["hostname"]] == 1}
+        self.by_mgmt = {s["mgmt_address"]: s["name"] for s in plan["switches"] if s.get("mgmt_address")}
         self.where = {s["name"]: (s["rack"], s["u"]) for s in plan["switches"]}
         self.where.update({s["name"]: (s["rack"], s["u"]) for s in plan["servers"]})
 
@@ -52,6 +51,9 @@ class Compare:
     def identity(self, n: dict) -> tuple[str, str] | None:
         """(device, port) of the plan that an LLDP neighbour is, or None when it is nobody of the plan."""
         name = n["system_name"]
+        mgmt = n.get("management_address")
+        if mgmt and mgmt in self.by_mgmt:  # a switch: its management address says which, whatever its hostname
+            return self.by_mgmt[mgmt], long_name(n["port_id"])
         if name in self.switches or name in self.alias:
             dev = name if name in self.switches and name not in self.alias else self.alias.get(name, name)
             return dev, long_name(n["port_id"])

@@ -1,0 +1,153 @@
+"""Verify against the lab: every injected fault found with the right kind and cable, fixes make it clean,
+offline mode on recordings with the real-output quirks, stable IDs, reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from openpyxl import load_workbook
+
+from conftest import ROOT, run_zcube
+from zcube_deploy.lab.server import lab_credentials, running_lab
+from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
+from zcube_deploy.verify.collect import collect, replay
+from zcube_deploy.verify.compare import compare
+
+pytestmark = pytest.mark.lab
+CREDS = Credentials(*lab_credentials())
+
+
+def build(tmp_path_factory, inventory):
+    out = tmp_path_factory.mktemp(inventory.split(".")[0])
+    r = run_zcube("build", f"inventories/{inventory}", "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out, json.loads((out / "plan.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def lab64(tmp_path_factory):
+    return build(tmp_path_factory, "lab-64.yaml")
+
+
+def observe_lab(lab, kh, names=None):
+    names = names or sorted(lab.endpoints)
+    obs, err = collect([(n, *lab.endpoints[n]) for n in names], CREDS, kh, concurrency=8)
+    assert not err, err
+    return obs
+
+
+def round_trip(out, plan, faults, seed, tmp_path):
+    with running_lab(plan, faults=faults, seed=seed, out_dir=tmp_path / "lab") as lab:
+        kh = str(tmp_path / "lab" / "known_hosts")
+        rep = push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path)
+        assert rep["ok"], rep["summary"]
+        findings = compare(plan, observe_lab(lab, kh))
+        found = {(f["kind"], tuple(f["cables"])) for f in findings}
+        for e in lab.expected:
+            assert (e["kind"], tuple(e["cables"])) in found, f"{e} not found in {sorted(found)}"
+        assert len(findings) == len(lab.expected), [f["what"] for f in findings]
+        for f in findings:
+            assert f["instruction"] and f["ends"][0]["rack"] != "?" and f["id"].startswith("V")
+        lab.runner.call(lab.apply_operations, [op for f in findings for op in f["fix"]])
+        assert compare(plan, observe_lab(lab, kh)) == [], "the fixes did not make the lab clean"
+        return findings
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_round_trip_lab64(lab64, seed, tmp_path):
+    out, plan = lab64
+    findings = round_trip(out, plan, "random:9", seed, tmp_path)
+    assert {f["kind"] for f in findings} >= {"swapped", "wrong_peer", "down", "missing"}
+
+
+def test_round_trip_glm1k(tmp_path_factory, tmp_path):
+    out, plan = build(tmp_path_factory, "glm-1k.yaml")
+    findings = round_trip(out, plan, "random:8", 11, tmp_path)
+    assert {"swapped", "duplicate", "wrong_peer", "down", "missing"} <= {f["kind"] for f in findings}
+
+
+def test_clean_lab_reports_nothing_and_ids_are_stable(lab64, tmp_path):
+    out, plan = lab64
+    faults = {"cabling": [{"swap": ["H000017", "H000019"]}, {"remove": "H000033"}]}
+    with running_lab(plan, faults=faults, out_dir=tmp_path / "lab") as lab:
+        kh = str(tmp_path / "lab" / "known_hosts")
+        push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path)
+        a = compare(plan, observe_lab(lab, kh))
+        b = compare(plan, observe_lab(lab, kh))
+        assert [f["id"] for f in a] == [f["id"] for f in b] and len(a) == 2
+    with running_lab(plan, faults=faults, out_dir=tmp_path / "lab2") as lab:
+        kh = str(tmp_path / "lab2" / "known_hosts")
+        push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path / "p2")
+        assert [f["id"] for f in compare(plan, observe_lab(lab, kh))] == [f["id"] for f in a]  # same fault, same ID
+    with running_lab(plan, out_dir=tmp_path / "lab3") as lab:
+        kh = str(tmp_path / "lab3" / "known_hosts")
+        push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path / "p3")
+        assert compare(plan, observe_lab(lab, kh)) == []
+
+
+def test_before_push_hostname_route_and_unexpected(lab64, tmp_path):
+    out, plan = lab64
+    faults = {"cabling": [{"extra": {"a": {"device": "ZC-O015", "port": "FourHundredGigabitEthernet 0/9"},
+                                     "b": {"device": "ZC-E016", "port": "FourHundredGigabitEthernet 0/9"}}}]}
+    with running_lab(plan, faults=faults, out_dir=tmp_path / "lab") as lab:
+        findings = compare(plan, observe_lab(lab, str(tmp_path / "lab" / "known_hosts")))
+    kinds = [f["kind"] for f in findings]
+    assert kinds.count("hostname") == 16 and kinds.count("route") == 16
+    unexpected = [f for f in findings if f["kind"] == "unexpected"]
+    assert len(unexpected) == 1  # one finding for the extra cable, not one per end
+    assert "FourHundredGigabitEthernet 0/9" in unexpected[0]["instruction"]
+
+
+def test_cli_record_then_offline_with_real_quirks(lab64, tmp_path):
+    out, plan = lab64
+    faults = {"cabling": [{"swap": ["H000017", "H000019"]}]}
+    with running_lab(plan, faults=faults, out_dir=tmp_path / "lab") as lab:
+        kh = str(tmp_path / "lab" / "known_hosts")
+        push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path)
+        r = run_zcube("verify", str(out / "plan.json"), "--lab", str(tmp_path / "lab" / "lab.json"), "-o", str(tmp_path / "v"),
+                      "--record", str(tmp_path / "rec"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "swapped" in r.stdout and "swap cables H000017 and H000019" in r.stdout
+    rep = json.loads((tmp_path / "v" / "verify.json").read_text())
+    assert [f["kind"] for f in rep["findings"]] == ["swapped"]
+    ws = load_workbook(tmp_path / "v" / "verify.xlsx")["Fixes"]
+    rows = list(ws.iter_rows(values_only=True))
+    assert rows[0][-1] == "Done" and rows[1][4] == "swapped" and "H000017" in rows[1][5]
+    rec = tmp_path / "rec"
+    assert (rec / "ZC-O001" / "show_lldp_neighbors_detail.txt").exists()
+    assert (rec / "ZC-O001" / "show_interface_status.txt").exists()
+    # real-output quirks: CRLF everywhere, the old 'Lldp' header
+    for f in rec.rglob("*.txt"):
+        text = f.read_text().replace("\r\n", "\n").replace("LLDP neighbor-information", "Lldp neighbor-information")
+        f.write_bytes(text.replace("\n", "\r\n").encode())
+    r = run_zcube("verify", str(out / "plan.json"), "--from", str(rec), "-o", str(tmp_path / "v2"))
+    assert r.returncode == 1
+    assert json.loads((tmp_path / "v2" / "verify.json").read_text())["findings"][0]["id"] == rep["findings"][0]["id"]
+    # a second neighbour on a port, appended the RGOS way (dashed line, new index, no port header)
+    d = rec / "ZC-O003" / "show_lldp_neighbors_detail.txt"
+    text = d.read_bytes().decode()
+    block = text.split("  Neighbor index                    : 1\r\n", 1)[1].split("-" * 76)[0]
+    head, sep, tail = text.partition("-" * 76 + "\r\nLldp neighbor-information of port [TwoHundredGigabitEthernet 0/1:2]")
+    stray = block.replace("gpu", "stray")
+    d.write_bytes((head + "-" * 76 + "\r\n  Neighbor index                    : 2\r\n" + stray + sep + tail).encode())
+    obs, _ = replay(rec, [s["name"] for s in plan["switches"]])
+    kinds = {f["kind"] for f in compare(plan, obs)}
+    assert "duplicate" in kinds
+    # --only re-verifies a subset
+    r = run_zcube("verify", str(out / "plan.json"), "--from", str(rec), "--only", "ZC-E0*", "--json" if False else "-o", str(tmp_path / "v3"))
+    scope = json.loads((tmp_path / "v3" / "verify.json").read_text())["scope"]
+    assert scope and all(s.startswith("ZC-E0") for s in scope)
+
+
+def test_demo_end_to_end(tmp_path):
+    r = run_zcube("demo", "-o", str(tmp_path / "demo"), timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "all injected faults found" in r.stdout and "after the fixes: 0 findings" in r.stdout
+    d = tmp_path / "demo"
+    for rel in ("plan.json", "cabling.xlsx", "push-report.json", "verify-1/verify.json", "verify-1/verify.xlsx",
+                "verify-2/verify.json", "lab/lab.json", "lab/faults.json"):
+        assert (d / rel).exists(), rel
+    assert json.loads((d / "verify-2" / "verify.json").read_text())["findings"] == []
+    assert len(json.loads((d / "verify-1" / "verify.json").read_text())["findings"]) >= 5
