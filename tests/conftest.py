@@ -50,6 +50,14 @@ def run_zcube(*args: str, cwd: Path | None = None, env: dict | None = None, time
                           timeout=timeout, input=input)
 
 
+def build_example(tmp_path_factory, inventory: str) -> Path:
+    """`zcube build inventories/<inventory> -o <tmp>` as a user runs it; returns the output folder."""
+    out = tmp_path_factory.mktemp(inventory.split(".")[0])
+    r = run_zcube("build", f"inventories/{inventory}", "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
 @pytest.fixture(scope="session")
 def lab64_inventory():
     from zcube_deploy.inventory import load_inventory

@@ -10,24 +10,18 @@ import pytest
 import yaml
 from openpyxl import load_workbook
 
-from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
+from conftest import build_example, GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
 from zcube_deploy.cabling.workbook import STATUS_VALUES
 
 
 @pytest.fixture(scope="module")
 def lab64(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lab64c")
-    r = run_zcube("build", "inventories/lab-64.yaml", "-o", str(out), cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return out
+    return build_example(tmp_path_factory, "lab-64.yaml")
 
 
 @pytest.fixture(scope="module")
 def glm1k(tmp_path_factory):
-    out = tmp_path_factory.mktemp("glm1kc")
-    r = run_zcube("build", "inventories/glm-1k.yaml", "-o", str(out), cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return out
+    return build_example(tmp_path_factory, "glm-1k.yaml")
 
 
 def dump_workbook(path) -> str:

@@ -57,7 +57,6 @@ def independent_checks(plan: dict, G: int, P: int) -> None:
     assert m == ceil(K / (sz["oversubscription"] * S) - 1e-9)
     host_ports = plan["port_map"]["host_ports"]
     fabric_ports = plan["port_map"]["fabric_ports"]
-    lanes = plan["port_map"]["lanes_per_cage"]
     cage = lambda name: name.split("/")[1].split(":")[0]  # noqa: E731
     assert not {cage(n) for n in host_ports} & {cage(n) for n in fabric_ports}, "a cage mixes host and fabric"
     sw = {s["name"]: s for s in plan["switches"]}

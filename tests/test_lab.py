@@ -9,7 +9,7 @@ import pytest
 from netmiko import ConnectHandler
 from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException, ReadTimeout
 
-from conftest import ROOT, run_zcube
+from conftest import run_zcube
 from zcube_deploy.lab.rgos import INCOMPLETE, INVALID
 from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
 
@@ -186,7 +186,7 @@ def test_device_fault_drop_after_n_commands(lab):
     c = connect(lab, "ZC-O007")
     with pytest.raises(Exception):
         for i in range(10):
-            c.send_command(f"show version", read_timeout=5)
+            c.send_command("show version", read_timeout=5)
     assert lab.drops.get("ZC-O007", 0) >= 1
 
 

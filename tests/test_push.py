@@ -7,7 +7,7 @@ import json
 import napalm
 import pytest
 
-from conftest import ROOT, run_zcube
+from conftest import build_example, run_zcube
 from zcube_deploy.devices.driver import RuijieRGOSDriver, remediation_lines
 from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
@@ -18,10 +18,7 @@ CREDS = Credentials(DEFAULT_USERNAME, DEFAULT_PASSWORD, DEFAULT_ENABLE_SECRET)
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("push")
-    r = run_zcube("build", "inventories/lab-64.yaml", "-o", str(out), cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return out
+    return build_example(tmp_path_factory, "lab-64.yaml")
 
 
 def plan_of(built):

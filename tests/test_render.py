@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
+from conftest import build_example, GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
 from zcube_deploy.errors import InputErrors, RenderError
 from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build_plan
@@ -24,18 +24,12 @@ from zcube_deploy.render.views import PlanIndex, server_view, switch_view
 
 @pytest.fixture(scope="module")
 def lab64_build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lab64")
-    r = run_zcube("build", "inventories/lab-64.yaml", "-o", str(out), cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return out
+    return build_example(tmp_path_factory, "lab-64.yaml")
 
 
 @pytest.fixture(scope="module")
 def glm1k_build(tmp_path_factory):
-    out = tmp_path_factory.mktemp("glm1k")
-    r = run_zcube("build", "inventories/glm-1k.yaml", "-o", str(out), cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return out
+    return build_example(tmp_path_factory, "glm-1k.yaml")
 
 
 def test_golden_configs_lab64(lab64_build, update_golden):

@@ -4,12 +4,10 @@ offline mode on recordings with the real-output quirks, stable IDs, reports."""
 from __future__ import annotations
 
 import json
-import shutil
-
 import pytest
 from openpyxl import load_workbook
 
-from conftest import ROOT, run_zcube
+from conftest import build_example, run_zcube
 from zcube_deploy.lab.server import lab_credentials, running_lab
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
 from zcube_deploy.verify.collect import collect, replay
@@ -20,9 +18,7 @@ CREDS = Credentials(*lab_credentials())
 
 
 def build(tmp_path_factory, inventory):
-    out = tmp_path_factory.mktemp(inventory.split(".")[0])
-    r = run_zcube("build", f"inventories/{inventory}", "-o", str(out), cwd=ROOT)
-    assert r.returncode == 0, r.stderr
+    out = build_example(tmp_path_factory, inventory)
     return out, json.loads((out / "plan.json").read_text())
 
 
@@ -136,7 +132,7 @@ def test_cli_record_then_offline_with_real_quirks(lab64, tmp_path):
     kinds = {f["kind"] for f in compare(plan, obs)}
     assert "duplicate" in kinds
     # --only re-verifies a subset
-    r = run_zcube("verify", str(out / "plan.json"), "--from", str(rec), "--only", "ZC-E0*", "--json" if False else "-o", str(tmp_path / "v3"))
+    r = run_zcube("verify", str(out / "plan.json"), "--from", str(rec), "--only", "ZC-E0*", "-o", str(tmp_path / "v3"))
     scope = json.loads((tmp_path / "v3" / "verify.json").read_text())["scope"]
     assert scope and all(s.startswith("ZC-E0") for s in scope)
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from zcube_deploy import __version__
-from zcube_deploy.errors import InputErrors, PlanError, Problem, ZCubeError
+from zcube_deploy.errors import InputErrors, Problem, ProblemsError, ZCubeError
 from zcube_deploy.perf import keep_forever
 
 out = Console(highlight=False, soft_wrap=True)
@@ -30,7 +30,7 @@ def handle_errors(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except (InputErrors, PlanError) as exc:
+        except ProblemsError as exc:
             err.print(f"[bold red]error:[/] {exc.title} ({len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''})")
             for p in exc.problems:
                 line = f"  - [bold]{p.path}[/]: {p.message}" if p.path else f"  - {p.message}"
@@ -380,7 +380,7 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
     """Push rendered configs to the switches of PLAN, safely (see the README)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from zcube_deploy.push import OK_STATUSES, PushOptions, push_all, select_targets
+    from zcube_deploy.push import PushOptions, push_all, select_targets
     from zcube_deploy.plan.io import read_plan
 
     plan = read_plan(plan_path, {"switches": {"name", "mgmt_address", "rack"}, "inputs": None, "tool_version": None})

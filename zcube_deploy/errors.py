@@ -33,30 +33,30 @@ class ZCubeError(Exception):
     exit_code = 1
 
 
-class InputErrors(ZCubeError):
+class ProblemsError(ZCubeError):
+    """An error that carries a list of problems (all of them, not just the first)."""
+
+    exit_code = 2
+    default_title = "error"
+
+    def __init__(self, problems: list[Problem] | Problem, title: str | None = None):
+        if isinstance(problems, Problem):
+            problems = [problems]
+        self.problems = list(problems)
+        self.title = title or self.default_title
+        super().__init__(f"{self.title}: " + "; ".join(str(p) for p in self.problems))
+
+
+class InputErrors(ProblemsError):
     """Bad input or usage: carries every problem found, not just the first."""
 
-    exit_code = 2
-
-    def __init__(self, problems: list[Problem] | Problem, title: str = "invalid input"):
-        if isinstance(problems, Problem):
-            problems = [problems]
-        self.problems = list(problems)
-        self.title = title
-        super().__init__(f"{title}: " + "; ".join(str(p) for p in self.problems))
+    default_title = "invalid input"
 
 
-class PlanError(ZCubeError):
+class PlanError(ProblemsError):
     """The planner could not build a plan that satisfies the ZCube invariants."""
 
-    exit_code = 2
-
-    def __init__(self, problems: list[Problem] | Problem, title: str = "cannot plan"):
-        if isinstance(problems, Problem):
-            problems = [problems]
-        self.problems = list(problems)
-        self.title = title
-        super().__init__(f"{title}: " + "; ".join(str(p) for p in self.problems))
+    default_title = "cannot plan"
 
 
 class InvariantViolation(PlanError):

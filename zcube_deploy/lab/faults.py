@@ -72,7 +72,6 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
     for sw in plan["switches"]:
         used = used_by.get(sw["name"], set())
         free_ports[sw["name"]] = [p for p in plan["port_map"]["host_ports"] + plan["port_map"]["fabric_ports"] if p not in used]
-    switches = sorted(free_ports)
     servers = [s["name"] for s in plan["servers"]]
     kinds = list(CABLING_KINDS)
     rng.shuffle(kinds)

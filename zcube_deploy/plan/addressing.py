@@ -21,7 +21,7 @@ def plane_layout(S: int, K: int, m: int) -> dict:
 
 def assign_addresses(inv: ResolvedInventory, acc: dict) -> dict:
     sz = acc["sizing"]
-    S, K, m, G = sz.S, sz.K, sz.m, sz.gpus_per_server
+    S, K, m = sz.S, sz.K, sz.m
     a = inv.spec.addressing
     lay = plane_layout(S, K, m)
     block, agg = lay["block"], lay["aggregate"]
