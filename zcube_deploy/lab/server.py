@@ -47,6 +47,7 @@ class _Shell(asyncssh.SSHServerSession):
         self.buf = ""
         self.echoed = 0  # characters of self.buf already echoed
         self.idle = False
+        self.escape = False
         self.last_cr = False
         self.queue: asyncio.Queue[tuple[str, int] | None] = asyncio.Queue()
         self.chan = None
@@ -107,6 +108,13 @@ class _Shell(asyncssh.SSHServerSession):
         # line is echoed when the CLI gets to it, so echo, output and prompts never interleave.
         echo: list[str] = []
         for ch in data:
+            if self.escape:  # skip terminal escape sequences (arrow, Home/End keys): ESC [ ... final byte
+                if ch.isalpha() or ch == "~":
+                    self.escape = False
+                continue
+            if ch == "\x1b":
+                self.escape = True
+                continue
             if ch == "\n" and self.last_cr:
                 self.last_cr = False
                 continue
