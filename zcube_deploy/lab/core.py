@@ -125,9 +125,15 @@ class LabModel:
         ns = self.neighbors(st)
         return lldp.detail(ns) if detail else lldp.brief(ns)
 
+    def lldp_output(self, st: SwitchState, detail: bool):
+        """What the CLI sends: the brief table as text, the detail as a stream of chunks."""
+        if not detail:
+            return lldp.brief(self.neighbors(st))
+        return lldp.detail_chunks(self.neighbors(st))
+
     def new_session(self, name: str) -> Session:
         f = self.faults[name]
-        return Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_text, link_up=self.link_up,
+        return Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_output, link_up=self.link_up,
                        ask_password_change=f.ask_password_change, reject=f.reject_lines)
 
     enable_secret = ""

@@ -90,10 +90,15 @@ def _block(n: Neighbor, index: int) -> list[str]:
 
 def detail(neighbors: list[Neighbor], header_word: str = "LLDP") -> str:
     """One block per port; a second neighbour on the same port follows a dashed line, no port header."""
-    lines: list[str] = []
+    return "".join(detail_chunks(neighbors, header_word)).removesuffix("\n")
+
+
+def detail_chunks(neighbors, header_word: str = "LLDP"):
+    """The same text, one neighbour at a time (a 512-port switch answers with ~1 MB: stream it)."""
     current = None
     index = 0
     for n in neighbors:
+        lines: list[str] = []
         if n.local_port != current:
             current, index = n.local_port, 1
             lines += [DASH, f"{header_word} neighbor-information of port [{n.local_port}]", DASH]
@@ -102,4 +107,4 @@ def detail(neighbors: list[Neighbor], header_word: str = "LLDP") -> str:
             lines.append(DASH)
         lines += _block(n, index)
         lines.append("")
-    return "\n".join(lines)
+        yield "\n".join(lines) + "\n"

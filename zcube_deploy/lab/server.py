@@ -47,6 +47,8 @@ class _Shell(asyncssh.SSHServerSession):
         self.buf = ""
         self.echoed = 0  # characters of self.buf already echoed
         self.idle = False
+        self.can_write = asyncio.Event()
+        self.can_write.set()
         self.escape = False
         self.last_cr = False
         self.queue: asyncio.Queue[tuple[str, int] | None] = asyncio.Queue()
@@ -99,6 +101,11 @@ class _Shell(asyncssh.SSHServerSession):
                     self._write((out + "\n" if out else ""))
                     self.chan.exit(0)
                     return
+                if not isinstance(out, str):  # a long answer, streamed: at most one window buffered per session
+                    for chunk in out:
+                        self._write(chunk)
+                        await self.can_write.wait()
+                    out = ""
                 self._write((out + "\n" if out else "") + self.session.prompt())
         except (asyncio.CancelledError, ConnectionError, BrokenPipeError):
             pass
@@ -140,6 +147,12 @@ class _Shell(asyncssh.SSHServerSession):
                     self.echoed += 1
         if echo:
             self._write("".join(echo))
+
+    def pause_writing(self) -> None:
+        self.can_write.clear()
+
+    def resume_writing(self) -> None:
+        self.can_write.set()
 
     def eof_received(self) -> bool:
         self.queue.put_nowait(None)
