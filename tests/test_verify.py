@@ -4,6 +4,7 @@ offline mode on recordings with the real-output quirks, stable IDs, reports."""
 from __future__ import annotations
 
 import json
+import shutil
 import pytest
 from openpyxl import load_workbook
 
@@ -147,3 +148,41 @@ def test_demo_end_to_end(tmp_path):
         assert (d / rel).exists(), rel
     assert json.loads((d / "verify-2" / "verify.json").read_text())["findings"] == []
     assert len(json.loads((d / "verify-1" / "verify.json").read_text())["findings"]) >= 5
+
+
+def test_cli_lab_up_verify_fix_verify(lab64, tmp_path):
+    """The demo's loop with the CLI alone: lab up (faults), push, verify (exit 1), lab fix, verify (exit 0)."""
+    import signal
+    import subprocess
+    import time
+
+    from conftest import zcube_exe
+
+    out, plan = lab64
+    work = tmp_path / "w"
+    shutil.copytree(out / "configs", work / "configs")
+    shutil.copy(out / "plan.json", work / "plan.json")
+    lab_dir = tmp_path / "lab"
+    proc = subprocess.Popen(zcube_exe() + ["lab", "up", str(work / "plan.json"), "-o", str(lab_dir), "--faults", "random:5", "--seed", "9"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(150):
+            if (lab_dir / "lab.json").exists():
+                break
+            time.sleep(0.2)
+        lab_json = str(lab_dir / "lab.json")
+        assert run_zcube("push", str(work / "plan.json"), "--configs", str(work), "--lab", lab_json).returncode == 0
+        r = run_zcube("verify", str(work / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "v1"))
+        assert r.returncode == 1, r.stdout + r.stderr
+        expected = json.loads((lab_dir / "faults.json").read_text())["expected_findings"]
+        found = json.loads((tmp_path / "v1" / "verify.json").read_text())["findings"]
+        assert sorted((e["kind"], e["cables"]) for e in expected) == sorted((f["kind"], f["cables"]) for f in found)
+        r = run_zcube("lab", "fix", str(lab_dir), "--findings", str(tmp_path / "v1" / "verify.json"))
+        assert r.returncode == 0, r.stdout + r.stderr
+        r = run_zcube("verify", str(work / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "v2"))
+        assert r.returncode == 0, r.stdout + r.stderr
+        w = json.loads(run_zcube("lab", "wiring", str(lab_dir), "--json").stdout)
+        assert all(c["planned"] for c in w["cables"]) and not w["down"] and not w["lldp_off"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)

@@ -634,6 +634,35 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
     asyncio.run(serve())
 
 
+@lab_group.command("fix")
+@click.argument("lab_dir", type=click.Path(file_okay=False))
+@click.option("--findings", "verify_json", required=True, type=click.Path(dir_okay=False), help="verify.json from `zcube verify`")
+@click.option("--wait", type=float, default=10, show_default=True, help="seconds to wait for the running lab to apply them")
+@handle_errors
+def lab_fix_cmd(lab_dir: str, verify_json: str, wait: float) -> None:
+    """Do what the technicians would: apply the physical fixes of a verify.json to a running lab's wiring."""
+    import time
+
+    try:
+        findings = json.loads(Path(verify_json).read_text())["findings"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise InputErrors(Problem(verify_json, f"not a verify.json: {exc}")) from None
+    ops = [op for f in findings for op in f.get("fix", [])]
+    control = Path(lab_dir) / "control.json"
+    if not (Path(lab_dir) / "lab.json").exists():
+        raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
+    control.write_text(json.dumps(ops))
+    deadline = time.monotonic() + wait
+    while control.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if control.exists():
+        raise ZCubeError(f"the lab did not pick up {control} within {wait:g} s: is `zcube lab up` running for {lab_dir}?")
+    err = Path(lab_dir) / "control.error"
+    if err.exists():
+        raise ZCubeError(f"the lab refused the fixes: {err.read_text().strip()}")
+    out.print(f"{len(ops)} physical fixes from {len(findings)} findings applied to the lab; run `zcube verify` again")
+
+
 @lab_group.command("wiring")
 @click.argument("lab_dir", type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True)

@@ -264,6 +264,7 @@ class Lab:
         path = Path(out_dir) / "control.json"
         if not path.exists():
             return
+        (Path(out_dir) / "control.error").unlink(missing_ok=True)
         try:
             ops = json.loads(path.read_text())
             self.apply_operations(ops if isinstance(ops, list) else ops.get("operations", []))
