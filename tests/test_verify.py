@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+
 import pytest
 from openpyxl import load_workbook
 
