@@ -34,3 +34,21 @@ def report(rows: list[dict], title: str) -> None:
         print(f"  {r['case']:<14} {r['wall_s']:8.2f} s   peak RSS {r['peak_rss_bytes'] / 2**20:8.0f} MiB"
               + (f"   target {r['target']}" if r.get("target") else "") + extra)
     _ = time
+
+
+def prepare_16k_lab(d, extra_lab_args: tuple[str, ...] = ()):
+    """Plan and render zcube-16k into ``d`` and start `zcube lab up` on it; returns the lab process once ready."""
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cmd = zcube()
+    subprocess.run(cmd + ["plan", str(root / "inventories" / "zcube-16k.yaml"), "-o", str(d)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd + ["render", str(d / "plan.json"), "-o", str(d)], check=True, stdout=subprocess.DEVNULL)
+    lab = subprocess.Popen(cmd + ["lab", "up", str(d / "plan.json"), "-o", str(d / "lab"), *extra_lab_args],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    while not (d / "lab" / "lab.json").exists():
+        if lab.poll() is not None:
+            raise SystemExit(lab.stderr.read())
+        time.sleep(0.1)
+    return lab

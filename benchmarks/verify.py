@@ -9,30 +9,25 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _measure import prepare_16k_lab
+from _measure import zcube as _zcube
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def zcube(*args: str) -> list[str]:
-    return [sys.executable, "-m", "zcube_deploy", *args]
+    return [*_zcube(), *args]
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        subprocess.run(zcube("plan", str(ROOT / "inventories" / "zcube-16k.yaml"), "-o", str(d)), check=True, stdout=subprocess.DEVNULL)
-        subprocess.run(zcube("render", str(d / "plan.json"), "-o", str(d)), check=True, stdout=subprocess.DEVNULL)
-        lab = subprocess.Popen(zcube("lab", "up", str(d / "plan.json"), "-o", str(d / "lab"), "--faults", "random:10", "--seed", "3"),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        lab = prepare_16k_lab(d, ("--faults", "random:10", "--seed", "3"))
         try:
-            while not (d / "lab" / "lab.json").exists():
-                if lab.poll() is not None:
-                    raise SystemExit(lab.stderr.read())
-                time.sleep(0.1)
             lab_json = str(d / "lab" / "lab.json")
             subprocess.run(zcube("push", str(d / "plan.json"), "--configs", str(d), "--lab", lab_json, "--concurrency", "32"),
                            capture_output=True, check=False)

@@ -200,8 +200,9 @@ def _render(plan: dict, out_dir: str, only: str | None, jobs: int | None) -> dic
 def render_cmd(plan_path: str, out_dir: str, only: str | None, jobs: int | None) -> None:
     """Render switch configs (DIR/configs) and server netplan files (DIR/hosts) from PLAN."""
     from zcube_deploy.plan.io import read_plan
+    from zcube_deploy.render import PLAN_FIELDS
 
-    plan = read_plan(plan_path)
+    plan = read_plan(plan_path, PLAN_FIELDS)
     keep_forever()
     warn_if_stale(plan)
     _render(plan, out_dir, only, jobs)

@@ -14,6 +14,12 @@ from zcube_deploy.render.jinja import template
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view
 
+# what rendering reads of a plan (the cable list, the largest part, is not needed)
+PLAN_FIELDS: dict[str, set[str] | None] = {
+    "switches": None, "servers": None, "port_map": None, "models": None, "settings": None, "sizing": None,
+    "cluster": None, "inputs": None, "tool_version": None,
+}
+
 SWITCH_TEMPLATE = "switch.cfg.j2"
 HOST_PLATFORM = "netplan"
 HOST_TEMPLATE = "host.yaml.j2"
