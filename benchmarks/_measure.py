@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 _WRAPPER = r"""
 import json, resource, subprocess, sys, time
@@ -33,7 +32,6 @@ def report(rows: list[dict], title: str) -> None:
         extra = "" if r.get("rc", 0) == 0 else f"  FAILED rc={r['rc']}: {r.get('stderr', '')[-300:]}"
         print(f"  {r['case']:<14} {r['wall_s']:8.2f} s   peak RSS {r['peak_rss_bytes'] / 2**20:8.0f} MiB"
               + (f"   target {r['target']}" if r.get("target") else "") + extra)
-    _ = time
 
 
 def prepare_16k_lab(d, extra_lab_args: tuple[str, ...] = ()):

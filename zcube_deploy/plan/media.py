@@ -11,8 +11,6 @@ catalog's preference whose reach and stock lengths cover the group's longest leg
 
 from __future__ import annotations
 
-from math import ceil
-
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.plan.placement import rack_distance
@@ -94,5 +92,4 @@ def assign_media(inv: ResolvedInventory, acc: dict) -> dict:
         c["medium"] = name
         text = f"{stock:g}"
         c["part"] = med.part.format(speed=speed, length=text, kind=med.kind)
-    _ = ceil
     return {"cables": acc["cables"]}

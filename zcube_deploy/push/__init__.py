@@ -62,6 +62,9 @@ class PushRun:
 
 
 def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: dict[str, tuple[str, int]] | None) -> list[Target]:
+    if not (configs_dir / "configs").is_dir():
+        raise InputErrors(Problem(str(configs_dir / "configs"), "no rendered configs here", "run `zcube render PLAN -o DIR` first"),
+                          "cannot push")
     pats = [p.strip() for p in (only or "").split(",") if p.strip()]
     targets, problems = [], []
     for sw in plan["switches"]:
@@ -81,7 +84,8 @@ def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: d
             host, port = sw["mgmt_address"], 22
         targets.append(Target(name, host, port, path.read_text(encoding="utf-8")))
     if problems:
-        raise InputErrors(problems[:10], "cannot push")
+        more = [Problem("", f"... and {len(problems) - 10} more")] if len(problems) > 10 else []
+        raise InputErrors(problems[:10] + more, "cannot push")
     if pats and not targets:
         raise InputErrors(Problem("--only", f"{only!r} matches no switch"))
     return targets
