@@ -14,6 +14,7 @@ from zcube_deploy.errors import PlanFileError
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.plan.build import SCHEMA_VERSION
 
+SECTIONS = {"switches", "servers", "cables", "port_map", "models", "settings", "sizing", "cluster", "inputs", "layout"}
 _enc = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -115,6 +116,10 @@ def read_plan(path: str | Path, fields: dict[str, set[str] | None] | None = None
     if data["schema_version"] != SCHEMA_VERSION:
         raise PlanFileError(f"{p}: plan schema version {data['schema_version']!r} is not supported by this zcube "
                             f"(it reads version {SCHEMA_VERSION}); re-run `zcube plan` with this version")
+    needed = set(fields) if fields else SECTIONS
+    missing = sorted((needed & SECTIONS) - set(data))
+    if missing:
+        raise PlanFileError(f"{p}: the plan lacks {', '.join(missing)}; re-run `zcube plan` with this version")
     return data
 
 
