@@ -20,6 +20,7 @@ import asyncssh
 
 from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.faults import apply_faults, load_faults
+from zcube_deploy.plan.io import write_canonical
 
 HOST = "127.0.0.1"
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
@@ -248,9 +249,12 @@ class Lab:
         kh.write_text(self.known_hosts_text())
         doc = {"switches": {n: {"host": h, "port": p} for n, (h, p) in sorted(self.endpoints.items())},
                "known_hosts": str(kh.resolve())}
-        (out / "lab.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
         (out / "faults.json").write_text(json.dumps({"faults": self.faults_spec, "expected_findings": self.expected}, indent=1, sort_keys=True) + "\n")
         self.write_wiring(out)
+        # lab.json last: its appearance tells other processes (and the user) that the lab is ready
+        tmp = out / "lab.json.tmp"
+        tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        tmp.replace(out / "lab.json")
         return doc
 
     def apply_operations(self, ops: list[dict]) -> int:
@@ -274,7 +278,7 @@ class Lab:
         self.write_wiring(out_dir)
 
     def write_wiring(self, out_dir: str | Path) -> None:
-        (Path(out_dir) / "wiring.json").write_text(json.dumps(self.model.wiring.as_dict(), indent=1, sort_keys=True) + "\n")
+        write_canonical(self.model.wiring.as_dict(stream=True), Path(out_dir) / "wiring.json")  # streamed: no 64k-cable copy in memory
 
 
 def _cancel_all(loop: asyncio.AbstractEventLoop) -> None:

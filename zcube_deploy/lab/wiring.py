@@ -122,10 +122,12 @@ class Wiring:
         self.reindex()
         return ids
 
-    def as_dict(self) -> dict:
+    def as_dict(self, stream: bool = False) -> dict:
+        """The effective wiring as data; ``stream=True`` gives the cables as an iterator (for writing)."""
+        rows = ({"id": c.id, "a": {"device": c.a[0], "port": c.a[1]}, "b": {"device": c.b[0], "port": c.b[1]}, "planned": c.planned}
+                for c in sorted(self.cables.values(), key=lambda c: c.id))
         return {
-            "cables": [{"id": c.id, "a": {"device": c.a[0], "port": c.a[1]}, "b": {"device": c.b[0], "port": c.b[1]}, "planned": c.planned}
-                       for c in sorted(self.cables.values(), key=lambda c: c.id)],
+            "cables": rows if stream else list(rows),
             "down": [{"device": d, "port": p} for d, p in sorted(self.forced_down)],
             "lldp_off": sorted(self.lldp_off),
             "announced_name": dict(sorted(self.announced_name.items())),

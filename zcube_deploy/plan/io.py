@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from zcube_deploy.errors import PlanFileError
@@ -18,31 +19,52 @@ SECTIONS = {"switches", "servers", "cables", "port_map", "models", "settings", "
 _enc = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def dumps_plan(plan: dict) -> str:
-    parts = ["{\n"]
-    keys = sorted(plan)
+def iter_canonical(doc: dict) -> Iterator[str]:
+    """The canonical layout in chunks. A value may be an iterator of rows (written one per line as
+    they come), so a large document can be streamed to disk without building it in memory."""
+    yield "{\n"
+    keys = sorted(doc)
     for n, key in enumerate(keys):
-        value = plan[key]
-        parts.append(_enc.encode(key) + ":")
+        value = doc[key]
+        yield _enc.encode(key) + ":"
         if isinstance(value, list) and value:
-            parts.append("[\n")
-            parts.append(",\n".join(_enc.encode(v) for v in value))
-            parts.append("\n]")
+            yield "[\n" + ",\n".join(_enc.encode(v) for v in value) + "\n]"
+        elif isinstance(value, Iterator):
+            batch: list[str] = []
+            first = True
+            for row in value:
+                batch.append(_enc.encode(row))
+                if len(batch) == 2000:
+                    yield ("[\n" if first else ",\n") + ",\n".join(batch)
+                    first, batch = False, []
+            if batch:
+                yield ("[\n" if first else ",\n") + ",\n".join(batch)
+                first = False
+            yield "[]" if first else "\n]"
         else:
-            parts.append(_enc.encode(value))
-        parts.append(",\n" if n < len(keys) - 1 else "\n")
-    parts.append("}\n")
-    return "".join(parts)
+            yield _enc.encode(value)
+        yield ",\n" if n < len(keys) - 1 else "\n"
+    yield "}\n"
+
+
+def dumps_plan(plan: dict) -> str:
+    return "".join(iter_canonical(plan))
+
+
+def write_canonical(doc: dict, path: str | Path) -> Path:
+    """Stream ``doc`` in the canonical layout to ``path`` (via a temporary file, then renamed)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.writelines(iter_canonical(doc))
+    tmp.replace(path)
+    return path
 
 
 def write_plan(plan: dict, out_dir: str | Path) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "plan.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(dumps_plan(plan), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_canonical(plan, out / "plan.json")
 
 
 def _project(obj: dict, proj) -> dict:
