@@ -579,6 +579,114 @@ def _lab_args(lab, d: Path) -> dict:
 
 
 # ---------------------------------------------------------------- lab
+# ---------------------------------------------------------------- compare / analyze
+@cli.command("compare")
+@click.argument("source", required=False, type=click.Path(dir_okay=False))
+@click.option("--gpus", type=int, help="GPU count (without SOURCE)")
+@click.option("--switch-capacity", default="51.2T", show_default=True, help="switch capacity, e.g. 51.2T, 102.4T")
+@click.option("--nic-port-speed", default="200G", show_default=True, help="NIC port speed b (ZCube, HPN); ROFT and Rail-only get one 2b port")
+@click.option("--gpus-per-server", default=8, show_default=True, type=int, help="GPUs per server (= rails)")
+@click.option("--oversubscription", default=1.0, show_default=True, type=float, help="ZCube oversubscription s")
+@click.option("--switch-model", help="catalog switch model (default: the catalog's model of that capacity)")
+@click.option("--catalog", "catalog_path", type=click.Path(dir_okay=False), help="extra hardware catalog YAML")
+@click.option("--json", "as_json", is_flag=True, help="print the comparison as JSON")
+@handle_errors
+def compare_cmd(source: str | None, gpus: int | None, switch_capacity: str, nic_port_speed: str, gpus_per_server: int,
+                oversubscription: float, switch_model: str | None, catalog_path: str | None, as_json: bool) -> None:
+    """ZCube against HPN dual-plane Clos, ROFT and Rail-only for SOURCE (plan.json or inventory) or --gpus N."""
+    from zcube_deploy.analysis import inputs
+    from zcube_deploy.analysis.designs import as_json as designs_json, compare_designs, table_rows
+
+    if source and gpus:
+        raise InputErrors(Problem("--gpus", "give a plan/inventory or --gpus, not both"))
+    if source:
+        if not Path(source).exists():
+            raise InputErrors(Problem(source, "no such file"))
+        load = inputs.from_plan if source.endswith(".json") else inputs.from_inventory
+        params, sizing, prices, label = load(source)
+    elif gpus is not None:
+        params, sizing, prices, label = inputs.from_parameters(gpus, switch_capacity, nic_port_speed, gpus_per_server,
+                                                               oversubscription, switch_model, catalog_path)
+    else:
+        raise InputErrors(Problem("compare", "nothing to compare", "give a plan.json, an inventory, or --gpus N"))
+    designs = compare_designs(params, prices, sizing)
+    if as_json:
+        click.echo(json.dumps(designs_json(designs), indent=2, sort_keys=True))
+        return
+    header, rows = table_rows(designs)
+    t = Table(title=f"designs compared: {label}, NIC ports {params.nic_port_gbps}G", title_justify="left")
+    for i, h in enumerate(header):
+        t.add_column(h, justify="left" if i == 0 else "right", style="dim" if h == "ratio" else None)
+    for r in rows:
+        t.add_row(*r)
+    out.print(t)
+    for d in designs:
+        out.print(f"[bold]{d.design}[/]: {d.rule}" + (f"; {d.note}" if d.note else ""))
+    if prices is None:
+        out.print("no switch price in the catalog for this model: CapEx left out")
+
+
+@cli.command("analyze")
+@click.argument("plan_path", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out_dir", default="out/analyze", show_default=True, type=click.Path(file_okay=False),
+              help="folder for analyze.json and unreachability.png")
+@click.option("--samples", default=400, show_default=True, type=click.IntRange(2, 1_000_000), help="Monte-Carlo trials per probability")
+@click.option("--seed", default=1, show_default=True, type=int, help="random seed (same seed, same results)")
+@click.option("--probabilities", default="0.001,0.002,0.005,0.01,0.02,0.05", show_default=True,
+              help="comma-separated link failure probabilities")
+@handle_errors
+def analyze_cmd(plan_path: str, out_dir: str, samples: int, seed: int, probabilities: str) -> None:
+    """What failures cost on PLAN: single switch and link failures, random link failures against a
+    dual-plane Clos of the same size (Monte-Carlo), path statistics. Writes DIR/analyze.json and a plot."""
+    from zcube_deploy.analysis.report import PLAN_FIELDS, analyze_plan, write_analysis
+    from zcube_deploy.plan.io import read_plan
+
+    try:
+        probs = [float(x) for x in probabilities.split(",") if x.strip()]
+    except ValueError:
+        probs = []
+    if not probs or any(not 0 < x < 1 for x in probs):
+        raise InputErrors(Problem("--probabilities", f"{probabilities!r}: give probabilities between 0 and 1, e.g. 0.001,0.01"))
+    plan = read_plan(plan_path, PLAN_FIELDS)
+    doc = analyze_plan(plan, sorted(set(probs)), samples, seed)
+    js, png = write_analysis(doc, out_dir)
+    ps = doc["path_statistics"]
+    cg = ps["cross_group"]
+    out.print(f"[bold]{doc['plan']['cluster']}[/]: {doc['plan']['gpus']:,} GPUs, {doc['plan']['switches']} switches, "
+              f"{doc['plan']['fabric_links']:,} fabric links")
+    out.print(f"paths: across groups {cg['path_switches']['max']} switches, shortest switch paths per port pair "
+              f"{cg['shortest_switch_paths']['min']}..{cg['shortest_switch_paths']['max']} (parallel links "
+              f"{cg['shortest_link_paths']['min']}..{cg['shortest_link_paths']['max']}), routed paths {cg['routed_paths_per_port_pair']}; "
+              f"mean shortest GPU-pair path {ps['gpu_pairs']['mean_shortest_path_switches']:.3f} switches")
+    t = Table(title="single failures (worst case over every element)", title_justify="left")
+    for c in ("failed element", "count", "GPU ports cut off", "port pairs lost", "GPU pairs w/o routed path",
+              "GPU pairs disconnected", "longest detour (port / GPU)"):
+        t.add_column(c, justify="left" if c == "failed element" else "right")
+    for kind, label in (("switch", "one switch"), ("fabric_link", "one fabric link")):
+        sm = doc["single_failures"][kind]
+        if not sm["elements"]:
+            continue
+        t.add_row(label, str(sm["elements"]), f"{sm['max_gpu_ports_cut_off']['value']:,}", f"{sm['max_port_pairs_lost']['value']:,}",
+                  f"{sm['max_gpu_pairs_without_routed_path']['value']:,}", f"{sm['max_gpu_pairs_disconnected']['value']:,}",
+                  f"{sm['longest_port_detour_switches']['value']} / {sm['longest_gpu_detour_switches']['value']} switches")
+    out.print(t)
+    t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
+              title_justify="left")
+    for c in ("p", "ZCube (any path)", "ZCube (static routes)", "dual-plane Clos", "ZCube / Clos", "model 2p^2 / 4p^2"):
+        t.add_column(c, justify="right")
+
+    def fmt(x: dict) -> str:
+        return f"{x['mean']:.2e} [{x['ci95'][0]:.1e}, {x['ci95'][1]:.1e}]"
+
+    for r in doc["random_link_failures"]:
+        ratio = r["ratio_zcube_to_clos"]
+        rtxt = "-" if ratio["ratio"] is None else f"{ratio['ratio']:.2f} [{ratio['ci95'][0]:.2f}, {ratio['ci95'][1]:.2f}]"
+        t.add_row(f"{r['p']:g}", fmt(r["zcube"]), fmt(r["zcube_routed"]), fmt(r["dual_plane_clos"]), rtxt,
+                  f"{r['model']['zcube_2p2']:.1e} / {r['model']['clos_4p2']:.1e}")
+    out.print(t)
+    out.print(f"written: [bold]{js}[/] (per-element tables), [bold]{png}[/]")
+
+
 @cli.group("lab")
 def lab_group() -> None:
     """A lab of simulated Ruijie switches over SSH on 127.0.0.1, with fault injection."""

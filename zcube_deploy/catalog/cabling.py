@@ -48,6 +48,7 @@ class Optic(_M):
 class Optics(_M):
     switch_cage: dict[str, Optic]
     nic_port: Optic
+    by_speed: dict[str, float] = Field(default_factory=dict, description="unit price (USD) of one module per link speed, for `zcube compare`")
 
 
 class Colour(_M):

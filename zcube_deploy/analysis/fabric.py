@@ -1,0 +1,156 @@
+"""Fabric models for fault analysis, built from a plan (ZCube) or from the comparison rules (a
+dual-plane Clos of the same size). Pure numpy; no I/O.
+
+A fabric is switches (nodes), switch-to-switch links (edges) and GPUs with two ports, each port
+one host link to one switch. For ZCube the plan's own route tables are read to know which fabric
+link each switch uses towards each destination GPU port (the "routed" model); nothing about the
+wiring rule is assumed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Network
+from math import ceil
+
+import numpy as np
+
+from zcube_deploy.errors import PlanFileError
+
+
+@dataclass
+class Fabric:
+    name: str
+    switch_names: list[str]
+    link_u: np.ndarray  # switch index of each switch-to-switch link's a end
+    link_v: np.ndarray
+    port_switch: np.ndarray  # (N, 2): switch of GPU g's port 1 and port 2
+    link_ids: list[str] = field(default_factory=list)
+    gpu_names: list[str] = field(default_factory=list)  # "server/nic-port-1-name"
+
+    @property
+    def n_gpus(self) -> int:
+        return len(self.port_switch)
+
+    @property
+    def n_switches(self) -> int:
+        return len(self.switch_names)
+
+
+@dataclass
+class Routing:
+    """ZCube's static cross-group routing, in classes.
+
+    GPU a's port 1 (odd side) has class ``oc[a]``, its port 2 (even side) class ``ec[a]``. Ports in
+    one class sit on the same switch and are reached over the same fabric links from every switch
+    of the other group. ``fwd[o, j]``: link index odd switch o uses towards even class j (-1: no
+    route); ``rev[e, i]``: link index even switch e uses towards odd class i.
+    """
+
+    oc: np.ndarray
+    ec: np.ndarray
+    oc_switch: np.ndarray  # odd switch (global switch index) of each odd class
+    ec_switch: np.ndarray
+    odd: np.ndarray  # global switch indexes of the odd group, in order
+    even: np.ndarray
+    fwd: np.ndarray  # (len(odd), n even classes)
+    rev: np.ndarray  # (len(even), n odd classes)
+    withdrawn_prefixes: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # link -> [(switch, prefix)]
+
+
+def _aton(text: str) -> int:
+    a, b, c, d = (int(x) for x in text.split("."))
+    return (a << 24) | (b << 16) | (c << 8) | d
+
+
+def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
+    """The installed GPUs, switches, fabric links and routing of a one-plane ZCube plan."""
+    if plan.get("sizing", {}).get("planes", 1) != 1:
+        raise PlanFileError("analyze supports one-plane plans (2-port NICs); this plan has "
+                            f"{plan['sizing']['planes']} planes")
+    switches = sorted(plan["switches"], key=lambda s: (s["group"] != "odd", s["index"]))
+    names = [s["name"] for s in switches]
+    idx = {n: i for i, n in enumerate(names)}
+    group = np.array([s["group"] == "odd" for s in switches])
+    fabric_cables = sorted((c for c in plan["cables"] if c["kind"] == "fabric"), key=lambda c: c["id"])
+    link_of_cable = {c["id"]: i for i, c in enumerate(fabric_cables)}
+    lu = np.array([idx[c["a"]["device"]] for c in fabric_cables], dtype=np.int64)
+    lv = np.array([idx[c["b"]["device"]] for c in fabric_cables], dtype=np.int64)
+    # GPUs: both NIC ports, in server/GPU order
+    gpus: dict[tuple[str, int], dict[int, dict]] = {}
+    for srv in plan["servers"]:
+        for nic in srv.get("nics", ()):
+            gpus.setdefault((srv["name"], nic["gpu"]), {})[nic["nic_port"]] = nic
+    keys = [k for k in gpus if 1 in gpus[k] and 2 in gpus[k]]
+    port_switch = np.array([[idx[gpus[k][1]["switch"]], idx[gpus[k][2]["switch"]]] for k in keys], dtype=np.int64).reshape(-1, 2)
+    gpu_names = [f"{k[0]}/gpu{k[1]}" for k in keys]
+    fab = Fabric("ZCube", names, lu, lv, port_switch, [c["id"] for c in fabric_cables], gpu_names)
+    if len(keys) == 0:
+        raise PlanFileError("the plan has no installed GPU with both NIC ports cabled: nothing to analyse")
+    if not (group[port_switch[:, 0]].all() and (~group[port_switch[:, 1]]).all()):
+        raise PlanFileError("NIC port 1 must go to an odd switch and port 2 to an even switch")
+    addr1 = np.array([_aton(gpus[k][1]["address"]) for k in keys], dtype=np.int64)
+    addr2 = np.array([_aton(gpus[k][2]["address"]) for k in keys], dtype=np.int64)
+    odd = np.flatnonzero(group)
+    even = np.flatnonzero(~group)
+    withdrawn: dict[int, list[tuple[str, str]]] = {}
+
+    def links_towards(sw: dict, dst: np.ndarray, dst_switch: np.ndarray) -> np.ndarray:
+        """Fabric link used by switch ``sw`` for each destination address (longest prefix match)."""
+        peer_link: dict[int, int] = {}
+        for itf in sw["interfaces"]:
+            if itf.get("kind") == "fabric" and itf.get("cable") in link_of_cable:
+                peer_link[_aton(itf["peer"]["address"])] = link_of_cable[itf["cable"]]
+        out = np.full(len(dst), -1, dtype=np.int64)
+        plen_of = np.full(len(dst), -1, dtype=np.int64)
+        for r in sw.get("routes", ()):
+            if r.get("fallback"):
+                continue
+            net = IPv4Network(r["prefix"])
+            link = peer_link.get(_aton(r["next_hop"]), -1)
+            if link >= 0:
+                withdrawn.setdefault(link, []).append((sw["name"], r["prefix"]))
+            hit = (dst & int(net.netmask)) == int(net.network_address)
+            hit &= net.prefixlen > plen_of
+            if not hit.any():
+                continue
+            out[hit] = link
+            plen_of[hit] = net.prefixlen
+        ok = out >= 0
+        me = idx[sw["name"]]
+        ends = np.stack([lu[out[ok]], lv[out[ok]]], axis=1)
+        if not ((ends == me).any(axis=1) & (ends == dst_switch[ok, None]).any(axis=1)).all():
+            raise PlanFileError(f"{sw['name']}: a route to the other group does not use a direct link to the destination's switch")
+        return out
+
+    fwd_all = np.stack([links_towards(switches[o], addr2, port_switch[:, 1]) for o in odd])  # (S_odd, N)
+    rev_all = np.stack([links_towards(switches[e], addr1, port_switch[:, 0]) for e in even])  # (S_even, N)
+    # classes: same switch and same links from every switch of the other group
+    ekey = np.vstack([port_switch[:, 1][None, :], fwd_all]).T
+    okey = np.vstack([port_switch[:, 0][None, :], rev_all]).T
+    ekeys, ec = np.unique(ekey, axis=0, return_inverse=True)
+    okeys, oc = np.unique(okey, axis=0, return_inverse=True)
+    routing = Routing(oc=oc.ravel(), ec=ec.ravel(), oc_switch=okeys[:, 0], ec_switch=ekeys[:, 0], odd=odd, even=even,
+                      fwd=ekeys[:, 1:].T.copy(), rev=okeys[:, 1:].T.copy(), withdrawn_prefixes=withdrawn)
+    return fab, routing
+
+
+def dual_plane_clos(n_gpus: int, h: int, k: int) -> Fabric:
+    """HPN-style dual-plane 2-tier Clos for ``n_gpus`` (the comparison's rule): per plane, leaves of
+    h/2 GPU ports with k/2 uplinks spread round-robin over ceil(leaves/2) spines (none for one leaf)."""
+    down = h // 2
+    leaves = ceil(n_gpus / down)
+    spines = 0 if leaves <= 1 else ceil(leaves * (k // 2) / k)
+    per_plane = leaves + spines
+    names, lu, lv = [], [], []
+    for plane in (0, 1):
+        base = plane * per_plane
+        names += [f"P{plane + 1}-L{i + 1:03d}" for i in range(leaves)] + [f"P{plane + 1}-S{i + 1:03d}" for i in range(spines)]
+        if spines:
+            for leaf in range(leaves):
+                for u in range(k // 2):
+                    lu.append(base + leaf)
+                    lv.append(base + leaves + (leaf + u) % spines)
+    g = np.arange(n_gpus)
+    port_switch = np.stack([g // down, per_plane + g // down], axis=1)
+    return Fabric("dual-plane Clos", names, np.array(lu, dtype=np.int64), np.array(lv, dtype=np.int64), port_switch)

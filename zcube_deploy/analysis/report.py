@@ -1,0 +1,109 @@
+"""`zcube analyze`: run the analysis on a plan and write DIR/analyze.json and DIR/unreachability.png."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from zcube_deploy.analysis.designs import parse_capacity
+from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
+from zcube_deploy.analysis.faults import monte_carlo, path_statistics, single_failures
+from zcube_deploy.catalog import parse_speed
+
+PLAN_FIELDS = {"switches": {"name", "group", "index", "interfaces", "routes"}, "servers": {"name": None, "nics": None},
+               "cables": {"id", "kind", "a", "b"}, "sizing": None, "models": None, "cluster": None}
+DEFAULT_PROBABILITIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
+
+
+def _single_summary(rows: list[dict], kind: str) -> dict:
+    sel = [r for r in rows if r["kind"] == kind]
+    if not sel:
+        return {"elements": 0}
+
+    def worst(key: str) -> dict:
+        r = max(sel, key=lambda r: (r[key], r["element"]))
+        return {"value": r[key], "element": r["element"]}
+
+    return {
+        "elements": len(sel),
+        "every_gpu_keeps_a_path": all(r["every_gpu_keeps_a_path"] for r in sel),
+        "every_gpu_keeps_a_routed_path": all(r["every_gpu_keeps_a_routed_path"] for r in sel),
+        "max_gpu_ports_cut_off": worst("gpu_ports_cut_off"),
+        "max_port_pairs_lost": worst("port_pairs_lost"),
+        "max_gpu_pairs_without_routed_path": worst("gpu_pairs_without_routed_path"),
+        "max_gpu_pairs_disconnected": worst("gpu_pairs_disconnected"),
+        "longest_port_detour_switches": worst("longest_port_detour_switches"),
+        "longest_gpu_detour_switches": worst("longest_gpu_detour_switches"),
+    }
+
+
+def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int = 400, seed: int = 1) -> dict:
+    """The whole analysis as one JSON-able document (deterministic for a given plan, samples and seed)."""
+    fab, rt = zcube_from_plan(plan)
+    sw = plan["models"]["switch"]
+    b = parse_speed(plan["models"]["nic"]["speed"])
+    cap = parse_capacity(sw["capacity"])
+    clos = dual_plane_clos(fab.n_gpus, cap // b, cap // (2 * b))
+    singles = single_failures(fab, rt)
+    return {
+        "plan": {"cluster": plan["cluster"].get("name"), "gpus": fab.n_gpus, "switches": fab.n_switches,
+                 "fabric_links": len(fab.link_u), "S": plan["sizing"]["S"], "K": plan["sizing"]["K"], "m": plan["sizing"]["m"],
+                 "switch_model": sw["name"]},
+        "dual_plane_clos": {"gpus": clos.n_gpus, "switches": clos.n_switches, "switch_links": len(clos.link_u),
+                            "rule": "HPN-style, the `zcube compare` rule for the same GPU count and switch capacity"},
+        "parameters": {"probabilities": list(probabilities), "samples": samples, "seed": seed,
+                       "failures": "independent, each host link and each switch-to-switch link with probability p"},
+        "path_statistics": path_statistics(fab, rt),
+        "single_failures": {"switch": _single_summary(singles, "switch"), "fabric_link": _single_summary(singles, "fabric_link"),
+                            "elements": singles},
+        "random_link_failures": monte_carlo(fab, rt, clos, list(probabilities), samples, seed),
+    }
+
+
+def plot_unreachability(doc: dict, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = doc["random_link_failures"]
+    p = np.array([r["p"] for r in rows])
+    fig, ax = plt.subplots(figsize=(7.5, 5), dpi=110)
+    series = (("zcube", "ZCube (any live path)", "tab:blue", "o"),
+              ("zcube_routed", "ZCube (static routes as rendered)", "tab:cyan", "s"),
+              ("dual_plane_clos", "dual-plane Clos, same size", "tab:red", "^"))
+    for key, label, colour, marker in series:
+        mean = np.array([r[key]["mean"] for r in rows])
+        lo = np.array([r[key]["ci95"][0] for r in rows])
+        hi = np.array([r[key]["ci95"][1] for r in rows])
+        ok = mean > 0
+        if ok.any():
+            ax.errorbar(p[ok], mean[ok], yerr=[mean[ok] - np.maximum(lo[ok], mean[ok] * 1e-3), hi[ok] - mean[ok]],
+                        label=label, color=colour, marker=marker, capsize=3, linewidth=1.2)
+    fine = np.geomspace(p.min(), p.max(), 50)
+    ax.plot(fine, 2 * fine ** 2, "--", color="tab:blue", alpha=0.5, label="model 2p^2")
+    ax.plot(fine, 4 * fine ** 2, "--", color="tab:red", alpha=0.5, label="model 4p^2")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("link failure probability p")
+    ax.set_ylabel("fraction of GPU pairs unreachable")
+    plan = doc["plan"]
+    par = doc["parameters"]
+    ax.set_title(f"{plan['cluster']}: {plan['gpus']:,} GPUs, {par['samples']} trials per p (95% CI)", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def write_analysis(doc: dict, out_dir: str | Path) -> tuple[Path, Path]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    js = out / "analyze.json"
+    js.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    png = plot_unreachability(doc, out / "unreachability.png")
+    return js, png
