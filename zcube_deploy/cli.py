@@ -580,6 +580,14 @@ def _lab_args(lab, d: Path) -> dict:
 
 # ---------------------------------------------------------------- lab
 # ---------------------------------------------------------------- compare / analyze
+def _print_wide(table: Table) -> None:
+    """Wide tables: the terminal's width on a terminal, 150 columns when piped to a file or a CI log."""
+    if out.is_terminal:
+        out.print(table)
+    else:
+        Console(highlight=False, width=150, file=out.file).print(table)
+
+
 @cli.command("compare")
 @click.argument("source", required=False, type=click.Path(dir_okay=False))
 @click.option("--gpus", type=int, help="GPU count (without SOURCE)")
@@ -619,7 +627,7 @@ def compare_cmd(source: str | None, gpus: int | None, switch_capacity: str, nic_
         t.add_column(h, justify="left" if i == 0 else "right", style="dim" if h == "ratio" else None)
     for r in rows:
         t.add_row(*r)
-    out.print(t)
+    _print_wide(t)
     for d in designs:
         out.print(f"[bold]{d.design}[/]: {d.rule}" + (f"; {d.note}" if d.note else ""))
     if prices is None:
@@ -669,7 +677,7 @@ def analyze_cmd(plan_path: str, out_dir: str, samples: int, seed: int, probabili
         t.add_row(label, str(sm["elements"]), f"{sm['max_gpu_ports_cut_off']['value']:,}", f"{sm['max_port_pairs_lost']['value']:,}",
                   f"{sm['max_gpu_pairs_without_routed_path']['value']:,}", f"{sm['max_gpu_pairs_disconnected']['value']:,}",
                   f"{sm['longest_port_detour_switches']['value']} / {sm['longest_gpu_detour_switches']['value']} switches")
-    out.print(t)
+    _print_wide(t)
     t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
               title_justify="left")
     for c in ("p", "ZCube (any path)", "ZCube (static routes)", "dual-plane Clos", "ZCube / Clos", "model 2p^2 / 4p^2"):
@@ -683,7 +691,7 @@ def analyze_cmd(plan_path: str, out_dir: str, samples: int, seed: int, probabili
         rtxt = "-" if ratio["ratio"] is None else f"{ratio['ratio']:.2f} [{ratio['ci95'][0]:.2f}, {ratio['ci95'][1]:.2f}]"
         t.add_row(f"{r['p']:g}", fmt(r["zcube"]), fmt(r["zcube_routed"]), fmt(r["dual_plane_clos"]), rtxt,
                   f"{r['model']['zcube_2p2']:.1e} / {r['model']['clos_4p2']:.1e}")
-    out.print(t)
+    _print_wide(t)
     out.print(f"written: [bold]{js}[/] (per-element tables), [bold]{png}[/]")
 
 

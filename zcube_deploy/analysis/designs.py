@@ -141,8 +141,8 @@ def hpn(p: Params, prices: Prices | None = None) -> Design:
 def roft(p: Params, prices: Prices | None = None) -> Design:
     """Rail-optimized fat tree, one port at 2b per GPU. A pod is k/2 servers; leaf r of a pod takes
     GPU r of each of its servers. 2-tier while the leaves fit one spine layer (leaves <= k),
-    otherwise 3-tier: aggregation switches = leaves (k/2 per pod of k/2 leaves) and
-    cores = aggregation * (k/2) / k."""
+    otherwise 3-tier: aggregation switches = leaves (each takes k/2 leaf uplinks down and sends
+    k/2 up, non-blocking) and cores = ceil(aggregation * (k/2) / k)."""
     k, G, n = p.k, p.gpus_per_server, p.gpus
     servers = ceil(n / G)
     leaves = G * ceil(servers / (k // 2))
@@ -155,7 +155,7 @@ def roft(p: Params, prices: Prices | None = None) -> Design:
         links = leaves * (k // 2) if spines else 0
         layers, diameter = {"leaves": leaves, "spines": spines}, 3 if spines else 1
     else:
-        aggs = ceil(leaves / (k // 2)) * (k // 2)
+        aggs = leaves
         cores = ceil(aggs * (k // 2) / k)
         links = leaves * (k // 2) + aggs * (k // 2)
         layers, diameter = {"leaves": leaves, "aggregation": aggs, "cores": cores}, 5

@@ -26,7 +26,8 @@ class Fabric:
     link_v: np.ndarray
     port_switch: np.ndarray  # (N, 2): switch of GPU g's port 1 and port 2
     link_ids: list[str] = field(default_factory=list)
-    gpu_names: list[str] = field(default_factory=list)  # "server/nic-port-1-name"
+    gpu_names: list[str] = field(default_factory=list)  # "server/gpuN"
+    port_names: list[tuple[str, str]] = field(default_factory=list)  # ("server:port-1 interface", "server:port-2 interface")
 
     @property
     def n_gpus(self) -> int:
@@ -84,7 +85,8 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
     keys = [k for k in gpus if 1 in gpus[k] and 2 in gpus[k]]
     port_switch = np.array([[idx[gpus[k][1]["switch"]], idx[gpus[k][2]["switch"]]] for k in keys], dtype=np.int64).reshape(-1, 2)
     gpu_names = [f"{k[0]}/gpu{k[1]}" for k in keys]
-    fab = Fabric("ZCube", names, lu, lv, port_switch, [c["id"] for c in fabric_cables], gpu_names)
+    port_names = [(f"{k[0]}:{gpus[k][1]['port']}", f"{k[0]}:{gpus[k][2]['port']}") for k in keys]
+    fab = Fabric("ZCube", names, lu, lv, port_switch, [c["id"] for c in fabric_cables], gpu_names, port_names)
     if len(keys) == 0:
         raise PlanFileError("the plan has no installed GPU with both NIC ports cabled: nothing to analyse")
     if not (group[port_switch[:, 0]].all() and (~group[port_switch[:, 1]]).all()):

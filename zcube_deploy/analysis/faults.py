@@ -111,24 +111,30 @@ class RoutedCounter:
         clean = ~dead
         total = 0
         if fd.any():
-            c0 = np.zeros((self.n_i, self.n_j), np.int64)
-            np.add.at(c0, (rt.oc[clean], rt.ec[clean]), 1)
-            f = fd.astype(np.int64)
+            # float64 products (BLAS) are exact here: every count is far below 2**53
+            c0 = np.bincount(rt.oc[clean] * self.n_j + rt.ec[clean], minlength=self.n_i * self.n_j)
+            c0 = c0.reshape(self.n_i, self.n_j).astype(np.float64)
+            f = fd.astype(np.float64)
             m = c0 @ f.T  # m[ia, ib] = sum_ja C0[ia, ja] Fd[ib, ja]
-            ordered = int((m * (f @ c0.T)).sum()) - int((c0 * f).sum())  # minus a == b
+            ordered = round(float((m * (f @ c0.T)).sum())) - round(float((c0 * f).sum()))  # minus a == b
             total += ordered // 2
         di = np.flatnonzero(dead)
         if len(di):
-            ci = np.flatnonzero(clean)
-            for start in range(0, len(di), 256):
-                a = di[start:start + 256]
-                x1 = d1[a, None] | d2[None, :] | fd[rt.oc[a]][:, rt.ec]
-                x2 = d1[None, :] | d2[a, None] | fd[rt.oc[:, None], rt.ec[a][None, :]].T
-                both = x1 & x2
-                total += int(both[:, ci].sum())
-                sub = both[:, di]  # dead-dead pairs: count each unordered pair once
-                rows = np.arange(len(a))[:, None] + start
-                total += int((sub & (np.arange(len(di))[None, :] > rows)).sum())
+            # a GPU with a dead port: with port 1 dead X(a, .) is always true, so the pair is lost
+            # exactly when X(b, a) = d1[b] or Fd[oc[b], ec[a]] (and symmetrically for port 2); these
+            # row counts take class sums. Pairs of two such GPUs are counted twice, and corrected below.
+            nd1, nd2 = int(d1.sum()), int(d2.sum())
+            by_i = np.bincount(rt.oc[~d1], minlength=self.n_i).astype(np.float64)
+            by_j = np.bincount(rt.ec[~d2], minlength=self.n_j).astype(np.float64)
+            f = fd.astype(np.float64)
+            via_i = np.rint(by_i @ f).astype(np.int64)  # per even class j: GPUs b with live port 1 and Fd[oc[b], j]
+            via_j = np.rint(f @ by_j).astype(np.int64)  # per odd class i: GPUs b with live port 2 and Fd[i, ec[b]]
+            a1, a2 = d1[di], d2[di]
+            rows = np.where(a1 & a2, self.fab.n_gpus - 1,
+                            np.where(a1, nd1 - 1 + via_i[rt.ec[di]], nd2 - 1 + via_j[rt.oc[di]]))
+            x = d1[di, None] | d2[None, di] | fd[np.ix_(rt.oc[di], rt.ec[di])]
+            both_dead = int(np.triu(x & x.T, 1).sum())
+            total += int(rows.sum()) - both_dead
         return total
 
     def lost_pair_list(self, st: State, gpus: np.ndarray, fd: np.ndarray | None = None) -> np.ndarray:
@@ -202,7 +208,8 @@ def single_failures(fab: Fabric, rt: Routing) -> list[dict]:
         p2_ok = alive[:, 1]
         ci = np.bincount(rt.oc[p1_ok], minlength=counter.n_i)
         cj = np.bincount(rt.ec[p2_ok], minlength=counter.n_j)
-        working = int(ci @ (~fd).astype(np.int64) @ cj) - int((p1_ok & p2_ok & ~fd[rt.oc, rt.ec]).sum())
+        working = round(float(ci.astype(np.float64) @ (~fd).astype(np.float64) @ cj.astype(np.float64)))
+        working -= int((p1_ok & p2_ok & ~fd[rt.oc, rt.ec]).sum())
         port_pairs_lost = n * (n - 1) - working
         routed_lost = counter.lost(st, fd)
         physical_lost = physical_lost_pairs(fab, st)
@@ -232,6 +239,7 @@ def single_failures(fab: Fabric, rt: Routing) -> list[dict]:
         rows.append({
             "element": name, "kind": kind, "ends": [fab.switch_names[e] for e in ends],
             "gpu_ports_cut_off": int((~alive).sum()),
+            "cut_off_ports": [fab.port_names[g][k] for g, k in zip(*np.nonzero(~alive))] if fab.port_names else [],
             "gpu_ports_losing_paths": int(affected),
             "port_pairs_lost": int(port_pairs_lost),
             "routes_withdrawn": [{"switch": s, "prefix": p} for s, p in withdrawn],

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from zcube_deploy.analysis.designs import parse_capacity
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
 from zcube_deploy.analysis.faults import monte_carlo, path_statistics, single_failures
-from zcube_deploy.catalog import parse_speed
 
 PLAN_FIELDS = {"switches": {"name", "group", "index", "interfaces", "routes"}, "servers": {"name": None, "nics": None},
                "cables": {"id", "kind", "a", "b"}, "sizing": None, "models": None, "cluster": None}
@@ -43,9 +41,8 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     """The whole analysis as one JSON-able document (deterministic for a given plan, samples and seed)."""
     fab, rt = zcube_from_plan(plan)
     sw = plan["models"]["switch"]
-    b = parse_speed(plan["models"]["nic"]["speed"])
-    cap = parse_capacity(sw["capacity"])
-    clos = dual_plane_clos(fab.n_gpus, cap // b, cap // (2 * b))
+    h = plan["sizing"]["logical_ports"]  # switch ports at the NIC speed; the Clos uplinks run at twice that
+    clos = dual_plane_clos(fab.n_gpus, h, h // 2)
     singles = single_failures(fab, rt)
     return {
         "plan": {"cluster": plan["cluster"].get("name"), "gpus": fab.n_gpus, "switches": fab.n_switches,
