@@ -81,6 +81,8 @@ def from_plan(path: str) -> tuple[Params, object, Prices | None, str]:
                oversubscription=sz["oversubscription"])
     sizing = SimpleNamespace(S=sz["S"], K=sz["K"], m=sz["m"])
     label = f"plan {plan['cluster'].get('name', path)}: {p.gpus:,} GPUs, {sw['name']} ({sw['capacity']})"
+    if sz.get("planes", 1) > 1:
+        label += f", per plane (the plan has {sz['planes']} planes)"
     return p, sizing, catalog_prices(sw.get("unit_price_usd")), label
 
 
@@ -95,4 +97,6 @@ def from_inventory(path: str) -> tuple[Params, object, Prices | None, str]:
                gpus_per_server=sizing.gpus_per_server, lanes_per_cage=sizing.lanes_per_cage, cages=sizing.cages,
                oversubscription=sizing.oversubscription)
     label = f"inventory {inv.spec.cluster}: {p.gpus:,} GPUs, {inv.spec.switch_model} ({inv.switch_model.capacity})"
+    if inv.planes > 1:
+        label += f", per plane (the inventory has {inv.planes} planes)"
     return p, sizing, catalog_prices(inv.switch_model.unit_price_usd, inv.cabling), label
