@@ -90,6 +90,7 @@ class Reference:
         n = len(self.gpus)
         dist = self.dist(down)
         routed_lost = phys_lost = port_lost = port_detour = gpu_detour = 0
+        losing = set()
         for a in range(n):
             for b in range(n):
                 if a == b:
@@ -97,6 +98,7 @@ class Reference:
                 x, y = self.gpus[a][1], self.gpus[b][2]
                 if not self.port_pair(x, y, down):
                     port_lost += 1
+                    losing |= {(a, 1), (b, 2)}
                     if self.alive(x, down) and self.alive(y, down):
                         port_detour = max(port_detour, dist[x["switch"]].get(y["switch"], 0))
                 if a < b:
@@ -106,6 +108,7 @@ class Reference:
                         routed_lost += 1
                         gpu_detour = max(gpu_detour, d)
         return {"gpu_pairs_without_routed_path": routed_lost, "gpu_pairs_disconnected": phys_lost, "port_pairs_lost": port_lost,
+                "gpu_ports_losing_paths": len(losing),
                 "longest_port_detour_switches": port_detour, "longest_gpu_detour_switches": gpu_detour}
 
 
@@ -169,6 +172,7 @@ def test_random_failures_match_exhaustive(shaped):
             down.add(fab.switch_names[s])
         want = ref.scenario(down)
         assert counter.lost(st) == want["gpu_pairs_without_routed_path"], (name, trial)
+        assert counter.ports_losing_paths(st, counter.fd(st)) == want["gpu_ports_losing_paths"], (name, trial)
         assert physical_lost_pairs(fab, st) == want["gpu_pairs_disconnected"], (name, trial)
 
 

@@ -137,6 +137,19 @@ class RoutedCounter:
             total += int(rows.sum()) - both_dead
         return total
 
+    def ports_losing_paths(self, st: State, fd: np.ndarray) -> int:
+        """GPU ports with at least one broken (port 1 of a, port 2 of b) pair, b != a."""
+        rt, n = self.rt, self.fab.n_gpus
+        alive = st.port_alive(self.fab)
+        d1, d2 = ~alive[:, 0], ~alive[:, 1]
+        f = fd.astype(np.float64)
+        via_i = np.rint(np.bincount(rt.oc[~d1], minlength=self.n_i).astype(np.float64) @ f).astype(np.int64)
+        via_j = np.rint(f @ np.bincount(rt.ec[~d2], minlength=self.n_j).astype(np.float64)).astype(np.int64)
+        self_pair = (d1 | d2 | fd[rt.oc, rt.ec]).astype(np.int64)  # X(a, a), not a pair
+        as_src = np.where(d1, n, int(d2.sum()) + via_j[rt.oc]) - self_pair  # b with X(a, b)
+        as_dst = np.where(d2, n, int(d1.sum()) + via_i[rt.ec]) - self_pair  # a with X(a, b)
+        return int((as_src > 0).sum() + (as_dst > 0).sum())
+
     def lost_pair_list(self, st: State, gpus: np.ndarray, fd: np.ndarray | None = None) -> np.ndarray:
         """The lost pairs among ``gpus`` (array of (a, b), a < b)."""
         rt = self.rt
@@ -197,12 +210,7 @@ def single_failures(fab: Fabric, rt: Routing) -> list[dict]:
             withdrawn = rt.withdrawn_prefixes.get(x, [])
         fd = counter.fd(st)
         alive = st.port_alive(fab)
-        # GPU ports that lose at least one routed path: dead ports, and live ports of a class with a broken entry
-        occ_i = np.bincount(rt.oc, minlength=counter.n_i) > 0
-        occ_j = np.bincount(rt.ec, minlength=counter.n_j) > 0
-        bad_i = (fd & occ_j[None, :]).any(axis=1)
-        bad_j = (fd & occ_i[:, None]).any(axis=0)
-        affected = (~alive[:, 0] | bad_i[rt.oc]).sum() + (~alive[:, 1] | bad_j[rt.ec]).sum()
+        affected = counter.ports_losing_paths(st, fd)
         # ordered (port 1 of a, port 2 of b) pairs, a != b, whose routed path is gone
         p1_ok = alive[:, 0]
         p2_ok = alive[:, 1]
@@ -216,6 +224,8 @@ def single_failures(fab: Fabric, rt: Routing) -> list[dict]:
         # detours: live port pairs whose route broke, by switch pair; and GPU pairs left without a route
         bi, bj = np.nonzero(fd & (ci[:, None] > 0) & (cj[None, :] > 0))
         src = np.unique(np.concatenate([rt.oc_switch[bi], fab.port_switch[(~alive).any(axis=1)].ravel()]))
+        # a GPU pair loses both routed port pairs under ONE failure only if both GPUs have a port on
+        # the failed switch, or both sit on the two ends of the failed link (checked exhaustively in tests)
         cand = np.flatnonzero(np.isin(fab.port_switch[:, 0], ends) & np.isin(fab.port_switch[:, 1], ends)
                               | (~alive).any(axis=1))
         lost_pairs = counter.lost_pair_list(st, cand, fd) if len(cand) else np.zeros((0, 2), np.int64)
