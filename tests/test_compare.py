@@ -102,6 +102,7 @@ def test_cli_inventory_and_plan_agree(tmp_path):
     (["--gpus", "0"], "--gpus"),
     ([], "nothing to compare"),
     (["--gpus", "64", "--switch-model", "NOPE"], "--switch-model"),
+    (["--gpus", "64", "--oversubscription", "0"], "--oversubscription"),
 ])
 def test_cli_bad_input(args, where):
     r = run_zcube("compare", *args)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from math import ceil
 
+from zcube_deploy.errors import PlanError
 from zcube_deploy.topology.sizing import size_fabric
 
 DESIGNS = ("ZCube", "HPN dual-plane", "ROFT", "Rail-only")
@@ -103,7 +104,10 @@ def zcube(p: Params, prices: Prices | None = None, sizing=None) -> Design:
     if sizing is None:
         if p.gpus > max_gpus:
             return Design("ZCube", False, max_gpus=max_gpus, rule=rule, note=f"more than (h/2)^2 = {max_gpus} GPUs per plane")
-        sizing = size_fabric(p.gpus, p.gpus_per_server, p.h, p.lanes_per_cage, p.cages, p.oversubscription)
+        try:
+            sizing = size_fabric(p.gpus, p.gpus_per_server, p.h, p.lanes_per_cage, p.cages, p.oversubscription)
+        except PlanError as exc:
+            return Design("ZCube", False, max_gpus=max_gpus, rule=rule, note="; ".join(pr.message for pr in exc.problems))
     S, m = sizing.S, sizing.m
     fabric = S * S * m
     n = p.gpus

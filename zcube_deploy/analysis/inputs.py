@@ -53,6 +53,8 @@ def from_parameters(gpus: int, capacity: str, nic_port_speed: str, gpus_per_serv
         problems.append(Problem("--gpus", "must be a positive number of GPUs"))
     if gpus_per_server <= 0:
         problems.append(Problem("--gpus-per-server", "must be positive"))
+    if not oversubscription > 0:
+        problems.append(Problem("--oversubscription", "must be positive (1.0 = non-blocking)"))
     if problems:
         raise InputErrors(*problems)
     catalog = load_catalog(Path(catalog_path) if catalog_path else None)
