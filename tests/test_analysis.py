@@ -15,7 +15,8 @@ import pytest
 from conftest import run_zcube
 from test_invariants_property import make_catalog, make_inventory
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
-from zcube_deploy.analysis.faults import RoutedCounter, State, monte_carlo, path_statistics, physical_lost_pairs, single_failures
+from zcube_deploy.analysis.faults import RoutedCounter, State, monte_carlo, path_statistics, physical_lost_pairs
+from zcube_deploy.analysis.single import bridges, single_failures
 from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build_plan
 
@@ -174,6 +175,21 @@ def test_random_failures_match_exhaustive(shaped):
         assert counter.lost(st) == want["gpu_pairs_without_routed_path"], (name, trial)
         assert counter.ports_losing_paths(st, counter.fd(st)) == want["gpu_ports_losing_paths"], (name, trial)
         assert physical_lost_pairs(fab, st) == want["gpu_pairs_disconnected"], (name, trial)
+
+
+def test_fast_link_path_equals_general(shaped, glm1k_plan):
+    """The fabric-link fast path gives the same rows as the general computation."""
+    for plan in (shaped[1], glm1k_plan):
+        fab, rt = zcube_from_plan(plan)
+        assert single_failures(fab, rt, fast=True) == single_failures(fab, rt, fast=False)
+
+
+def test_bridges():
+    # a path 0-1-2 with a double link 2=3 and a triangle 3-4-5: the single links 0-1 and 1-2 are bridges
+    u = np.array([0, 1, 2, 2, 3, 4, 5])
+    v = np.array([1, 2, 3, 3, 4, 5, 3])
+    assert bridges(6, u, v) == {0, 1}
+    assert bridges(4, np.array([0, 2]), np.array([1, 3])) == {0, 1}
 
 
 def test_lab64_single_failure_figures(lab64_plan):

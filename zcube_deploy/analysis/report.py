@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
-from zcube_deploy.analysis.faults import monte_carlo, path_statistics, single_failures
+from zcube_deploy.analysis.faults import monte_carlo, path_statistics
+from zcube_deploy.analysis.single import single_failures
 
 PLAN_FIELDS = {"switches": {"name", "group", "index", "interfaces", "routes"}, "servers": {"name": None, "nics": None},
                "cables": {"id", "kind", "a", "b"}, "sizing": None, "models": None, "cluster": None}
