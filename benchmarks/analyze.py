@@ -1,7 +1,7 @@
 """Benchmark `zcube compare` and `zcube analyze` (no targets in the issue; figures for the README).
 
-glm-1k (1,040 single failures, 400 trials per probability) and zcube-16k (16,640 single failures,
-100 trials per probability). Run: python benchmarks/analyze.py
+glm-1k (1,040 single failures, 400 trials per probability), zcube-16k (16,640 single failures,
+100 trials) and zcube-64k (66,048 single failures, 20 trials). Run: python benchmarks/analyze.py
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def main() -> None:
     r = measure(zcube() + ["compare", "--gpus", "16384", "--switch-capacity", "51.2T"])
     rows.append({**r, "case": "compare 16k"})
     with tempfile.TemporaryDirectory() as tmp:
-        for inv, samples in (("glm-1k", 400), ("zcube-16k", 100)):
+        for inv, samples in (("glm-1k", 400), ("zcube-16k", 100), ("zcube-64k", 20)):
             d = Path(tmp) / inv
             subprocess.run(zcube() + ["plan", str(ROOT / "inventories" / f"{inv}.yaml"), "-o", str(d)], check=True,
                            stdout=subprocess.DEVNULL)
