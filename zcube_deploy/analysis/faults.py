@@ -1,4 +1,4 @@
-"""What failures cost: exact counts of GPU pairs left without a path, single failures, Monte-Carlo
+"""What failures cost: exact counts of GPU pairs left without a path (used by single.py), Monte-Carlo
 link failures against a dual-plane Clos, path statistics. Pure numpy; no I/O.
 
 Two notions of "reachable" are kept apart:
