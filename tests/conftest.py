@@ -59,6 +59,18 @@ def build_example(tmp_path_factory, inventory: str) -> Path:
 
 
 @pytest.fixture(scope="session")
+def lab64_build(tmp_path_factory):
+    """lab-64 built once per run (plan, configs, cabling); tests only read it."""
+    return build_example(tmp_path_factory, "lab-64.yaml")
+
+
+@pytest.fixture(scope="session")
+def glm1k_build(tmp_path_factory):
+    """glm-1k built once per run (plan, configs, cabling); tests only read it."""
+    return build_example(tmp_path_factory, "glm-1k.yaml")
+
+
+@pytest.fixture(scope="session")
 def lab64_inventory():
     from zcube_deploy.inventory import load_inventory
 

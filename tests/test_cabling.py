@@ -6,22 +6,11 @@ import csv
 import json
 import re
 
-import pytest
 import yaml
 from openpyxl import load_workbook
 
-from conftest import build_example, GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
+from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
 from zcube_deploy.cabling.workbook import STATUS_VALUES
-
-
-@pytest.fixture(scope="module")
-def lab64(tmp_path_factory):
-    return build_example(tmp_path_factory, "lab-64.yaml")
-
-
-@pytest.fixture(scope="module")
-def glm1k(tmp_path_factory):
-    return build_example(tmp_path_factory, "glm-1k.yaml")
 
 
 def dump_workbook(path) -> str:
@@ -34,13 +23,13 @@ def dump_workbook(path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_golden_workbook_lab64(lab64, update_golden):
-    check_golden(GOLDEN / "lab-64" / "cabling.txt", dump_workbook(lab64 / "cabling.xlsx"), update_golden)
+def test_golden_workbook_lab64(lab64_build, update_golden):
+    check_golden(GOLDEN / "lab-64" / "cabling.txt", dump_workbook(lab64_build / "cabling.xlsx"), update_golden)
 
 
-def test_every_cable_in_exactly_the_sheets_of_its_racks(glm1k):
-    plan = json.loads((glm1k / "plan.json").read_text())
-    wb = load_workbook(glm1k / "cabling.xlsx", read_only=True)
+def test_every_cable_in_exactly_the_sheets_of_its_racks(glm1k_build):
+    plan = json.loads((glm1k_build / "plan.json").read_text())
+    wb = load_workbook(glm1k_build / "cabling.xlsx", read_only=True)
     seen: dict[str, set[str]] = {}
     fabric_sheet = set()
     for ws in wb.worksheets:
@@ -61,9 +50,9 @@ def test_every_cable_in_exactly_the_sheets_of_its_racks(glm1k):
     assert len(seen) == len(plan["cables"]) == 3072
 
 
-def test_bom_totals_match_the_plan(glm1k):
-    plan = json.loads((glm1k / "plan.json").read_text())
-    wb = load_workbook(glm1k / "cabling.xlsx")
+def test_bom_totals_match_the_plan(glm1k_build):
+    plan = json.loads((glm1k_build / "plan.json").read_text())
+    wb = load_workbook(glm1k_build / "cabling.xlsx")
     ws = wb["BOM"]
     rows = [r for r in ws.iter_rows(values_only=True)]
     cable_qty = sum(r[5] for r in rows if r[0] == "cable")
@@ -81,8 +70,8 @@ def test_bom_totals_match_the_plan(glm1k):
     assert totals["total optical modules"] == len(cages) + nic
 
 
-def test_print_settings_and_sheet_features(glm1k):
-    wb = load_workbook(glm1k / "cabling.xlsx")
+def test_print_settings_and_sheet_features(glm1k_build):
+    wb = load_workbook(glm1k_build / "cabling.xlsx")
     assert wb.sheetnames[:3] == ["Summary", "BOM", "Fabric"]
     ws = wb["Rack A01"]
     assert ws.freeze_panes == "A2"
@@ -98,8 +87,8 @@ def test_print_settings_and_sheet_features(glm1k):
     assert "glm1k" in ws.oddHeader.center.text
 
 
-def test_media_by_reach_lab64(lab64):
-    plan = json.loads((lab64 / "plan.json").read_text())
+def test_media_by_reach_lab64(lab64_build):
+    plan = json.loads((lab64_build / "plan.json").read_text())
     for c in plan["cables"]:
         if c["kind"] == "host" and c["group"] == "even":
             assert c["a"]["rack"] == c["b"]["rack"] and c["medium"] == "DAC" and c["length_m"] <= 3
@@ -107,8 +96,8 @@ def test_media_by_reach_lab64(lab64):
             assert c["medium"] == "SMF" and c["length_m"] >= c["estimate_m"]
 
 
-def test_status_reads_a_technicians_edits(tmp_path, lab64):
-    wb = load_workbook(lab64 / "cabling.xlsx")
+def test_status_reads_a_technicians_edits(tmp_path, lab64_build):
+    wb = load_workbook(lab64_build / "cabling.xlsx")
     ws = wb["Rack A01"]
     ids = []
     for i, row in enumerate(ws.iter_rows(min_row=2), start=2):
@@ -137,19 +126,19 @@ def test_status_refuses_a_non_workbook(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
-def test_exports(glm1k):
-    rows = list(csv.DictReader(open(glm1k / "cables.csv")))
+def test_exports(glm1k_build):
+    rows = list(csv.DictReader(open(glm1k_build / "cables.csv")))
     assert len(rows) == 3072 and len({r["cable"] for r in rows}) == 3072
-    nb = list(csv.DictReader(open(glm1k / "netbox-cables.csv")))
+    nb = list(csv.DictReader(open(glm1k_build / "netbox-cables.csv")))
     assert list(nb[0])[:6] == ["side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name"]
     assert {r["type"] for r in nb} <= {"smf", "dac-passive", "aoc"} and nb[0]["side_a_type"] == "dcim.interface"
-    dot = (glm1k / "topology.dot").read_text()
+    dot = (glm1k_build / "topology.dot").read_text()
     edges = re.findall(r'^  "[^"]+":"[^"]+" -- "[^"]+":"[^"]+"', dot, re.M)
     assert len(edges) == 3072 and dot.startswith('graph "glm1k" {')
 
 
-def test_cabling_cli_writes_outputs(tmp_path, glm1k):
-    r = run_zcube("cabling", str(glm1k / "plan.json"), "-o", str(tmp_path), "--json")
+def test_cabling_cli_writes_outputs(tmp_path, glm1k_build):
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path), "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["totals"]["cables"] == 3072
     for name in ("cabling.xlsx", "cables.csv", "netbox-cables.csv", "topology.dot"):

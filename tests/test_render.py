@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import build_example, GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
+from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
 from zcube_deploy.errors import InputErrors, RenderError
 from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build_plan
@@ -20,16 +20,6 @@ from zcube_deploy.render.jinja import template
 from zcube_deploy.render.routing_proof import prove_routing
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view
-
-
-@pytest.fixture(scope="module")
-def lab64_build(tmp_path_factory):
-    return build_example(tmp_path_factory, "lab-64.yaml")
-
-
-@pytest.fixture(scope="module")
-def glm1k_build(tmp_path_factory):
-    return build_example(tmp_path_factory, "glm-1k.yaml")
 
 
 def test_golden_configs_lab64(lab64_build, update_golden):
