@@ -323,7 +323,7 @@ def check_routing_cmd(directory: str, samples: int | None, seed: int, as_json: b
         click.echo(json.dumps(r, indent=2, sort_keys=True))
     else:
         out.print(f"routing proof from {directory} ({r['mode']}): {r['switches']} switches, {r['ports']} NIC ports")
-        out.print(f"  pairs of NIC ports in different groups: {r['pairs_total']:,}; walked {r['checked']:,}; "
+        out.print(f"  NIC port pairs their tables route: {r['pairs_total']:,}; walked {r['checked']:,}; "
                   f"delivered {r['delivered']:,}; at most {r['max_switches']} switches per path; path lengths {r['path_lengths']}")
         for f in r["failures"]:
             out.print(f"  [red]FAIL[/] {f}")
