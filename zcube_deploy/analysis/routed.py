@@ -17,9 +17,9 @@ and is delivered when q has carrier and, from that switch:
 - mode bgp: a switch in the same connected component of live switches and links as q's switch
   (after convergence every shortest AS path delivers).
 
-GPUs are grouped in types (switch, route class and carrier of each port) so the work is
-quadratic in the number of types, not of GPUs. In mode bgp with a connected fabric the count is
-closed-form: only GPUs with both ports dead lose pairs.
+The work per state is a delivery table (switch x GPU port) and four GPU x GPU boolean matrices,
+up to DENSE_GPU_LIMIT GPUs. In mode bgp with a connected fabric the count is closed-form: only
+GPUs with both ports dead lose pairs (exact at any size).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 from zcube_deploy.analysis.fabric import Fabric, Routing
 from zcube_deploy.analysis.faults import State, components, pairs
 
-DENSE_TYPE_LIMIT = 6000  # types^2 evaluations per state above which only mode bgp's closed form is used
+DENSE_GPU_LIMIT = 4096  # GPUs above which only mode bgp's closed form is used (N x N matrices per state)
 
 
 def _aton(text: str) -> int:
@@ -82,7 +82,7 @@ class RoutedModel:
         ``b_cls`` reaches it (the port's carrier is checked by the caller)."""
         if self.mode == "bgp":
             comp = ctx["comp"]
-            return comp[s] == comp[b_sw]
+            return comp[s] == comp[b_sw]  # the carrier of the port is checked by the caller
         link_up = ctx["link_up"]
         same = s == b_sw
         other_group = self.is_odd[s] != self.is_odd[b_sw]
@@ -101,24 +101,6 @@ class RoutedModel:
                 ok[sg] = live.any(axis=1) & (branch | ~live).all(axis=1)
         return ok
 
-    # ------------------------------------------------------------ one leg, one port pair
-    def _leg(self, A: dict, x: int, B: dict, z: int, st: State, ctx: dict) -> np.ndarray:
-        """Port x of type A -> port z of type B (arrays over type pairs)."""
-        own = A["sw"][:, x]
-        partner = A["sw"][:, 1 - x]
-        t = B["sw"][:, z]
-        if x != z:
-            h = own
-            has = np.ones(len(own), bool)
-        else:
-            use_partner = (t != own) & A["alive"][:, 1 - x]
-            h = np.where(use_partner, partner, own)
-            has = (t == own) | use_partner | self.same_group
-        ok = has & B["alive"][:, z]
-        if ok.any():
-            ok[ok] = self.deliver(h[ok], t[ok], B["cls"][ok, z], z, st, ctx)
-        return ok
-
     def _context(self, st: State) -> dict:
         ctx = {"link_up": np.append(st.links_alive(self.fab), False), "switch_up": st.switch_up}
         if self.mode == "bgp":
@@ -127,21 +109,17 @@ class RoutedModel:
             ctx["comp"] = np.where(st.switch_up, lab, -1 - np.arange(self.fab.n_switches))
         return ctx
 
-    def _types(self, st: State):
+    def delivery_table(self, st: State, ctx: dict) -> np.ndarray:
+        """Dm[s, 2g + z]: a packet entering switch s for port z of GPU g reaches it (carrier included)."""
+        n_sw, n = self.fab.n_switches, self.fab.n_gpus
         alive = st.port_alive(self.fab)
-        key = np.concatenate([self.sw, self.cls, alive.astype(np.int64)], axis=1)
-        uniq, inv, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
-        T = {"sw": uniq[:, 0:2], "cls": uniq[:, 2:4], "alive": uniq[:, 4:6].astype(bool)}
-        return T, inv.ravel(), counts
-
-    def pair_ok(self, A: dict, B: dict, st: State, ctx: dict) -> tuple[np.ndarray, np.ndarray]:
-        """(GPU pair reachable, per-combination port-pair ok (4, n)) for aligned type arrays."""
-        combos = []
-        for x in (0, 1):
-            for z in (0, 1):
-                combos.append(A["alive"][:, x] & self._leg(A, x, B, z, st, ctx) & self._leg(B, z, A, x, st, ctx))
-        combos = np.stack(combos)
-        return combos.any(axis=0), combos
+        out = np.zeros((n_sw, 2 * n), bool)
+        s_all = np.repeat(np.arange(n_sw), n)
+        for z in (0, 1):
+            ok = self.deliver(s_all, np.tile(self.sw[:, z], n_sw), np.tile(self.cls[:, z], n_sw), z, st, ctx).reshape(n_sw, n)
+            ok &= st.switch_up[:, None] & alive[None, :, z]
+            out[:, z::2] = ok
+        return out
 
     def counts(self, st: State) -> dict:
         """GPU pairs (unordered) and port pairs (ordered, different GPUs) without a routed path."""
@@ -157,23 +135,32 @@ class RoutedModel:
                 # every live port reaches every live port of another GPU
                 port_ok = ports_alive * ports_alive - int((alive.sum(axis=1) ** 2).sum())
                 return {"gpu_pairs": lost, "port_pairs": 4 * n * (n - 1) - port_ok, "exact": True}
-        T, inv, cnt = self._types(st)
-        k = len(cnt)
-        if k * k > DENSE_TYPE_LIMIT ** 2:
+        if n > DENSE_GPU_LIMIT:
             return {"gpu_pairs": None, "port_pairs": None, "exact": False}
-        gpu_lost = port_lost = 0
-        step = max(1, 4_000_000 // max(k, 1))
-        cnt = cnt.astype(np.int64)
-        for lo in range(0, k, step):
-            ia = np.repeat(np.arange(lo, min(k, lo + step)), k)
-            ib = np.tile(np.arange(k), min(k, lo + step) - lo)
-            A = {key: v[ia] for key, v in T.items()}
-            B = {key: v[ib] for key, v in T.items()}
-            ok, combos = self.pair_ok(A, B, st, ctx)
-            w = cnt[ia] * cnt[ib] - np.where(ia == ib, cnt[ia], 0)  # ordered pairs of different GPUs
-            gpu_lost += int((w * ~ok).sum())
-            port_lost += int((w * (~combos).sum(axis=0)).sum())
-        return {"gpu_pairs": gpu_lost // 2, "port_pairs": port_lost, "exact": True}
+        dm = self.delivery_table(st, ctx)
+        legs = {}
+        for x in (0, 1):
+            own, partner = self.sw[:, x], self.sw[:, 1 - x]
+            from_own = dm[own]  # (N, 2N)
+            for z in (0, 1):
+                to = from_own[:, z::2]  # (N, N): row GPU's port x -> column GPU's port z
+                if x == z:
+                    same = own[:, None] == self.sw[:, z][None, :]
+                    use_partner = ~same & alive[:, 1 - x][:, None]
+                    via_partner = dm[partner][:, z::2]
+                    has = same | use_partner | self.same_group
+                    to = has & np.where(use_partner, via_partner, to)
+                legs[(x, z)] = to
+        ok_any = np.zeros((n, n), bool)
+        port_bad = 0
+        off = ~np.eye(n, dtype=bool)
+        for x in (0, 1):
+            for z in (0, 1):
+                ok = alive[:, x][:, None] & legs[(x, z)] & legs[(z, x)].T
+                port_bad += int((~ok & off).sum())
+                ok_any |= ok
+        gpu_bad = int((~ok_any & off).sum()) // 2
+        return {"gpu_pairs": gpu_bad, "port_pairs": port_bad, "exact": True}
 
     def lost(self, st: State) -> int | None:
         return self.counts(st)["gpu_pairs"]
