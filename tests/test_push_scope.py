@@ -306,3 +306,28 @@ def test_cli_dry_run_holds_every_line_sent_and_secrets_stay_private(plan, built,
             continue
         assert not [s for s in secrets if s in text], f
     assert any(secrets[0] in f.read_text() for f in (work / "backups").rglob("*.cfg"))
+
+
+@pytest.mark.lab
+def test_trust_on_first_use_records_new_host_keys(plan, built, tmp_path):
+    kh = tmp_path / "kh"
+    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
+        args = ["push", str(built / "plan.json"), "--configs", str(built), "--lab", str(tmp_path / "lab" / "lab.json"),
+                "--dry-run", "--only", "ZC-O00*", "--known-hosts", str(kh)]
+        r = run_zcube(*args)
+        assert r.returncode == 1 and "unreachable" in r.stdout  # unknown keys are refused by default
+        r = run_zcube(*args, "--trust-on-first-use")
+        assert r.returncode == 0, r.stdout + r.stderr
+        recorded = kh.read_text().splitlines()
+        assert len(recorded) == 5 and all(" ssh-ed25519 " in ln for ln in recorded)  # ZC-O001 ... ZC-O009
+        assert {ln.split()[0] for ln in recorded} == {f"[127.0.0.1]:{lab.endpoints[n][1]}" for n in lab.endpoints if n.startswith("ZC-O00")}
+        assert run_zcube(*args).returncode == 0  # known now
+
+
+def test_trust_on_first_use_without_a_file_uses_the_users_known_hosts(tmp_path, monkeypatch):
+    from zcube_deploy.cli import _known_hosts_for
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert _known_hosts_for(None, True) == str(tmp_path / ".ssh" / "known_hosts")
+    assert stat.S_IMODE(os.stat(tmp_path / ".ssh").st_mode) == 0o700
+    assert _known_hosts_for(None, False) is None and _known_hosts_for("x", True) == "x"
