@@ -120,7 +120,7 @@ def floor_svg(model: dict) -> str:
                          f'class="count">{b["count"]}</text></g>')
             continue
         if row_level:
-            bulge = min(0.35 * abs(y2 - y1), 170.0) + 10 * goff[b["group"]]
+            bulge = 200.0 * math.sqrt(abs(y2 - y1) / max(fl["depth_m"] * s, 1.0)) + 12 + 6 * goff[b["group"]]
             cx, cy = min(x1, x2) - bulge, (y1 + y2) / 2
         elif abs(y1 - y2) < 1:
             # same row: from the racks' tops (where cables go up to the tray), arching over the row
@@ -360,7 +360,7 @@ def rack_detail_html(rack: dict, model: dict, prev: str | None = None, nxt: str 
 
 def _script_json(obj) -> str:
     """JSON safe inside a <script type="application/json"> element."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":")).replace("</", "<\\/")
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
 
 
 def render_page(model: dict) -> str:

@@ -28,6 +28,14 @@ def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
+def _port_use(cables: list[dict]) -> tuple[Counter, Counter]:
+    """Cabled host and fabric ports per switch (a host cable's B end is its switch)."""
+    host = Counter(c["b"]["device"] for c in cables if c["kind"] != "fabric")
+    fabric = Counter(c["a"]["device"] for c in cables if c["kind"] == "fabric")
+    fabric.update(c["b"]["device"] for c in cables if c["kind"] == "fabric")
+    return host, fabric
+
+
 def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: dict | None = None,
                      verify: dict | None = None, analysis: dict | None = None) -> dict:
     """The hall page's content.
@@ -58,14 +66,7 @@ def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: di
         devices[s["rack"]].append({"kind": "server", "name": s["name"], "model": s.get("model", models["server"]["name"]),
                                    "u": s["u"], "height": srv_h})
     # port use per switch from the cables' ends (host / fabric), the rest from the port map
-    host_used: Counter = Counter()
-    fabric_used: Counter = Counter()
-    for c in plan["cables"]:
-        if c["kind"] == "fabric":
-            fabric_used[c["a"]["device"]] += 1
-            fabric_used[c["b"]["device"]] += 1
-        else:
-            host_used[c["b"]["device"]] += 1
+    host_used, fabric_used = _port_use(plan["cables"])
     pm = plan["port_map"]
     n_host_ports, n_fabric_ports = len(pm["host_ports"]), len(pm["fabric_ports"])
     logical = int(plan["sizing"]["logical_ports"])
@@ -110,14 +111,14 @@ def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: di
             device_findings[name].append(fid)
 
     # --- bundles: cables between two racks (and, for big halls, between two rows), per group
-    rack_bundles: Counter = Counter()
+    rack_bundles: Counter = Counter(
+        ((ra, rb) if (ra := c["a"]["rack"]) <= (rb := c["b"]["rack"]) else (rb, ra)) + ("fabric" if c["kind"] == "fabric" else c["group"],)
+        for c in plan["cables"])
     bundle_findings: dict[tuple, list[str]] = defaultdict(list)
-    for c in plan["cables"]:
-        ra, rb = c["a"]["rack"], c["b"]["rack"]
-        key = (*_pair(ra, rb), _group(c))
-        rack_bundles[key] += 1
-        if c["id"] in finding_cables:
-            bundle_findings[key].append(c["id"])
+    if finding_cables:
+        for c in plan["cables"]:
+            if c["id"] in finding_cables:
+                bundle_findings[(*_pair(c["a"]["rack"], c["b"]["rack"]), _group(c))].append(c["id"])
     level = "rack" if len(rack_bundles) <= MAX_RACK_BUNDLES else "row"
     if level == "rack":
         drawn = rack_bundles
