@@ -32,7 +32,7 @@ def _fmt(v: float) -> str:
 def _scale(model: dict) -> float:
     """Pixels per metre: the whole hall in about 1,000 x 800 px when it fits, racks at least 44 px wide."""
     fl = model["floor"]
-    fit = min(1000.0 / max(fl["width_m"], 1.0), 800.0 / max(fl["depth_m"], 1.0))
+    fit = min(1000.0 / max(fl["width_m"], 1.0), 680.0 / max(fl["depth_m"], 1.0))
     return max(44.0 / fl["rack_pitch_m"], min(fit, 140.0 / fl["rack_pitch_m"]))
 
 
@@ -49,7 +49,8 @@ def floor_svg(model: dict) -> str:
     top = 50.0 + 0.9 * (fl["row_spacing_m"] - depth) * s
     left = 0.9 * s + 40 + (230.0 if row_level else 0.0)
     tray_w = 0.3 * s
-    width = left + fl["width_m"] * s + 40
+    bar_m = 5 if fl["width_m"] >= 10 else 1
+    width = max(left + fl["width_m"] * s + 40, left + bar_m * s + 460)
     height = top + fl["depth_m"] * s + 60
     colours = model["colours"]
     rw, rd = pitch * s, depth * s
@@ -64,7 +65,6 @@ def floor_svg(model: dict) -> str:
            f'viewBox="0 0 {_fmt(width)} {_fmt(height)}" data-scale-px-per-m="{_fmt(s)}" data-bundle-level="{model["bundle_level"]}">',
            f'<title>{e(model["summary"]["cluster"])}: data hall floor plan</title>']
     # scale bar: 5 m (or 1 m in a small hall)
-    bar_m = 5 if fl["width_m"] >= 10 else 1
     out.append(f'<g class="scalebar"><line x1="{_fmt(left)}" y1="22" x2="{_fmt(left + bar_m * s)}" y2="22" stroke="#333" stroke-width="2"/>'
                f'<text x="{_fmt(left + bar_m * s + 6)}" y="26" font-size="12">{bar_m} m</text>'
                f'<text x="{_fmt(left + bar_m * s + 50)}" y="26" font-size="12" fill="#555">rack pitch {fl["rack_pitch_m"]:g} m, '
@@ -114,7 +114,7 @@ def floor_svg(model: dict) -> str:
         if b["a"] == b["b"]:
             # cables inside one rack (or one row): a loop badge
             k = {"odd": 0, "even": 1, "fabric": 2}[b["group"]]
-            cx, cy = (x1 + rw / 2 - 10, y1 - 0.02 * rd + k * 15) if not row_level else (x1 - 14, y1 - 14 + k * 14)
+            cx, cy = (x1 + rw / 2 - 10, y1 - 0.12 * rd + k * 15) if not row_level else (x1 - 14, y1 - 14 + k * 14)
             loops.append(f'<g {attrs}><title>{e(tip)}</title><circle cx="{_fmt(cx)}" cy="{_fmt(cy)}" r="7" fill="white" stroke="{e(col)}" '
                          f'stroke-width="{_fmt(min(sw, 4))}"/><text x="{_fmt(cx - 10)}" y="{_fmt(cy + 4)}" text-anchor="end" font-size="10" '
                          f'class="count">{b["count"]}</text></g>')
