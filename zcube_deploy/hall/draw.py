@@ -260,7 +260,7 @@ def rack_elevation_svg(rack: dict, model: dict) -> str:
              f'<rect class="body" x="{x0 + 1}" y="{_fmt(y + 0.5)}" width="{w - 2}" height="{hh - 1}"{fill}/>',
              f'<text x="{x0 + 5}" y="{_fmt(y + min(hh - 3, 12))}" class="dn">{e(d["name"])}</text>']
         if hh >= 24:
-            g.append(f'<text x="{x0 + 5}" y="{_fmt(y + 23)}" class="dm">{e(d["model"])}</text>')
+            g.append(f'<text x="{x0 + 5}" y="{_fmt(y + min(23, hh - 3))}" class="dm">{e(d["model"])}</text>')
         if d["kind"] == "switch":
             p = d["ports"]
             total = sum(p.values()) or 1
@@ -278,9 +278,12 @@ def rack_elevation_svg(rack: dict, model: dict) -> str:
                             f'stroke="#555" stroke-width="0.4"/>')
                 cx += ww
             g.append("".join(segs))
-            if hh >= 24:
+            words = [f"{p[k]} {k}" for k in ("host", "fabric", "reserved", "unused") if p[k]]
+            if hh >= 36:
                 g.append(f'<text x="{_fmt(bx)}" y="{_fmt(by + 17)}" font-size="8.5">host {p["host"]} · fabric {p["fabric"]}</text>'
                          f'<text x="{_fmt(bx)}" y="{_fmt(by + 27)}" font-size="8.5">reserved {p["reserved"]} · unused {p["unused"]}</text>')
+            elif hh >= 24:
+                g.append(f'<text x="{_fmt(bx)}" y="{_fmt(by + 16)}" font-size="7.5">{" · ".join(words)}</text>')
         if bad:
             g.append(f'<text x="{x0 + w - 6}" y="{_fmt(y + min(hh - 3, 12))}" font-size="10" text-anchor="end" fill="{FINDING}" '
                      f'font-weight="bold">{len(bad)} finding{"s" if len(bad) != 1 else ""}</text>')
