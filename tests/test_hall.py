@@ -354,3 +354,46 @@ def test_console_errors_are_seen(tmp_path):
     bad.write_text("<!DOCTYPE html><html><body><script>nope();</script></body></html>")
     r = _chromium(tmp_path, bad.as_uri(), "--dump-dom")
     assert any("nope is not defined" in line for line in console_lines(r.stderr))
+
+
+def test_a_partly_filled_hall_shows_reserved_ports_and_empty_racks():
+    """Capacity for 128 servers, 40 installed: host ports kept for growth are 'reserved', and the page still
+    has every rack (some of them empty) and every installed device once."""
+    import copy
+
+    import yaml
+
+    from zcube_deploy.cabling.sheets import bill_of_materials
+    from zcube_deploy.catalog.cabling import load_cabling_catalog
+    from zcube_deploy.hall.draw import render_page
+    from zcube_deploy.hall.model import build_hall_model
+    from zcube_deploy.inventory import resolve_inventory
+    from zcube_deploy.plan import build_plan
+
+    data = yaml.safe_load((ROOT / "inventories" / "glm-1k.yaml").read_text())
+    data["topology"]["capacity_servers"] = 128
+    data["servers"]["generate"]["count"] = 40
+    plan = build_plan(resolve_inventory(copy.deepcopy(data), base=ROOT / "inventories"))
+    cat = load_cabling_catalog()
+    model = build_hall_model(plan, {g: c.model_dump() for g, c in cat.colours.items()}, bill_of_materials(plan, cat))
+    html = render_page(model)
+    K, R = plan["sizing"]["K"], plan["sizing"]["logical_ports"]
+    host = Counter(c["b"]["device"] for c in plan["cables"] if c["kind"] == "host")
+    ports = {}
+    for svg in elevations(html).values():
+        for el in svg.iter(f"{SVG}g"):
+            if el.get("data-kind") == "switch":
+                ports[el.get("data-device")] = {k: int(el.get(f"data-ports-{k}")) for k in ("host", "fabric", "reserved", "unused")}
+    assert set(ports) == {s["name"] for s in plan["switches"]}
+    reserved = 0
+    for name, p in ports.items():
+        assert p["host"] == host[name]
+        assert p["reserved"] == K - host[name]  # the fabric is complete from day one: no fabric port reserved
+        assert sum(p.values()) == R
+        reserved += p["reserved"]
+    assert reserved == len(plan["switches"]) * K - plan["counts"]["host_cables"] > 0
+    floor = floor_of(html)
+    assert drawn_bundles(floor) == plan_bundles(plan)
+    empty = [el for el in floor.iter(f"{SVG}g") if "rack" in el.get("class", "").split() and el.get("data-servers") == "0"
+             and el.get("data-odd") == "0" and el.get("data-even") == "0"]
+    assert empty, "a partly filled hall has empty racks"
