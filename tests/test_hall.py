@@ -339,6 +339,13 @@ def test_the_page_renders_in_chromium_without_console_errors(glm, tmp_path):
     panel = dom[dom.index('id="rack-panel"'):]
     assert f'class="rack-detail" data-rack="{rack}"' in panel[:400]
     assert panel.count('data-kind="switch"') == sum(s["rack"] == rack for s in plan["switches"])
+    # a device link opens its rack and picks the device out
+    server = plan["servers"][9]
+    r = _chromium(tmp_path, f"{page.as_uri()}#device={server['name']}", "--dump-dom")
+    assert r.returncode == 0 and console_lines(r.stderr) == []
+    panel = r.stdout[r.stdout.index('id="rack-panel"'):]
+    assert f'class="rack-detail" data-rack="{server["rack"]}"' in panel[:400]
+    assert re.search(rf'class="device server picked" data-device="{server["name"]}"', panel)
     shot = tmp_path / "hall.png"
     r = _chromium(tmp_path, f"{page.as_uri()}#rack={rack}", f"--screenshot={shot}", "--window-size=1600,1000")
     assert r.returncode == 0, r.stderr[-2000:]
