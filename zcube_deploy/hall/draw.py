@@ -195,6 +195,9 @@ def floor_svg(model: dict) -> str:
         if r["switch_rack"]:
             g.append(f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(y + rd - 5)}" text-anchor="middle" font-size="{_fmt(fs - 2)}" fill="#7a5a00">'
                      f'switch rack</text>')
+        elif not h["servers"]:
+            g.append(f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(line_y)}" text-anchor="middle" font-size="{_fmt(fs - 1)}" fill="#888">'
+                     f'empty</text>')
         if r["progress"] and r["progress"]["cables"]:
             p = r["progress"]
             bw = rw - 8
@@ -232,6 +235,9 @@ def rack_elevation_svg(rack: dict, model: dict) -> str:
     def top_of(u: int, height: int) -> float:
         return head + (uh - (u + height - 1)) * U_PX
 
+    cg = model["summary"]["cages"]
+    cages = f'cages: host {_span(cg["host"])}, fabric {_span(cg["fabric"])}' + (f', unused {_span(cg["unused"])}' if cg["unused"] else "") + \
+        (f' ({cg["lanes_per_cage"]} x {cg["speed"]} per cage)' if cg["lanes_per_cage"] else "")
     occupied = set()
     for d in rack["devices"]:
         occupied.update(range(d["u"], d["u"] + d["height"]))
@@ -248,6 +254,7 @@ def rack_elevation_svg(rack: dict, model: dict) -> str:
             p = d["ports"]
             tip.append(f'{d["group"]} switch, plane {d["plane"]}; ports: {p["host"]} host, {p["fabric"]} fabric, '
                        f'{p["reserved"]} reserved, {p["unused"]} unused')
+            tip.append(cages)
             fill = f' fill="{colours[d["group"]]["fill"]}"'
         else:
             fill = ""
@@ -291,6 +298,13 @@ def rack_elevation_svg(rack: dict, model: dict) -> str:
         out.append("".join(g))
     out.append('</svg>')
     return "".join(out)
+
+
+def _span(v) -> str:
+    """[1, 64] -> '1-64'; None -> '-'."""
+    if not v:
+        return "-"
+    return f"{v[0]}-{v[1]}" if isinstance(v, (list, tuple)) and len(v) == 2 and v[0] != v[1] else str(v[0] if isinstance(v, (list, tuple)) else v)
 
 
 def _ranges(us: list[int]) -> str:

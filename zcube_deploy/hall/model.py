@@ -191,6 +191,8 @@ def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: di
         "pools": [{"name": k, "prefix": ad.get(k) or ad.get(f"{k}_network") or "", "used": ad["used"][k], "size": ad["size"][k]}
                   for k in sorted(ad["used"])],
         "routing_mode": (plan.get("routing") or {}).get("mode", "static"),
+        "cages": {"host": pm.get("host_cages"), "fabric": pm.get("fabric_cages"), "unused": pm.get("unused_cages"),
+                  "lanes_per_cage": pm.get("lanes_per_cage"), "speed": pm.get("speed")},
     }
     if status:
         summary["cabling"] = status["overall"]
