@@ -229,8 +229,9 @@ def build_cmd(inventory: str, out_dir: str, jobs: int | None) -> None:
 
 
 def _build_extras(plan: dict, out_dir: str) -> None:
-    """Later stages of `zcube build`: the cabling outputs."""
+    """Later stages of `zcube build`: the cabling outputs, the hall page."""
     _cabling(plan, out_dir, None)
+    _hall(plan, out_dir)
 
 
 # ---------------------------------------------------------------- cabling
@@ -841,6 +842,37 @@ def lab_wiring_cmd(lab_dir: str, as_json: bool) -> None:
     out.print(t)
     if w["lldp_off"]:
         out.print("servers without LLDP: " + ", ".join(w["lldp_off"]))
+
+
+# ---------------------------------------------------------------- hall
+def _hall(plan: dict, out_dir: str, catalog: str | None = None, **overlays) -> dict:
+    from zcube_deploy.hall import write_hall
+
+    r = write_hall(plan, out_dir, catalog_path=catalog or plan["inputs"].get("cabling_catalog"), **overlays)
+    extra = f"; {r['findings']} verify findings in {r['racks_with_findings']} racks" if overlays.get("verify") else ""
+    out.print(f"hall: [bold]{r['path']}[/] ({r['racks']} racks in {r['rows']} rows, {r['bundles']:,} {r['bundle_level']}-to-"
+              f"{r['bundle_level']} cable bundles, {r['bytes'] / 2**20:.1f} MiB{extra})")
+    return r
+
+
+@cli.command("hall")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("-o", "--output", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False), help="writes DIR/hall/index.html")
+@click.option("--cabling", "cabling_xlsx", default=None, type=click.Path(dir_okay=False), help="cabling.xlsx with the technicians' progress")
+@click.option("--verify", "verify_json", default=None, type=click.Path(dir_okay=False), help="verify.json: racks and cables with findings in red")
+@click.option("--analyze", "analyze_json", default=None, type=click.Path(dir_okay=False), help="analyze.json (and unreachability.png beside it)")
+@click.option("--catalog", default=None, type=click.Path(dir_okay=False), help="cabling catalog (default: the plan's, else the bundled one)")
+@handle_errors
+def hall_cmd(plan_path: str, out_dir: str, cabling_xlsx: str | None, verify_json: str | None, analyze_json: str | None,
+             catalog: str | None) -> None:
+    """One self-contained page of the data hall: floor plan, rack elevations, summary, status overlays."""
+    from zcube_deploy.hall import PLAN_FIELDS
+    from zcube_deploy.plan.io import read_plan
+
+    plan = read_plan(plan_path, PLAN_FIELDS)
+    keep_forever()
+    warn_if_stale(plan)
+    _hall(plan, out_dir, catalog, cabling=cabling_xlsx, verify=verify_json, analyze=analyze_json)
 
 
 def main() -> None:
