@@ -1,4 +1,4 @@
-"""Flat exports of the cabling: cable list CSV, NetBox cable bulk-import CSV, Graphviz DOT (PTM style)."""
+"""Flat exports of the cabling: cable list CSV, label-printer CSV, NetBox cable bulk-import CSV, Graphviz DOT (PTM style)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,26 @@ def write_cable_csv(rows: CableRows, path: Path) -> None:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(CABLE_COLUMNS)
         for r in rows.rows:
-            w.writerow([kinds[r["cable"]] if k == "kind" else _cell(r[k]) for k in CABLE_COLUMNS])
+            w.writerow([kinds[r["cable"]] if k == "kind" else " / ".join(r[k]) if k in ("label_a", "label_b") else _cell(r[k])
+                        for k in CABLE_COLUMNS])
+
+
+LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
+
+
+def write_labels_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> int:
+    """One row per label (= per cable end) for label-printer software's database / CSV import
+    (Brother P-touch Editor, ZebraDesigner, DYMO Connect): a header row, RFC 4180 CSV (CRLF), UTF-8;
+    in walking order (rack, U from the top, device, port). ``barcode`` (QR / Code 128 payload) is the cable ID."""
+    n = 0
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\r\n")
+        w.writerow(LABEL_COLUMNS)
+        for lab in rows.labels():
+            w.writerow([lab["cable"], lab["end"], lab["line1"], lab["line2"], lab["cable"], cat.colours[lab["group"]].label,
+                        lab["rack"], lab["u"], lab["device"], lab["port"]])
+            n += 1
+    return n
 
 
 def write_netbox_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> None:

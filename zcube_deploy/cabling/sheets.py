@@ -12,8 +12,15 @@ def group_of(cable: dict) -> str:
     return "fabric" if cable["kind"] == "fabric" else cable["group"]
 
 
+MAX_LABEL_PROBLEMS = 20
+
+
 class CableRows:
-    """Row values of every cable (computed once), the racks each touches, and labels."""
+    """Row values of every cable (computed once), the racks each touches, and the label text of each end.
+
+    Ports appear twice: the full platform name (``a_port``, for CSVs and the NetBox import) and the
+    platform's short form carried by the plan (``a_short``, e.g. ``TH0/113:2``) for cut sheets and labels.
+    """
 
     def __init__(self, plan: dict, cat: CablingCatalog):
         self.plan = plan
@@ -21,32 +28,67 @@ class CableRows:
         cage_of = plan["port_map"]["cage_of"]
         self.short = {name: v[0] for name, v in cage_of.items()}
         self.order = {name: (v[1], v[2]) for name, v in cage_of.items()}
-        fmt = cat.labels.end
+        line1, line2 = cat.labels.line1, cat.labels.line2
         limit = cat.labels.max_length
         too_long: list[Problem] = []
+        n_too_long = 0
+        short = self.short
         self.rows: list[dict] = []
         for c in plan["cables"]:
             a, b = c["a"], c["b"]
-            ap, bp = self.short.get(a["port"], a["port"]), self.short.get(b["port"], b["port"])
-            label_a = fmt.format(id=c["id"], here_device=a["device"], here_port=ap, far_device=b["device"], far_port=bp,
-                                 here_rack=a["rack"], here_u=a["u"], far_rack=b["rack"], far_u=b["u"])
-            label_b = fmt.format(id=c["id"], here_device=b["device"], here_port=bp, far_device=a["device"], far_port=ap,
-                                 here_rack=b["rack"], here_u=b["u"], far_rack=a["rack"], far_u=a["u"])
-            if len(too_long) < 5:
-                for lab in (label_a, label_b):
-                    if len(lab) > limit:
-                        too_long.append(Problem("cabling_catalog.labels", f"label {lab!r} of cable {c['id']} has {len(lab)} characters > {limit}",
-                                                "shorten labels.end or raise labels.max_length"))
-                        break
+            ap, bp = short.get(a["port"], a["port"]), short.get(b["port"], b["port"])
+            lines = []
+            for end, here, hp, far, fp in (("A", a, ap, b, bp), ("B", b, bp, a, ap)):
+                f = {"id": c["id"], "end": end, "here_device": here["device"], "here_port": hp, "far_device": far["device"],
+                     "far_port": fp, "here_rack": here["rack"], "here_u": here["u"], "far_rack": far["rack"], "far_u": far["u"]}
+                lines.append((line1.format(**f), line2.format(**f)))
+            bad = [(e, n, t) for e, ls in zip("AB", lines) for n, t in enumerate(ls, start=1) if len(t) > limit]
+            if bad:
+                n_too_long += 1
+                if len(too_long) < MAX_LABEL_PROBLEMS:
+                    e, n, t = bad[0]
+                    too_long.append(Problem(f"cabling_catalog.labels.line{n}",
+                                            f"cable {c['id']} end {e}: label line {t!r} has {len(t)} characters > {limit}",
+                                            "shorten labels.line1/line2 or raise labels.max_length (what the label tape holds)"))
             self.rows.append({
                 "cable": c["id"], "group": group_of(c), "plane": c["plane"],
-                "a_rack": a["rack"], "a_u": a["u"], "a_device": a["device"], "a_port": a["port"],
-                "b_rack": b["rack"], "b_u": b["u"], "b_device": b["device"], "b_port": b["port"],
+                "a_rack": a["rack"], "a_u": a["u"], "a_device": a["device"], "a_port": a["port"], "a_short": ap,
+                "b_rack": b["rack"], "b_u": b["u"], "b_device": b["device"], "b_port": b["port"], "b_short": bp,
                 "medium": c["medium"], "length_m": c["length_m"], "part": c["part"],
-                "label_a": label_a, "label_b": label_b, "installed": None, "checked": None,
+                "label_a": lines[0], "label_b": lines[1], "installed": None, "checked": None,
             })
         if too_long:
-            raise InputErrors(too_long, "cable labels are too long")
+            if n_too_long > len(too_long):
+                too_long.append(Problem("cabling_catalog.labels", f"... and {n_too_long - len(too_long)} more cable(s) with a label line too long"))
+            raise InputErrors(too_long, f"cable labels are too long ({n_too_long} cable(s))")
+
+    def port_key(self) -> list[tuple[str, str]]:
+        """(short keyword, long keyword) pairs of the port names on the sheets, from the plan's own short forms."""
+        pairs = set()
+        for full, short in self.short.items():
+            kw, _, num = full.partition(" ")
+            if num and short.endswith(num) and short != full:
+                pairs.add((short[: len(short) - len(num)], kw))
+        return sorted(pairs)
+
+    def rack_order(self) -> dict[str, int]:
+        return {r["name"]: i for i, r in enumerate(self.plan["layout"]["racks"])}
+
+    def labels(self) -> list[dict]:
+        """One label per cable end, in walking order: rack (layout order), U from the top, device, port."""
+        rank = self.rack_order()
+        order = self.order
+        out = []
+        for r in self.rows:
+            for end, side, lines in (("A", "a", r["label_a"]), ("B", "b", r["label_b"])):
+                port = r[f"{side}_port"]
+                key = (rank.get(r[f"{side}_rack"], len(rank)), r[f"{side}_rack"], -r[f"{side}_u"], r[f"{side}_device"],
+                       order.get(port, (0, 0)), port, r["cable"], end)
+                out.append((key, {"cable": r["cable"], "end": end, "line1": lines[0], "line2": lines[1], "group": r["group"],
+                                  "rack": r[f"{side}_rack"], "u": r[f"{side}_u"], "device": r[f"{side}_device"],
+                                  "port": r[f"{side}_short"]}))
+        out.sort(key=lambda x: x[0])
+        return [x[1] for x in out]
 
     def sheet_key(self, rack: str) -> str:
         if self.cat.sheets.per == "row":
