@@ -19,13 +19,13 @@ def _cell(value):
 
 def write_cable_csv(rows: CableRows, path: Path) -> None:
     """Each cable once, A end to Z (B) end."""
-    kinds = {c["id"]: c["kind"] for c in rows.plan["cables"]}
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(CABLE_COLUMNS)
-        for r in rows.rows:
-            w.writerow([kinds[r["cable"]] if k == "kind" else " / ".join(r[k]) if k in ("label_a", "label_b") else _cell(r[k])
-                        for k in CABLE_COLUMNS])
+        for c, r in zip(rows.plan["cables"], rows.rows):
+            w.writerow((r["cable"], c["kind"], r["group"], r["plane"], r["a_device"], r["a_port"], r["a_rack"], r["a_u"],
+                        r["b_device"], r["b_port"], r["b_rack"], r["b_u"], r["medium"], _cell(r["length_m"]), r["part"],
+                        " / ".join(r["label_a"]), " / ".join(r["label_b"])))
 
 
 LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
@@ -39,9 +39,9 @@ def write_labels_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> int:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\r\n")
         w.writerow(LABEL_COLUMNS)
-        for lab in rows.labels():
-            w.writerow([lab["cable"], lab["end"], lab["line1"], lab["line2"], lab["cable"], cat.colours[lab["group"]].label,
-                        lab["rack"], lab["u"], lab["device"], lab["port"]])
+        colour = {g: c.label for g, c in cat.colours.items()}
+        for cable, end, line1, line2, group, rack, u, device, port in rows.labels():
+            w.writerow((cable, end, line1, line2, cable, colour[group], rack, u, device, port))
             n += 1
     return n
 

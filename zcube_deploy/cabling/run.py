@@ -30,11 +30,8 @@ def write_cabling(plan: dict, out_dir: str | Path, catalog_path: str | Path | No
     rows = CableRows(plan, cat)  # every input error (label lengths) before any file is written
     names = ("cables.csv", "labels.csv", "netbox-cables.csv", "topology.dot")
 
-    def exports() -> None:
-        write_cable_csv(rows, out / "cables.csv")
-        write_labels_csv(rows, cat, out / "labels.csv")
-        write_netbox_csv(rows, cat, out / "netbox-cables.csv")
-        write_dot(plan, out / "topology.dot")
+    exports = [lambda: write_labels_csv(rows, cat, out / "labels.csv"), lambda: write_cable_csv(rows, out / "cables.csv"),
+               lambda: write_netbox_csv(rows, cat, out / "netbox-cables.csv"), lambda: write_dot(plan, out / "topology.dot")]
 
     limit = cat.sheets.split_above_cables
     split = bool(limit) and len(plan["cables"]) > limit
@@ -45,7 +42,8 @@ def write_cabling(plan: dict, out_dir: str | Path, catalog_path: str | Path | No
             single.unlink()
     else:
         wb = write_workbook(plan, cat, single, rows)
-        exports()
+        for job in exports:
+            job()
         for old in [*folder.glob("row-*.xlsx"), folder / "summary.xlsx"] if folder.is_dir() else []:
             old.unlink()
     return {"files": wb["workbooks"] + [str(out / n) for n in names], "workbooks": wb["workbooks"], "split": split,

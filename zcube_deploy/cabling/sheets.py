@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from operator import itemgetter
 
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.errors import InputErrors, Problem
@@ -71,24 +72,29 @@ class CableRows:
                 pairs.add((short[: len(short) - len(num)], kw))
         return sorted(pairs)
 
-    def rack_order(self) -> dict[str, int]:
-        return {r["name"]: i for i, r in enumerate(self.plan["layout"]["racks"])}
+    def _end_keys(self) -> list[tuple[tuple, tuple, dict]]:
+        """Per cable, the walking-order key of its A and B end: rack (layout order), U from the top, device, port, cable."""
+        if getattr(self, "_keys", None) is None:
+            rank = {r["name"]: i for i, r in enumerate(self.plan["layout"]["racks"])}
+            last = len(rank)
+            get = self.order.get
+            none = (0, 0)
+            self._keys = [((rank.get(r["a_rack"], last), r["a_rack"], -r["a_u"], r["a_device"], get(r["a_port"], none), r["a_port"], r["cable"], "A"),
+                           (rank.get(r["b_rack"], last), r["b_rack"], -r["b_u"], r["b_device"], get(r["b_port"], none), r["b_port"], r["cable"], "B"),
+                           r) for r in self.rows]
+        return self._keys
 
-    def labels(self) -> list[dict]:
-        """One label per cable end, in walking order: rack (layout order), U from the top, device, port."""
-        rank = self.rack_order()
-        order = self.order
+    def labels(self) -> list[tuple[str, str, str, str, str, str, int, str, str]]:
+        """One label per cable end, in walking order: rack (layout order), U from the top, device, port.
+        Each: (cable, end, line1, line2, group, rack, U, device, short port)."""
+        ends = [(ka, r) for ka, _, r in self._end_keys()] + [(kb, r) for _, kb, r in self._end_keys()]
+        ends.sort(key=itemgetter(0))
         out = []
-        for r in self.rows:
-            for end, side, lines in (("A", "a", r["label_a"]), ("B", "b", r["label_b"])):
-                port = r[f"{side}_port"]
-                key = (rank.get(r[f"{side}_rack"], len(rank)), r[f"{side}_rack"], -r[f"{side}_u"], r[f"{side}_device"],
-                       order.get(port, (0, 0)), port, r["cable"], end)
-                out.append((key, {"cable": r["cable"], "end": end, "line1": lines[0], "line2": lines[1], "group": r["group"],
-                                  "rack": r[f"{side}_rack"], "u": r[f"{side}_u"], "device": r[f"{side}_device"],
-                                  "port": r[f"{side}_short"]}))
-        out.sort(key=lambda x: x[0])
-        return [x[1] for x in out]
+        for k, r in ends:
+            side = "a" if k[-1] == "A" else "b"
+            lines = r["label_a"] if side == "a" else r["label_b"]
+            out.append((r["cable"], k[-1], lines[0], lines[1], r["group"], k[1], -k[2], k[3], r[f"{side}_short"]))
+        return out
 
     def sheet_key(self, rack: str) -> str:
         if self.cat.sheets.per == "row":
@@ -96,17 +102,21 @@ class CableRows:
         return rack
 
     def by_sheet(self) -> dict[str, list[dict]]:
-        """Rows per cut sheet (rack or row), each cable in exactly the sheets of the racks it touches."""
+        """Rows per cut sheet (rack or row), each cable in exactly the sheets of the racks it touches, in
+        walking order of its end there (U from the top, device, port)."""
         racks = self.plan["layout"]["racks"]
         self._row_of = {r["name"]: r["row"] for r in racks}
         order = [r["name"] for r in racks] if self.cat.sheets.per == "rack" else list(dict.fromkeys(r["row"] for r in racks))
         sheets: dict[str, list[tuple]] = defaultdict(list)
-        for row in self.rows:
-            ka, kb = self.sheet_key(row["a_rack"]), self.sheet_key(row["b_rack"])
-            for key, side in ((ka, "a"), (kb, "b")) if ka != kb else ((ka, "a"),):
-                sort = (-row[f"{side}_u"], row[f"{side}_device"], self.order.get(row[f"{side}_port"], (0, 0)), row[f"{side}_port"], row["cable"])
-                sheets[key].append((sort, row))
-        return {k: [r for _, r in sorted(sheets[k], key=lambda x: x[0])] for k in order if k in sheets}
+        per_row = self.cat.sheets.per == "row"
+        row_of = self._row_of
+        for ka, kb, row in self._end_keys():
+            sa, sb = (row_of[ka[1]], row_of[kb[1]]) if per_row else (ka[1], kb[1])
+            sheets[sa].append((ka[2:], row))
+            if sb != sa:
+                sheets[sb].append((kb[2:], row))
+        first = itemgetter(0)
+        return {k: [r for _, r in sorted(sheets[k], key=first)] for k in order if k in sheets}
 
     def fabric(self) -> list[dict]:
         return [r for r in self.rows if r["group"] == "fabric"]
