@@ -232,6 +232,7 @@ def _cut_sheet(wb: Workbook, title: str, rows: list[dict], cat: CablingCatalog, 
     ws.data_validations.append(dv)
     _print_setup(ws, cat, len(all_keys), n, title, cluster, legend_text(cat, planes))
     _colour_rows(ws, cat, len(keys), n, all_keys.index("group") + 1, all_keys.index("plane") + 1, planes)
+    ws.print_area = f"A1:{get_column_letter(len(keys))}{n + 1}"  # the colour keys are hidden and not printed
     src = [SHORT_PORT.get(k, k) for k in all_keys]
     write_rows_fast(ws, [c.title for c in cols] + [k.capitalize() for k in hidden], ([r[k] for k in src] for r in rows))
 
