@@ -14,6 +14,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import re
+from operator import itemgetter
 from pathlib import Path
 
 from lxml import etree
@@ -211,12 +212,24 @@ def _colour_rows(ws, cat: CablingCatalog, ncols: int, nrows: int, group_col: int
             ws.conditional_formatting.add(rng, FormulaRule(formula=[formula], fill=PatternFill("solid", fgColor=fill, bgColor=fill)))
 
 
-def _cut_sheet(wb: Workbook, title: str, rows: list[dict], cat: CablingCatalog, cluster: str, planes: list[int]) -> None:
+def sheet_keys(cat: CablingCatalog) -> tuple[list[str], list[str]]:
+    """(the catalog's columns, the hidden colour-key columns after them)."""
+    keys = [c.key for c in cat.sheets.columns]
+    return keys, [k for k in HIDDEN_KEYS if k not in keys]
+
+
+def sheet_values(rows: list[dict], cat: CablingCatalog) -> list[tuple]:
+    """A cut sheet's cell values, row by row (short port names)."""
+    keys, hidden = sheet_keys(cat)
+    pick = itemgetter(*[SHORT_PORT.get(k, k) for k in keys + hidden])
+    return [pick(r) for r in rows]
+
+
+def _cut_sheet(wb: Workbook, title: str, values: list[tuple], cat: CablingCatalog, cluster: str, planes: list[int]) -> None:
     """One printable cut sheet: the catalog's columns (short port names), then the hidden colour keys."""
     ws = wb.create_sheet(title)
     cols = cat.sheets.columns
-    keys = [c.key for c in cols]
-    hidden = [k for k in HIDDEN_KEYS if k not in keys]
+    keys, hidden = sheet_keys(cat)
     all_keys = keys + hidden
     for i, col in enumerate(cols, start=1):
         ws.column_dimensions[get_column_letter(i)].width = col.width
@@ -225,7 +238,7 @@ def _cut_sheet(wb: Workbook, title: str, rows: list[dict], cat: CablingCatalog, 
         ws.column_dimensions[get_column_letter(i)].hidden = True
     dv = DataValidation(type="list", formula1='"' + ",".join(STATUS_VALUES) + '"', allow_blank=True,
                         showErrorMessage=True, errorTitle="Installed / Checked", error="yes, no or issue")
-    n = len(rows)
+    n = len(values)
     for key in ("installed", "checked"):
         letter = get_column_letter(keys.index(key) + 1)
         dv.add(f"{letter}2:{letter}{max(n + 1, 2)}")
@@ -233,11 +246,10 @@ def _cut_sheet(wb: Workbook, title: str, rows: list[dict], cat: CablingCatalog, 
     _print_setup(ws, cat, len(all_keys), n, title, cluster, legend_text(cat, planes))
     _colour_rows(ws, cat, len(keys), n, all_keys.index("group") + 1, all_keys.index("plane") + 1, planes)
     ws.print_area = f"A1:{get_column_letter(len(keys))}{n + 1}"  # the colour keys are hidden and not printed
-    src = [SHORT_PORT.get(k, k) for k in all_keys]
-    write_rows_fast(ws, [c.title for c in cols] + [k.capitalize() for k in hidden], ([r[k] for k in src] for r in rows))
+    write_rows_fast(ws, [c.title for c in cols] + [k.capitalize() for k in hidden], values)
 
 
-def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, rows: CableRows, sheets: list[str],
+def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, port_key: list[tuple[str, str]], sheets: list[str],
              planes: list[int], books: list[str] | None = None) -> None:
     ws = wb.create_sheet("Summary")
     ws.column_dimensions["A"].width = 24
@@ -270,7 +282,7 @@ def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, rows: Cab
             ws.append([c, f"{GROUP_WHAT[group]}; label colour {colour.label}"])
     ws.append([])
     ws.append(["port names", "the cut sheets and labels use the platform's short port names; full names are in cables.csv"])
-    for short, long in rows.port_key():
+    for short, long in port_key:
         ws.append([f"{short}<slot/port>", f"{long} <slot/port> (e.g. {short}0/1:2 = {long} 0/1:2)"])
     ws.append([])
     ws.append(["how to use these sheets", ""])
@@ -341,56 +353,56 @@ def write_workbook(plan: dict, cat: CablingCatalog, path: str | Path, rows: Cabl
     per_sheet, names = _sheet_names(rows)
     planes = _planes(plan)
     wb = Workbook(write_only=True)
-    _summary(wb, plan, bom, cat, rows, names, planes)
+    _summary(wb, plan, bom, cat, rows.port_key(), names, planes)
     _bom(wb, bom, cat)
     cluster = plan["cluster"]["name"]
-    _cut_sheet(wb, "Fabric", rows.fabric(), cat, cluster, planes)
+    _cut_sheet(wb, "Fabric", sheet_values(rows.fabric(), cat), cat, cluster, planes)
     for name, sheet_rows in zip(names, per_sheet.values()):
-        _cut_sheet(wb, name, sheet_rows, cat, cluster, planes)
+        _cut_sheet(wb, name, sheet_values(sheet_rows, cat), cat, cluster, planes)
     _save(wb, Path(path))
     return {"sheets": ["Summary", "BOM", "Fabric"] + names, "bom": bom, "workbooks": [str(path)]}
 
 
 # ------------------------------------------------------------------ one workbook per layout row
-_JOB: dict = {}  # what the forked workers read (set before the pool starts; never pickled)
+# The workers are started by a fork server (a small clean process), not forked from this one: a
+# forked worker would inherit the whole plan and, touching it, copy it page by page (1.8 GB for the
+# 64k hall). Each task carries its own cell values; the catalog goes once to each worker.
+_WORKER: dict = {}
+
+
+def _init_worker(cat: CablingCatalog, cluster: str, planes: list[int]) -> None:
+    _WORKER.update(cat=cat, cluster=cluster, planes=planes)
+
+
+def _task(task: tuple) -> str:
+    kind, path = task[0], Path(task[1])
+    cat, cluster, planes = _WORKER["cat"], _WORKER["cluster"], _WORKER["planes"]
+    wb = Workbook(write_only=True)
+    if kind == "row":
+        for name, values in task[2]:  # the fabric cables ending in the row are on its racks' sheets
+            _cut_sheet(wb, name, values, cat, cluster, planes)
+    else:
+        plan_head, bom, port_key, names, books, fabric = task[2:]
+        _summary(wb, plan_head, bom, cat, port_key, names, planes, books)
+        _bom(wb, bom, cat)
+        _cut_sheet(wb, "Fabric", fabric, cat, cluster, planes)
+    _save(wb, path)
+    return str(path)
 
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
-def _write_row_book(row: str) -> str:
-    job = _JOB
-    cat, cluster, planes = job["cat"], job["cluster"], job["planes"]
-    wb = Workbook(write_only=True)
-    for name, sheet_rows in job["books"][row]:  # the fabric cables ending in the row are on its racks' sheets
-        _cut_sheet(wb, name, sheet_rows, cat, cluster, planes)
-    path = job["dir"] / f"row-{_safe(row)}.xlsx"
-    _save(wb, path)
-    return str(path)
-
-
-def _task(task: tuple[str, object]) -> str | None:
-    kind, arg = task
-    if kind == "row":
-        return _write_row_book(arg)
-    if kind == "summary":
-        _write_summary_book(*_JOB["summary"])
-        return None
-    _JOB["side"][arg]()
-    return None
-
-
 def write_split_workbooks(plan: dict, cat: CablingCatalog, folder: str | Path, rows: CableRows | None = None,
                           side_work: list | None = None, workers: int | None = None) -> dict:
     """One workbook per layout row (its racks' cut sheets, so also the fabric cables ending in the row)
-    plus summary.xlsx (Summary, BOM, Fabric), written by forked worker processes, one per core, which
-    also run ``side_work`` (the CSV exports). Input errors are all raised before any file is written."""
+    plus summary.xlsx (Summary, BOM, Fabric), written by worker processes, one per core; this process
+    runs ``side_work`` (the CSV exports) meanwhile. Input errors are all raised before any file is written."""
     check_printable(cat)
     rows = rows or CableRows(plan, cat)
     bom = bill_of_materials(plan, cat)
     per_sheet, names = _sheet_names(rows)
-    rows.fabric_rows = rows.fabric()
     planes = _planes(plan)
     row_of = {r["name"]: r["row"] for r in plan["layout"]["racks"]}
     books: dict[str, list[tuple[str, list[dict]]]] = {}
@@ -400,22 +412,32 @@ def write_split_workbooks(plan: dict, cat: CablingCatalog, folder: str | Path, r
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("row-*.xlsx"):  # a previous, differently laid-out run
         old.unlink()
-    side = list(side_work or [])
-    _JOB.update(cat=cat, cluster=plan["cluster"]["name"], planes=planes, books=books, dir=folder, side=side,
-                summary=(plan, cat, rows, bom, names, planes, books, folder))
-    # the long jobs first (the exports, then the rows with the most cables), so that the cores finish together
-    tasks = [("side", i) for i in range(len(side))] + [("summary", None)]
-    tasks += [("row", r) for r in sorted(books, key=lambda r: -sum(len(x) for _, x in books[r]))]
-    n = max(1, min(workers or _cores(), len(tasks)))
-    try:
-        if n > 1 and "fork" in mp.get_all_start_methods():
-            with mp.get_context("fork").Pool(n) as pool:
-                done = list(pool.imap_unordered(_task, tasks, chunksize=1))
-        else:
-            done = [_task(t) for t in tasks]
-    finally:
-        _JOB.clear()
-    files = [str(folder / "summary.xlsx")] + sorted(d for d in done if d)
+    book_names = {r: f"row-{_safe(r)}.xlsx" for r in books}
+    head = {k: plan[k] for k in ("sizing", "cluster", "tool_version", "inputs")}
+
+    def tasks():
+        yield ("summary", folder / "summary.xlsx", head, bom, rows.port_key(), names, list(book_names.values()),
+               sheet_values(rows.fabric(), cat))
+        # the biggest rows first, so that the workers finish together
+        for r in sorted(books, key=lambda r: -sum(len(x) for _, x in books[r])):
+            yield ("row", folder / book_names[r], [(name, sheet_values(x, cat)) for name, x in books[r]])
+
+    n = max(1, min(workers or _cores(), len(books) + 1))
+    init = (cat, plan["cluster"]["name"], planes)
+    if n > 1 and "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+        with ctx.Pool(n, initializer=_init_worker, initargs=init) as pool:
+            pending = pool.imap_unordered(_task, tasks(), chunksize=1)
+            for job in side_work or []:
+                job()
+            done = list(pending)
+    else:
+        _init_worker(*init)
+        done = [_task(t) for t in tasks()]
+        for job in side_work or []:
+            job()
+    files = [str(folder / "summary.xlsx")] + sorted(d for d in done if not d.endswith("summary.xlsx"))
     return {"sheets": ["Summary", "BOM", "Fabric"] + names, "bom": bom, "workbooks": files}
 
 
@@ -424,11 +446,3 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
-
-
-def _write_summary_book(plan, cat, rows, bom, names, planes, books, folder: Path) -> None:
-    wb = Workbook(write_only=True)
-    _summary(wb, plan, bom, cat, rows, names, planes, [f"row-{_safe(r)}.xlsx" for r in books])
-    _bom(wb, bom, cat)
-    _cut_sheet(wb, "Fabric", rows.fabric_rows, cat, plan["cluster"]["name"], planes)
-    _save(wb, folder / "summary.xlsx")
