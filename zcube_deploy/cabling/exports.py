@@ -23,9 +23,9 @@ def write_cable_csv(rows: CableRows, path: Path) -> None:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(CABLE_COLUMNS)
         for c, r in zip(rows.plan["cables"], rows.rows):
-            w.writerow((r["cable"], c["kind"], r["group"], r["plane"], r["a_device"], r["a_port"], r["a_rack"], r["a_u"],
-                        r["b_device"], r["b_port"], r["b_rack"], r["b_u"], r["medium"], _cell(r["length_m"]), r["part"],
-                        " / ".join(r["label_a"]), " / ".join(r["label_b"])))
+            w.writerow((r.cable, c["kind"], r.group, r.plane, r.a_device, r.a_port, r.a_rack, r.a_u,
+                        r.b_device, r.b_port, r.b_rack, r.b_u, r.medium, _cell(r.length_m), r.part,
+                        " / ".join(r.label_a), " / ".join(r.label_b)))
 
 
 LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
@@ -54,9 +54,9 @@ def write_netbox_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> None:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(cols)
         for r in rows.rows:
-            med = cat.media[r["medium"]]
-            w.writerow([r["a_device"], "dcim.interface", r["a_port"], r["b_device"], "dcim.interface", r["b_port"],
-                        NETBOX_TYPE[med.kind], "planned", r["cable"], cat.colours[r["group"]].fill.lower(), _cell(r["length_m"]), "m"])
+            med = cat.media[r.medium]
+            w.writerow([r.a_device, "dcim.interface", r.a_port, r.b_device, "dcim.interface", r.b_port,
+                        NETBOX_TYPE[med.kind], "planned", r.cable, cat.colours[r.group].fill.lower(), _cell(r.length_m), "m"])
 
 
 def _q(text: str) -> str:

@@ -16,6 +16,23 @@ def group_of(cable: dict) -> str:
 MAX_LABEL_PROBLEMS = 20
 
 
+class CableRow:
+    """One cable's values on the sheets and exports (slots: a 64k-GPU hall has 196,608 of them)."""
+
+    __slots__ = ("cable", "group", "plane", "a_rack", "a_u", "a_device", "a_port", "a_short",
+                 "b_rack", "b_u", "b_device", "b_port", "b_short", "medium", "length_m", "part", "label_a", "label_b")
+    installed = None  # the technician's columns start empty
+    checked = None
+
+    def __init__(self, *values) -> None:
+        for k, v in zip(self.__slots__, values, strict=True):
+            setattr(self, k, v)
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+
+
 class CableRows:
     """Row values of every cable (computed once), the racks each touches, and the label text of each end.
 
@@ -51,13 +68,9 @@ class CableRows:
                     too_long.append(Problem(f"cabling_catalog.labels.line{n}",
                                             f"cable {c['id']} end {e}: label line {t!r} has {len(t)} characters > {limit}",
                                             "shorten labels.line1/line2 or raise labels.max_length (what the label tape holds)"))
-            self.rows.append({
-                "cable": c["id"], "group": group_of(c), "plane": c["plane"],
-                "a_rack": a["rack"], "a_u": a["u"], "a_device": a["device"], "a_port": a["port"], "a_short": ap,
-                "b_rack": b["rack"], "b_u": b["u"], "b_device": b["device"], "b_port": b["port"], "b_short": bp,
-                "medium": c["medium"], "length_m": c["length_m"], "part": c["part"],
-                "label_a": lines[0], "label_b": lines[1], "installed": None, "checked": None,
-            })
+            self.rows.append(CableRow(c["id"], group_of(c), c["plane"], a["rack"], a["u"], a["device"], a["port"], ap,
+                                      b["rack"], b["u"], b["device"], b["port"], bp, c["medium"], c["length_m"], c["part"],
+                                      lines[0], lines[1]))
         if too_long:
             if n_too_long > len(too_long):
                 too_long.append(Problem("cabling_catalog.labels", f"... and {n_too_long - len(too_long)} more cable(s) with a label line too long"))
@@ -79,22 +92,22 @@ class CableRows:
             last = len(rank)
             get = self.order.get
             none = (0, 0)
-            self._keys = [((rank.get(r["a_rack"], last), r["a_rack"], -r["a_u"], r["a_device"], get(r["a_port"], none), r["a_port"], r["cable"], "A"),
-                           (rank.get(r["b_rack"], last), r["b_rack"], -r["b_u"], r["b_device"], get(r["b_port"], none), r["b_port"], r["cable"], "B"),
+            self._keys = [((rank.get(r.a_rack, last), r.a_rack, -r.a_u, r.a_device, get(r.a_port, none), r.a_port, r.cable, "A"),
+                           (rank.get(r.b_rack, last), r.b_rack, -r.b_u, r.b_device, get(r.b_port, none), r.b_port, r.cable, "B"),
                            r) for r in self.rows]
         return self._keys
 
-    def labels(self) -> list[tuple[str, str, str, str, str, str, int, str, str]]:
+    def labels(self):
         """One label per cable end, in walking order: rack (layout order), U from the top, device, port.
-        Each: (cable, end, line1, line2, group, rack, U, device, short port)."""
-        ends = [(ka, r) for ka, _, r in self._end_keys()] + [(kb, r) for _, kb, r in self._end_keys()]
+        Yields (cable, end, line1, line2, group, rack, U, device, short port)."""
+        keys = self._end_keys()
+        ends = [(ka, r) for ka, _, r in keys] + [(kb, r) for _, kb, r in keys]
         ends.sort(key=itemgetter(0))
-        out = []
         for k, r in ends:
-            side = "a" if k[-1] == "A" else "b"
-            lines = r["label_a"] if side == "a" else r["label_b"]
-            out.append((r["cable"], k[-1], lines[0], lines[1], r["group"], k[1], -k[2], k[3], r[f"{side}_short"]))
-        return out
+            if k[-1] == "A":
+                yield (r.cable, "A", r.label_a[0], r.label_a[1], r.group, k[1], -k[2], k[3], r.a_short)
+            else:
+                yield (r.cable, "B", r.label_b[0], r.label_b[1], r.group, k[1], -k[2], k[3], r.b_short)
 
     def sheet_key(self, rack: str) -> str:
         if self.cat.sheets.per == "row":
@@ -119,7 +132,7 @@ class CableRows:
         return {k: [r for _, r in sorted(sheets[k], key=first)] for k in order if k in sheets}
 
     def fabric(self) -> list[dict]:
-        return [r for r in self.rows if r["group"] == "fabric"]
+        return [r for r in self.rows if r.group == "fabric"]
 
 
 def bill_of_materials(plan: dict, cat: CablingCatalog) -> dict:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import re
-from operator import itemgetter
+from operator import attrgetter
 from pathlib import Path
 
 from lxml import etree
@@ -221,7 +221,7 @@ def sheet_keys(cat: CablingCatalog) -> tuple[list[str], list[str]]:
 def sheet_values(rows: list[dict], cat: CablingCatalog) -> list[tuple]:
     """A cut sheet's cell values, row by row (short port names)."""
     keys, hidden = sheet_keys(cat)
-    pick = itemgetter(*[SHORT_PORT.get(k, k) for k in keys + hidden])
+    pick = attrgetter(*[SHORT_PORT.get(k, k) for k in keys + hidden])
     return [pick(r) for r in rows]
 
 
