@@ -53,10 +53,10 @@ def write_netbox_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> None:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(cols)
-        for r in rows.rows:
-            med = cat.media[r.medium]
-            w.writerow([r.a_device, "dcim.interface", r.a_port, r.b_device, "dcim.interface", r.b_port,
-                        NETBOX_TYPE[med.kind], "planned", r.cable, cat.colours[r.group].fill.lower(), _cell(r.length_m), "m"])
+        kind = {m: NETBOX_TYPE[v.kind] for m, v in cat.media.items()}
+        colour = {g: v.fill.lower() for g, v in cat.colours.items()}
+        w.writerows((r.a_device, "dcim.interface", r.a_port, r.b_device, "dcim.interface", r.b_port,
+                     kind[r.medium], "planned", r.cable, colour[r.group], _cell(r.length_m), "m") for r in rows.rows)
 
 
 def _q(text: str) -> str:
@@ -72,8 +72,16 @@ def write_dot(plan: dict, path: Path) -> None:
                      f"mgmt_ip={_q(sw['mgmt_address'])} rack={_q(sw['rack'])}];")
     for srv in plan["servers"]:
         lines.append(f"  {_q(srv['name'])} [function=\"host\" rack={_q(srv['rack'])}];")
+    quoted: dict[str, str] = {}
+
+    def q(text: str) -> str:  # device and port names repeat: quote each once
+        v = quoted.get(text)
+        if v is None:
+            v = quoted[text] = _q(text)
+        return v
+
     for c in plan["cables"]:
-        lines.append(f"  {_q(c['a']['device'])}:{_q(c['a']['port'])} -- {_q(c['b']['device'])}:{_q(c['b']['port'])} "
-                     f"[cable={_q(c['id'])} kind={_q(c['kind'])}];")
+        a, b = c["a"], c["b"]
+        lines.append(f"  {q(a['device'])}:{q(a['port'])} -- {q(b['device'])}:{q(b['port'])} [cable={_q(c['id'])} kind={q(c['kind'])}];")
     lines.append("}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
