@@ -292,3 +292,29 @@ def test_big_hall_one_workbook_per_row_and_status_on_the_folder(tmp_path, glm1k_
     assert (out / "cabling.xlsx").exists() and not list((out / "cabling").glob("*.xlsx"))
     r = run_zcube("cabling", "status", str(tmp_path / "nothing-here"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_fast_row_writer_reads_back_as_openpyxl_writes(tmp_path):
+    """The cut sheets' text-built rows (write_rows_fast) read back cell for cell like openpyxl's own writer."""
+    from openpyxl import Workbook
+
+    from zcube_deploy.cabling.workbook import write_rows_fast
+
+    titles = ["Cable ID", "U", "Device", "Length m", "Installed", "Note"]
+    values = [("H000001", 47, "gpu<01>&co", 1.5, None, " leading space"), ("F00002", 1, 'q"uote', 10.0, "yes", None),
+              ("H000003", 0, "\u00e9t\u00e9", 2.25, None, "tab\there"), ("X", -3, "", 1e-7, True, "trailing ")]
+    for fast in (False, True):
+        wb = Workbook(write_only=True)
+        ws = wb.create_sheet("S")
+        if fast:
+            write_rows_fast(ws, titles, values)
+        else:
+            ws.append(titles)
+            for v in values:
+                ws.append(list(v))
+        wb.save(tmp_path / f"{fast}.xlsx")
+    ours, theirs = load_workbook(tmp_path / "True.xlsx")["S"], load_workbook(tmp_path / "False.xlsx")["S"]
+    got = [[c.value for c in row] for row in ours.iter_rows()]
+    assert got == [[c.value for c in row] for row in theirs.iter_rows()]
+    assert got[1] == ["H000001", 47, "gpu<01>&co", 1.5, None, " leading space"]
+    assert ours["A1"].font.b and ours["A1"].fill.fgColor.rgb.endswith("D9D9D9") and ours.max_row == 5

@@ -50,7 +50,7 @@ GROUP_WHAT = {"odd": "NIC port to an odd (rail) switch", "even": "NIC port to an
               "fabric": "odd switch to even switch"}
 
 
-def _header(ws, titles: list[str]) -> None:
+def _header_cells(ws, titles: list[str]) -> list[WriteOnlyCell]:
     cells = []
     for t in titles:
         c = WriteOnlyCell(ws, value=t)
@@ -58,7 +58,11 @@ def _header(ws, titles: list[str]) -> None:
         c.fill = HEADER_FILL
         c.alignment = Alignment(wrap_text=True, vertical="center")
         cells.append(c)
-    ws.append(cells)
+    return cells
+
+
+def _header(ws, titles: list[str]) -> None:
+    ws.append(_header_cells(ws, titles))
 
 
 _ILLEGAL = re.compile(r"[\000-\010\013\014\016-\037]")
@@ -77,21 +81,15 @@ def write_rows_fast(ws, titles: list[str], values) -> None:
     rows are built as text and put in place of a marker in the finished sheet file: openpyxl's
     per-cell writer costs 13 us a cell, and a 64k-GPU hall has 7 million cells. Call after every sheet
     property is set (openpyxl writes them around the rows)."""
-    head = []
-    for t in titles:
-        c = WriteOnlyCell(ws, value=t)
-        c.font = BOLD
-        c.fill = HEADER_FILL
-        c.alignment = Alignment(wrap_text=True, vertical="center")
-        head.append(c)
-    style = head[0].style_id if head else 0
+    head = _header_cells(ws, titles)
+    style = head[0].style_id if head else 0  # registers the header style with the workbook
     letters = [get_column_letter(i) for i in range(1, len(titles) + 1)]
     texts: dict[str, str] = {}
     parts = ['<row r="1">' + "".join(f'<c r="{letters[i]}1" s="{style}" {_text(t)}' for i, t in enumerate(titles)) + "</row>"]
     for n, row in enumerate(values, start=2):
         cells = [f'<row r="{n}">']
         for i, v in enumerate(row):
-            if v is None:
+            if v is None or v == "":  # openpyxl leaves these cells out too
                 continue
             if isinstance(v, str):
                 t = texts.get(v)
