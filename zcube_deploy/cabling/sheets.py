@@ -85,23 +85,24 @@ class CableRows:
                 pairs.add((short[: len(short) - len(num)], kw))
         return sorted(pairs)
 
-    def _end_keys(self) -> list[tuple[tuple, tuple, dict]]:
-        """Per cable, the walking-order key of its A and B end: rack (layout order), U from the top, device, port, cable."""
-        if getattr(self, "_keys", None) is None:
-            rank = {r["name"]: i for i, r in enumerate(self.plan["layout"]["racks"])}
-            last = len(rank)
-            get = self.order.get
-            none = (0, 0)
-            self._keys = [((rank.get(r.a_rack, last), r.a_rack, -r.a_u, r.a_device, get(r.a_port, none), r.a_port, r.cable, "A"),
-                           (rank.get(r.b_rack, last), r.b_rack, -r.b_u, r.b_device, get(r.b_port, none), r.b_port, r.cable, "B"),
-                           r) for r in self.rows]
-        return self._keys
+    def _end_keys(self):
+        """Per cable, the walking-order key of its A and B end: rack (layout order), U from the top, device, port,
+        cable, end. Computed when needed, not kept (196,608 of them in a 64k-GPU hall)."""
+        rank = {r["name"]: i for i, r in enumerate(self.plan["layout"]["racks"])}
+        last = len(rank)
+        get = self.order.get
+        none = (0, 0)
+        for r in self.rows:
+            yield ((rank.get(r.a_rack, last), r.a_rack, -r.a_u, r.a_device, get(r.a_port, none), r.a_port, r.cable, "A"),
+                   (rank.get(r.b_rack, last), r.b_rack, -r.b_u, r.b_device, get(r.b_port, none), r.b_port, r.cable, "B"), r)
 
     def labels(self):
         """One label per cable end, in walking order: rack (layout order), U from the top, device, port.
         Yields (cable, end, line1, line2, group, rack, U, device, short port)."""
-        keys = self._end_keys()
-        ends = [(ka, r) for ka, _, r in keys] + [(kb, r) for _, kb, r in keys]
+        ends = []
+        for ka, kb, r in self._end_keys():
+            ends.append((ka, r))
+            ends.append((kb, r))
         ends.sort(key=itemgetter(0))
         for k, r in ends:
             if k[-1] == "A":
@@ -116,18 +117,18 @@ class CableRows:
 
     def by_sheet(self) -> dict[str, list[dict]]:
         """Rows per cut sheet (rack or row), each cable in exactly the sheets of the racks it touches, in
-        walking order of its end there (U from the top, device, port)."""
+        walking order of its end there (rack, U from the top, device, port)."""
         racks = self.plan["layout"]["racks"]
         self._row_of = {r["name"]: r["row"] for r in racks}
         order = [r["name"] for r in racks] if self.cat.sheets.per == "rack" else list(dict.fromkeys(r["row"] for r in racks))
         sheets: dict[str, list[tuple]] = defaultdict(list)
         per_row = self.cat.sheets.per == "row"
         row_of = self._row_of
-        for ka, kb, row in self._end_keys():
+        for ka, kb, row in self._end_keys():  # within a sheet: by rack (one, or a row's in layout order), then U from the top
             sa, sb = (row_of[ka[1]], row_of[kb[1]]) if per_row else (ka[1], kb[1])
-            sheets[sa].append((ka[2:], row))
+            sheets[sa].append((ka, row))
             if sb != sa:
-                sheets[sb].append((kb[2:], row))
+                sheets[sb].append((kb, row))
         first = itemgetter(0)
         return {k: [r for _, r in sorted(sheets[k], key=first)] for k in order if k in sheets}
 
