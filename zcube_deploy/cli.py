@@ -242,9 +242,11 @@ def _cabling(plan: dict, out_dir: str, catalog: str | None, quiet: bool = False)
     if quiet:
         return r
     t = r["bom"]["totals"]
-    out.print(f"cabling: [bold]{Path(out_dir) / 'cabling.xlsx'}[/] ({len(r['sheets']) - 3} cut sheets + Summary, BOM, Fabric); "
+    where = (f"{Path(out_dir) / 'cabling'}/ (summary.xlsx + {len(r['workbooks']) - 1} row workbooks)" if r["split"]
+             else str(Path(out_dir) / "cabling.xlsx"))
+    out.print(f"cabling: [bold]{where}[/] ({len(r['sheets']) - 3} cut sheets + Summary, BOM, Fabric); "
               f"{t['cables']:,} cables ({t['copper_cables']:,} copper, {t['aoc_cables']:,} AOC, {t['fibre_cables']:,} fibre), "
-              f"{t['optical_modules']:,} optics; cables.csv, netbox-cables.csv, topology.dot")
+              f"{t['optical_modules']:,} optics; cables.csv, labels.csv ({r['labels']:,} labels), netbox-cables.csv, topology.dot")
     return r
 
 
@@ -271,7 +273,7 @@ def cabling_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the BOM as JSON")
 @handle_errors
 def cabling_make_cmd(plan_path: str, out_dir: str, catalog: str | None, as_json: bool) -> None:
-    """Write DIR/cabling.xlsx, DIR/cables.csv, DIR/netbox-cables.csv and DIR/topology.dot for PLAN."""
+    """Write DIR/cabling.xlsx (big halls: DIR/cabling/*.xlsx), DIR/cables.csv, DIR/labels.csv, DIR/netbox-cables.csv and DIR/topology.dot for PLAN."""
     from zcube_deploy.cabling.run import PLAN_FIELDS
     from zcube_deploy.plan.io import read_plan
 
@@ -284,11 +286,11 @@ def cabling_make_cmd(plan_path: str, out_dir: str, catalog: str | None, as_json:
 
 
 @cabling_group.command("status")
-@click.argument("workbook", type=click.Path(dir_okay=False))
+@click.argument("workbook", type=click.Path())
 @click.option("--json", "as_json", is_flag=True)
 @handle_errors
 def cabling_status_cmd(workbook: str, as_json: bool) -> None:
-    """Read the technicians' Installed/Checked columns back and print progress per rack."""
+    """Read the technicians' Installed/Checked columns back (WORKBOOK: a .xlsx or a folder of them) and print progress per rack."""
     from zcube_deploy.cabling.status import read_status
 
     st = read_status(workbook)
