@@ -256,7 +256,7 @@ class Compare:
 
         # installed static routes
         for sw in sorted(self.scope):
-            want = {(r["prefix"], r["next_hop"]) for r in self.switches[sw]["routes"] if not r.get("fallback")}
+            want = {(r["prefix"], r["next_hop"]) for r in self.switches[sw]["routes"]}  # fallbacks are installed too
             # routes outside the plan's pools (management, an operator's own) are not the plan's business
             have = {tuple(r) for r in self.obs[sw]["static_routes"] if self._in_pools(r[0])}
             down_hops = set()
