@@ -57,8 +57,8 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
         exact = _static_with_fallbacks(model, singles, fab)
         routed_lost = model.lost if exact else None
         modelled = ("the static switch routes and the host fallbacks" if exact else
-                    "the static switch routes of the cross-group port pairs only (the host fallbacks are not counted at "
-                    "this size: too many GPU types; the figures are an upper bound on what is lost)")
+                    "the static switch routes of the cross-group port pairs only (the host fallbacks are not counted above "
+                    "4,096 GPUs; the figures are an upper bound on what is lost)")
     return {
         "routing": {"mode": mode, "same_group_fallback": bool(model.same_group) if mode == "static" else None,
                     "routed_means": modelled,
