@@ -1,0 +1,1 @@
+"""Network-OS platforms: everything one OS knows lives in its own sub-package (``frr``, ...)."""
