@@ -14,6 +14,8 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from zcube_deploy.errors import ZCubeError
+
 CHUNK = 4000
 CLONE_NEWNET = 0x40000000
 NETNS_DIR = Path("/run/netns")
@@ -23,7 +25,7 @@ ARP_GC = {"net.ipv4.neigh.default.gc_thresh1": "8192", "net.ipv4.neigh.default.g
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-class TwinSystemError(RuntimeError):
+class TwinSystemError(ZCubeError):
     """A command on the machine failed (carries the command's error output)."""
 
 
