@@ -18,8 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from zcube_deploy.twin.netns import NETNS_DIR
 
 FPING_LINE = re.compile(r"^(\S+)\s*:\s*xmt/rcv/%loss = (\d+)/(\d+)/")
-PING_REPLY = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from [0-9.]+: icmp_seq=(\d+)")
-PING_SENT = re.compile(r"^(\d+) packets transmitted, (\d+) received")
+PING_REPLY = re.compile(r"^\[(\d+\.\d+)\] \S+ : \[(\d+)\], \d+ bytes")
+PING_SENT = re.compile(r"^\S+ : xmt/rcv/%loss = (\d+)/(\d+)/")
+PROBE_PERIOD_MS = 10  # fping's shortest period per target: the outage is measured to +-10 ms
 JOBS = 8
 
 
@@ -67,22 +68,22 @@ def ping_pairs(pairs: list[tuple[str, str]], ns_of_address: dict[str, str], ttl:
 
 
 class Probe:
-    """A ``ping -D -i 0.002`` flow from one port address to another, for outage and loss measurement."""
+    """An ``fping -l -D -p 10`` flow from one port address to another, for outage and loss measurement."""
 
-    def __init__(self, ns: str, src: str, dst: str, interval_s: float = 0.002):
-        self.src, self.dst, self.interval = src, dst, interval_s
-        self.proc = subprocess.Popen(["nsenter", f"--net={NETNS_DIR / ns}", "ping", "-D", "-n", "-i", str(interval_s),
-                                      "-W", "1", "-I", src, dst], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    def __init__(self, ns: str, src: str, dst: str, period_ms: int = PROBE_PERIOD_MS):
+        self.src, self.dst = src, dst
+        self.proc = subprocess.Popen(["nsenter", f"--net={NETNS_DIR / ns}", "fping", "-D", "-l", "-p", str(period_ms),
+                                      "-t", "1000", "-S", src, dst], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def stop(self, t_fail: float) -> dict:
         self.proc.send_signal(signal.SIGINT)
         try:
-            out, _ = self.proc.communicate(timeout=5)
+            out, err = self.proc.communicate(timeout=5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            out, _ = self.proc.communicate()
+            out, err = self.proc.communicate()
         replies, sent = [], 0
-        for line in out.splitlines():
+        for line in (out + "\n" + err).splitlines():
             m = PING_REPLY.match(line)
             if m:
                 replies.append((float(m.group(1)), int(m.group(2))))
@@ -95,14 +96,15 @@ class Probe:
         after = [t for t in times if t > t_fail]
         last_before = before[-1] if before else None
         recovered = bool(after)
-        outage = (after[0] - last_before) if (after and last_before) else None
-        # replies after the failure with a gap larger than a few intervals also count (flaps)
-        gaps = [b - a for a, b in zip(after, after[1:])]
+        # the outage: the largest gap in replies from the last one before the failure on, less the one period a
+        # reply is expected in anyway (None when the flow never came back)
+        span = ([last_before] if last_before else []) + after
+        gaps = [b - a for a, b in zip(span, span[1:])]
+        outage = max(0.0, max(gaps, default=0.0) - PROBE_PERIOD_MS / 1000) if (recovered and last_before) else None
         seqs = {s for _, s in replies}
         lost = sent - len(seqs) if sent else None
         return {"src": self.src, "dst": self.dst, "sent": sent, "received": len(seqs), "lost": lost,
                 "recovered": recovered, "outage_ms": round(outage * 1000, 1) if outage is not None else None,
-                "largest_gap_after_ms": round(max(gaps) * 1000, 1) if gaps else None,
                 "flowing_before": bool(before)}
 
 

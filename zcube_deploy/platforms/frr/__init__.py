@@ -23,6 +23,7 @@ PEER_GROUP = "FABRIC"
 BFD_PROFILE = "fabric"
 SLOW_BFD_PROFILE = "fabric-slow"
 KEEPALIVE_S, HOLD_S = 3, 9
+CONNECT_RETRY_S = 2  # a repaired link's session comes back within seconds, not FRR's default 120 s
 MAXIMUM_PATHS = 64
 DAEMONS = {"static": ("zebra", "staticd"), "bgp": ("zebra", "staticd", "bfdd", "bgpd")}
 LINUX_IFNAME_MAX = 15  # IFNAMSIZ - 1
@@ -79,6 +80,8 @@ def switch_view(plan: dict, sw: dict, names: Callable[[str], str] | None = None,
                        "distance": rt.get("distance") or (250 if rt.get("fallback") else None)})
     bgp = None
     if mode == "bgp":
+        # the originated host block exists in the RIB even when host ports are down (a discard route, as on RGOS)
+        routes.append({"prefix": sw["host_block"], "next_hop": "blackhole", "distance": None})
         by_name = {s["name"]: s for s in plan["switches"]}
         bfd = plan["routing"]["bfd"]
         profiles = [{"name": BFD_PROFILE, "interval_ms": int(bfd["interval_ms"]), "multiplier": int(bfd["multiplier"])}]
@@ -97,7 +100,8 @@ def switch_view(plan: dict, sw: dict, names: Callable[[str], str] | None = None,
             "asn": int(sw["asn"]), "keepalive": KEEPALIVE_S, "hold": HOLD_S, "group": PEER_GROUP,
             "group_profile": SLOW_BFD_PROFILE if slow_bfd else BFD_PROFILE,
             "neighbors": neighbors, "networks": [sw["host_block"], f"{sw['loopback']}/32"],
-            "maximum_paths": MAXIMUM_PATHS, "bfd_profiles": profiles,
+            "maximum_paths": int(plan["routing"].get("maximum_paths") or MAXIMUM_PATHS), "bfd_profiles": profiles,
+            "connect_retry": CONNECT_RETRY_S,
         }
     return {
         "header": (f"zcube-deploy {plan['tool_version']} | cluster {plan['cluster']['name']} | "
