@@ -37,13 +37,51 @@ def _nsenter(netns: str) -> list[str]:
     return ["nsenter", f"--net=/run/netns/{netns}"]
 
 
+# which daemon owns a top-level block of the integrated configuration (what vtysh would route it to)
+BLOCK_OWNER = {"interface": "zebra", "ip route": "staticd", "router bgp": "bgpd", "bfd": "bfdd"}
+EVERY_DAEMON = ("hostname", "log", "no ipv6 forwarding")
+
+
+def split_config(text: str) -> dict[str, str]:
+    """The integrated frr.conf cut into one file per daemon, so each reads its part at start-up.
+
+    Starting daemons with their own files is about 2x faster than applying frr.conf with ``vtysh -f``
+    (vtysh loads every daemon's command tree). A top-level line no daemon owns is an error.
+    """
+    parts: dict[str, list[str]] = {d: [] for d in ("zebra", "staticd", "bgpd", "bfdd")}
+    owner = None
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("!") or line == "end":
+            owner = None if line.startswith("!") or line == "end" else owner
+            continue
+        if line[0] != " " and line != "exit":
+            owner = next((d for k, d in BLOCK_OWNER.items() if line == k or line.startswith(k + " ")), None)
+            if owner is None:
+                if not line.startswith(EVERY_DAEMON):
+                    raise ValueError(f"no FRR daemon owns the line {line!r}")
+                for d in parts:
+                    if line.startswith("hostname") or d == "zebra":
+                        parts[d].append(line)
+                continue
+            if owner == "staticd":  # a one-line block
+                parts[owner].append(line)
+                owner = None
+                continue
+        if owner:
+            parts[owner].append(line)
+    return {d: "\n".join(lines) + "\n" for d, lines in parts.items()}
+
+
 def prepare_dir(run_dir: Path, config_text: str) -> None:
-    """Create the switch's private run directory (owned by frr) with its frr.conf and empty per-daemon files."""
+    """Create the switch's private run directory (owned by frr) with its frr.conf and one file per daemon."""
     run_dir.mkdir(parents=True, exist_ok=True)
+    for old in run_dir.iterdir():  # logs, pidfiles and sockets of an earlier twin in the same folder
+        if old.is_file() or old.is_socket():
+            old.unlink()
     ent = pwd.getpwnam("frr")
     (run_dir / "frr.conf").write_text(config_text)
-    for d in ("zebra", "staticd", "bgpd", "bfdd"):
-        (run_dir / f"{d}.conf").write_text("")
+    for d, part in split_config(config_text).items():
+        (run_dir / f"{d}.conf").write_text(part)
     for p in [run_dir, *run_dir.iterdir()]:
         os.chown(p, ent.pw_uid, ent.pw_gid)
 
@@ -94,12 +132,21 @@ def start(switches: list[tuple[str, Path]], daemons: tuple[str, ...], timeout: f
     errors += [f"{p.name} did not open its vty within {timeout:.0f} s" for p in late]
     if errors:
         return errors
-    cmds = [[VTYSH, "--vty_socket", str(d), "-f", str(d / "frr.conf")] for _, d in switches]
-    for c, p in [(c, subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)) for c in cmds]:
-        out, _ = p.communicate()
-        if p.returncode:
-            errors.append(f"vtysh -f {c[-1]} exited {p.returncode}: {out.strip()[-500:]}")
+    for _, d in switches:
+        errors += config_errors(d, daemons)
     return errors
+
+
+def config_errors(run_dir: Path, daemons: tuple[str, ...]) -> list[str]:
+    """Lines of the daemons' configuration files they refused (from their logs)."""
+    found = []
+    for dm in daemons:
+        log = run_dir / f"{dm}.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        for line in text.splitlines():
+            if "rror" in line and ("config" in line.lower() or "command" in line.lower()):
+                found.append(f"{run_dir.name} {dm}: {line.strip()[-200:]}")
+    return found
 
 
 def pids(run_dir: Path) -> dict[str, int]:
