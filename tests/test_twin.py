@@ -248,3 +248,21 @@ def test_twin_lab64_end_to_end(tmp_path, lab64_build, mode):
     after = _machine_snapshot()
     assert after["netns"] == before["netns"] and after["links"] == before["links"]
     assert after["sysctls"] == before["sysctls"] and after["frr"] == before["frr"]
+
+
+def test_platform_frr_in_the_inventory_renders_frr_configs(tmp_path):
+    inv = (INVENTORIES / "lab-64.yaml").read_text()
+    inv = re.sub(r"^platform: \S+$", "platform: frr", inv, flags=re.M)
+    inv = re.sub(r"^switch_model: \S+$", "switch_model: FRR-64x400G", inv, flags=re.M)
+    (tmp_path / "inv.yaml").write_text(inv)
+    r = run_zcube("build", str(tmp_path / "inv.yaml"), "-o", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    plan = json.loads((tmp_path / "out" / "plan.json").read_text())
+    assert plan["cluster"]["platform"] == "frr"
+    for sw in plan["switches"]:
+        text = (tmp_path / "out" / "configs" / f"{sw['name']}.conf").read_text()
+        got = _config_blocks(text)
+        # the catalog's port names are Linux names: used as they are, on the box and in the twin
+        assert set(got["interfaces"]) == {i["name"] for i in sw["interfaces"]} | {"lo"}
+        assert build.port_names(plan)[sw["name"]] == {i["name"]: i["name"] for i in sw["interfaces"]}
+    assert not list((tmp_path / "out" / "configs").glob("*.cfg"))

@@ -155,18 +155,20 @@ def _probe_flows(plan: dict, state: dict, ports: Ports, fail: failures.Failure, 
     rng.shuffle(cands)
     chosen = []
     nic_port = {n["address"]: n["port"] for s in plan["servers"] for n in s["nics"]}
-    for x, y in cands[:400]:
+    failed_devs = {(fabric[c][end]["device"], fabric[c][end]["ifname"]) for c in fail.cables if c in fabric for end in ("a", "b")}
+    tried = 0
+    for x, y in cands:
+        if tried >= 300 or len(chosen) >= MAX_PROBES:
+            break
+        if not after([(x, y)])[0]:
+            continue
         px = ports.by_addr[x]
         iif = host_itf.get((nic_port[x], px["server"]))
         if not iif:
             continue
-        dev = _route_dev(state, px["switch"], x, y, iif)
-        failed_devs = {fabric[c]["a"]["ifname"] if fabric[c]["a"]["device"] == px["switch"] else fabric[c]["b"]["ifname"]
-                       for c in fail.cables if c in fabric}
-        if dev in failed_devs and after([(x, y)])[0]:
+        tried += 1
+        if (px["switch"], _route_dev(state, px["switch"], x, y, iif)) in failed_devs:
             chosen.append((x, y))
-            if len(chosen) >= MAX_PROBES:
-                break
     return chosen
 
 
@@ -222,7 +224,10 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
     pp, total = ports.cross_group_pairs(pairs, seed)
     log(f"baseline: {len(pp)} of {total} cross-group port pairs, TTL 3 then TTL 2")
     reach = traffic.ping_pairs(pp, ports.ns_of, ttl=3)
-    short = traffic.ping_pairs([p for p in pp if reach[p]], ports.ns_of, ttl=2, timeout_ms=150, retry=False)
+    # TTL 2: "time exceeded" comes back from the second switch at once; an echo reply would take a millisecond or
+    # two in the twin, so 60 ms is ample and most of these fping runs only wait (hence twice the parallelism)
+    short = traffic.ping_pairs([p for p in pp if reach[p]], ports.ns_of, ttl=2, timeout_ms=60, retry=False,
+                               jobs=2 * traffic.JOBS)
     t_ping = time.monotonic() - t0
     fw = predict.Forwarding(plan)
     pred_hops = {}
@@ -245,8 +250,10 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
         log(f"failure {k + 1}/{len(fails)}: {f.label} ({mode})")
         cables, switches = set(f.cables), set(f.switches)
 
-        def after(prs, cables=cables, switches=switches):
-            return predict.predict_pairs(plan, prs, cables, switches)
+        fw_after = predict.Forwarding(plan, cables, switches)  # the analysis' forwarding state under this failure
+
+        def after(prs, fw_after=fw_after):
+            return [fw_after.probe(a, b) for a, b in prs]
 
         sessions = _fabric_sessions(plan, f) if routing == "bgp" else []
         if slow and sessions:
@@ -255,28 +262,34 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
         flows = _probe_flows(plan, state, ports, f, after)
         probes = traffic.start_probes(flows, ports.ns_of)
         t_fail = time.time()
-        failures.inject(state, f, mode)
-        bfd = plan.get("routing", {}).get("bfd", {"interval_ms": 300, "multiplier": 3})
-        settle = 1.5 + (bfd["interval_ms"] * bfd["multiplier"] / 1000 if routing == "bgp" else 0)
-        time.sleep(settle)
-        flow_results = [p.stop(t_fail) for p in probes]
-        touched_sw = switches | {l[end]["device"] for l in state["links"] if l["cable"] in cables for end in ("a", "b")
-                                 if l[end]["device"] in state["switches"]}
-        gp = _gpu_pairs_for(ports, touched_sw, cables, gpu_pairs, seed + k)
-        port_pairs = [pr for a, b in gp for pr in ports.gpu_port_pairs(a, b)]
-        measured = traffic.ping_pairs(port_pairs, ports.ns_of, ttl=None, timeout_ms=300)
-        predicted = dict(zip(port_pairs, after(port_pairs)))
-        disagree = [pr for pr in port_pairs if measured[pr] != predicted[pr]]
-        m_bad = p_bad = 0
-        for a, b in gp:
-            prs = ports.gpu_port_pairs(a, b)
-            m_bad += not any(measured[pr] for pr in prs)
-            p_bad += not any(predicted[pr] for pr in prs)
-        outages = [r["outage_ms"] for r in flow_results]
-        converged = all(r["recovered"] for r in flow_results)
-        converge_ms = max([o for o in outages if o is not None], default=0.0) if flow_results else None
-        lost = sum(r["lost"] or 0 for r in flow_results)
-        failures.repair(state, f, mode)
+        try:
+            failures.inject(state, f, mode)
+            bfd = plan.get("routing", {}).get("bfd", {"interval_ms": 300, "multiplier": 3})
+            settle = 1.5 + (bfd["interval_ms"] * bfd["multiplier"] / 1000 if routing == "bgp" else 0)
+            time.sleep(settle)
+            flow_results = [p.stop(t_fail) for p in probes]
+            touched_sw = switches | {l[end]["device"] for l in state["links"] if l["cable"] in cables for end in ("a", "b")
+                                     if l[end]["device"] in state["switches"]}
+            gp = _gpu_pairs_for(ports, touched_sw, cables, gpu_pairs, seed + k)
+            port_pairs = [pr for a, b in gp for pr in ports.gpu_port_pairs(a, b)]
+            measured = traffic.ping_pairs(port_pairs, ports.ns_of, ttl=None, timeout_ms=300)
+            predicted = dict(zip(port_pairs, after(port_pairs)))
+            disagree = [pr for pr in port_pairs if measured[pr] != predicted[pr]]
+            m_bad = p_bad = 0
+            for a, b in gp:
+                prs = ports.gpu_port_pairs(a, b)
+                m_bad += not any(measured[pr] for pr in prs)
+                p_bad += not any(predicted[pr] for pr in prs)
+            outages = [r["outage_ms"] for r in flow_results]
+            converged = all(r["recovered"] for r in flow_results)
+            converge_ms = max([o for o in outages if o is not None], default=0.0) if flow_results else None
+            lost = sum(r["lost"] or 0 for r in flow_results)
+        finally:  # an interrupted or failed measurement never leaves the failure (or a probe) in place
+            for p in probes:
+                if p.proc.poll() is None:
+                    p.proc.kill()
+                    p.proc.wait()
+            failures.repair(state, f, mode)
         restored = _wait_restored(plan, state)
         if slow and sessions:
             _set_bfd(plan, state, sessions, frr.SLOW_BFD_PROFILE)
