@@ -123,7 +123,7 @@ def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = 
     for sw in switches:
         rd = out / "frr" / sw["name"]
         text = frr.render_switch(plan, sw, names[sw["name"]].__getitem__, slow)
-        runtime.prepare_dir(rd, text)
+        runtime.prepare_dir(rd, text, runtime.TWIN_ZEBRA_LINES)
         run_dirs[sw["name"]] = rd
     host_cmds, host_sysctls, problems = {}, {}, []
     for srv in servers:
@@ -251,6 +251,14 @@ def installed_routes(ns: str, proto: str = "") -> set[str]:
     return out
 
 
+def fib(ns: str) -> list[str]:
+    """The switch's IPv4 main table as text without kernel object ids: routes and every nexthop."""
+    p = subprocess.run(["nsenter", f"--net={netns.NETNS_DIR / ns}", "ip", "-4", "route", "show"], capture_output=True, text=True)
+    import re
+
+    return sorted(re.sub(r" nhid \d+", "", l).strip() for l in p.stdout.splitlines() if "linkdown" not in l)
+
+
 def wait_converged(plan: dict, state: dict, timeout: float = 180.0) -> list[str]:
     """Poll every switch's kernel routes until each holds exactly what the plan expects; returns what is still missing."""
     deadline = time.monotonic() + timeout
@@ -263,8 +271,27 @@ def wait_converged(plan: dict, state: dict, timeout: float = 180.0) -> list[str]
         if not pending or time.monotonic() > deadline:
             break
         time.sleep(0.2)
-    return [f"{n}: {len(w - installed_routes(state['switches'][n]['netns'], p))} of {len(w)} {p} routes missing"
+    left = [f"{n}: {len(w - installed_routes(state['switches'][n]['netns'], p))} of {len(w)} {p} routes missing"
             for n, (p, w) in sorted(pending.items())]
+    if left or frr.routing_mode(plan) != "bgp":
+        return left
+    # mode bgp: every session Established, then the FIBs unchanged for a second (detours found before the
+    # direct sessions came up are replaced by the shortest paths and every ECMP member is in)
+    while time.monotonic() < deadline:
+        counts = [runtime.bgp_established(Path(sw["run_dir"])) for sw in state["switches"].values()]
+        if all(e == n and n > 0 for e, n in counts):
+            break
+        time.sleep(0.3)
+    else:
+        return ["BGP sessions not all Established"]
+    last = None
+    while time.monotonic() < deadline:
+        now = {n: fib(sw["netns"]) for n, sw in state["switches"].items()}
+        if now == last:
+            return []
+        last = now
+        time.sleep(1.0)
+    return ["switch FIBs still changing"]
 
 
 def _save(out: Path, state: dict) -> None:

@@ -190,15 +190,55 @@ def _set_bfd(plan: dict, state: dict, sessions: list[tuple[str, str]], profile: 
         runtime.set_neighbor_bfd_profile(Path(state["switches"][sw]["run_dir"]), asn[sw], addr, profile)
 
 
-def _wait_restored(plan: dict, state: dict, timeout: float = 60.0) -> bool:
-    left = build.wait_converged(plan, state, timeout)
-    if left:
-        return False
-    if frr.routing_mode(plan) != "bgp":
-        return True
+def _dead_hops(plan: dict, fail: failures.Failure) -> tuple[dict[str, set[str]], set[str]]:
+    """Per surviving switch, the next-hop addresses the failure kills; and the prefixes that must disappear."""
+    dead: dict[str, set[str]] = {}
+    prefixes: set[str] = set()
+    for sw in plan["switches"]:
+        if sw["name"] in fail.switches:
+            prefixes |= {sw["host_block"], sw["loopback"]}
+            continue
+        for itf in sw["interfaces"]:
+            if itf["kind"] == "fabric" and (itf["cable"] in fail.cables or itf["peer"]["device"] in fail.switches):
+                dead.setdefault(sw["name"], set()).add(itf["peer"]["address"])
+    return dead, prefixes
+
+
+def _fib_clean(ns: str, dead: set[str], prefixes: set[str]) -> bool:
+    for line in build.fib(ns):
+        words = line.split()
+        if words and (words[0] in prefixes or any(f"via {a} " in line + " " for a in dead)):
+            return False
+    return True
+
+
+def _watch_fibs(plan: dict, state: dict, fail: failures.Failure, t0: float, timeout: float, out: dict) -> None:
+    """Time until no surviving switch forwards to a dead next hop or holds a dead switch's prefixes (FIB convergence)."""
+    dead, prefixes = _dead_hops(plan, fail)
+    if routing_of(plan) != "bgp":
+        prefixes = set()  # static routes are not withdrawn: only the next hops over dead links go
+    todo = {n for n in state["switches"] if n not in fail.switches and (n in dead or prefixes)}
+    while todo and time.monotonic() - t0 < timeout:
+        for n in list(todo):
+            if _fib_clean(state["switches"][n]["netns"], dead.get(n, set()), prefixes):
+                todo.discard(n)
+    out["fib_converge_ms"] = None if todo else round((time.monotonic() - t0) * 1000, 1)
+    out["fib_switches_watched"] = len({n for n in state["switches"] if n not in fail.switches and (n in dead or prefixes)})
+
+
+def routing_of(plan: dict) -> str:
+    return frr.routing_mode(plan)
+
+
+def _fibs(state: dict) -> dict[str, list[str]]:
+    return {name: build.fib(sw["netns"]) for name, sw in state["switches"].items()}
+
+
+def _wait_restored(plan: dict, state: dict, before: dict[str, list[str]], timeout: float = 60.0) -> bool:
+    """Wait until every switch's FIB (routes and every ECMP member) is the one it had before the failure."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if all(e == n for e, n in (runtime.bgp_established(Path(s["run_dir"])) for s in state["switches"].values())):
+        if _fibs(state) == before:
             return True
         time.sleep(0.3)
     return False
@@ -246,6 +286,7 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
     # 2. failures
     results = []
     slow = (state.get("bfd") or {}).get("others")
+    fib_before = _fibs(state)
     for k, f in enumerate(fails):
         log(f"failure {k + 1}/{len(fails)}: {f.label} ({mode})")
         cables, switches = set(f.cables), set(f.switches)
@@ -262,12 +303,19 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
         flows = _probe_flows(plan, state, ports, f, after)
         probes = traffic.start_probes(flows, ports.ns_of)
         t_fail = time.time()
+        watch: dict = {}
         try:
             failures.inject(state, f, mode)
+            t_mono = time.monotonic()
+            import threading
+
+            watcher = threading.Thread(target=_watch_fibs, args=(plan, state, f, t_mono, 5.0, watch), daemon=True)
+            watcher.start()
             bfd = plan.get("routing", {}).get("bfd", {"interval_ms": 300, "multiplier": 3})
             settle = 1.5 + (bfd["interval_ms"] * bfd["multiplier"] / 1000 if routing == "bgp" else 0)
             time.sleep(settle)
             flow_results = [p.stop(t_fail) for p in probes]
+            watcher.join()
             touched_sw = switches | {l[end]["device"] for l in state["links"] if l["cable"] in cables for end in ("a", "b")
                                      if l[end]["device"] in state["switches"]}
             gp = _gpu_pairs_for(ports, touched_sw, cables, gpu_pairs, seed + k)
@@ -290,13 +338,14 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
                     p.proc.kill()
                     p.proc.wait()
             failures.repair(state, f, mode)
-        restored = _wait_restored(plan, state)
+        restored = _wait_restored(plan, state, fib_before)
         if slow and sessions:
             _set_bfd(plan, state, sessions, frr.SLOW_BFD_PROFILE)
         res = {
             "failure": f.label, "spec": f.spec, "mode": mode,
             "probe_flows": flow_results,
             "converge_ms": converge_ms if converged else None,
+            "fib_converge_ms": watch.get("fib_converge_ms"), "fib_switches_watched": watch.get("fib_switches_watched", 0),
             "converged": converged,
             "packets_lost": lost,
             "predicted_probes_survive": True,
@@ -310,7 +359,10 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             "restored": restored,
         }
         results.append(res)
-        ok = not disagree and converged and restored and (converge_ms is None or routing != "bgp" or converge_ms <= CONVERGE_LIMIT_MS)
+        fib_ms = watch.get("fib_converge_ms")
+        fib_ok = routing != "bgp" or not watch.get("fib_switches_watched") or (fib_ms is not None and fib_ms <= CONVERGE_LIMIT_MS)
+        ok = (not disagree and converged and restored and fib_ok
+              and (converge_ms is None or routing != "bgp" or converge_ms <= CONVERGE_LIMIT_MS))
         report["checks"].append({"name": f"{f.label} ({mode}): measured = predicted"
                                  + (f", converged <= {CONVERGE_LIMIT_MS:.0f} ms" if routing == "bgp" else ""), "ok": ok})
     report["failures"] = results

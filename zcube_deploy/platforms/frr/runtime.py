@@ -72,7 +72,13 @@ def split_config(text: str) -> dict[str, str]:
     return {d: "\n".join(lines) + "\n" for d, lines in parts.items()}
 
 
-def prepare_dir(run_dir: Path, config_text: str) -> None:
+# Added to zebra in the twin: a cut cable is simulated by setting one veth end down, the kernel then drops
+# that member from its nexthop-group objects and FRR 8.4 does not notice, so a repaired link stayed out of
+# ECMP (found by the twin's FIB comparison). Inline multipath routes are revived by the kernel itself.
+TWIN_ZEBRA_LINES = ["no zebra nexthop kernel enable"]
+
+
+def prepare_dir(run_dir: Path, config_text: str, extra_zebra: list[str] | None = None) -> None:
     """Create the switch's private run directory (owned by frr) with its frr.conf and one file per daemon."""
     run_dir.mkdir(parents=True, exist_ok=True)
     for old in run_dir.iterdir():  # logs, pidfiles and sockets of an earlier twin in the same folder
@@ -81,6 +87,8 @@ def prepare_dir(run_dir: Path, config_text: str) -> None:
     ent = pwd.getpwnam("frr")
     (run_dir / "frr.conf").write_text(config_text)
     for d, part in split_config(config_text).items():
+        if d == "zebra" and extra_zebra:
+            part = "\n".join(extra_zebra) + "\n" + part
         (run_dir / f"{d}.conf").write_text(part)
     for p in [run_dir, *run_dir.iterdir()]:
         os.chown(p, ent.pw_uid, ent.pw_gid)
