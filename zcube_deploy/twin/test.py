@@ -26,7 +26,7 @@ from zcube_deploy.analysis import predict
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
-from zcube_deploy.twin import build, failures, netns, traffic
+from zcube_deploy.twin import build, failures, fib, netns, traffic
 
 CONVERGE_LIMIT_MS = 1000.0
 MAX_PROBES = 4
@@ -196,7 +196,7 @@ def _dead_hops(plan: dict, fail: failures.Failure) -> tuple[dict[str, set[str]],
     prefixes: set[str] = set()
     for sw in plan["switches"]:
         if sw["name"] in fail.switches:
-            prefixes |= {sw["host_block"], sw["loopback"]}
+            prefixes |= {sw["host_block"], f"{sw['loopback']}/32"}
             continue
         for itf in sw["interfaces"]:
             if itf["kind"] == "fabric" and (itf["cable"] in fail.cables or itf["peer"]["device"] in fail.switches):
@@ -204,41 +204,19 @@ def _dead_hops(plan: dict, fail: failures.Failure) -> tuple[dict[str, set[str]],
     return dead, prefixes
 
 
-def _fib_clean(ns: str, dead: set[str], prefixes: set[str]) -> bool:
-    for line in build.fib(ns):
-        words = line.split()
-        if words and (words[0] in prefixes or any(f"via {a} " in line + " " for a in dead)):
-            return False
-    return True
-
-
-def _watch_fibs(plan: dict, state: dict, fail: failures.Failure, t0: float, timeout: float, out: dict) -> None:
-    """Time until no surviving switch forwards to a dead next hop or holds a dead switch's prefixes (FIB convergence)."""
-    dead, prefixes = _dead_hops(plan, fail)
-    if routing_of(plan) != "bgp":
-        prefixes = set()  # static routes are not withdrawn: only the next hops over dead links go
-    todo = {n for n in state["switches"] if n not in fail.switches and (n in dead or prefixes)}
-    while todo and time.monotonic() - t0 < timeout:
-        for n in list(todo):
-            if _fib_clean(state["switches"][n]["netns"], dead.get(n, set()), prefixes):
-                todo.discard(n)
-    out["fib_converge_ms"] = None if todo else round((time.monotonic() - t0) * 1000, 1)
-    out["fib_switches_watched"] = len({n for n in state["switches"] if n not in fail.switches and (n in dead or prefixes)})
-
-
 def routing_of(plan: dict) -> str:
     return frr.routing_mode(plan)
 
 
-def _fibs(state: dict) -> dict[str, list[str]]:
-    return {name: build.fib(sw["netns"]) for name, sw in state["switches"].items()}
+def _tables(state: dict) -> dict[str, dict[str, tuple]]:
+    return {name: fib.table(sw["netns"]) for name, sw in state["switches"].items()}
 
 
-def _wait_restored(plan: dict, state: dict, before: dict[str, list[str]], timeout: float = 60.0) -> bool:
-    """Wait until every switch's FIB (routes and every ECMP member) is the one it had before the failure."""
+def _wait_restored(plan: dict, state: dict, before: dict, timeout: float = 60.0) -> bool:
+    """Wait until every switch's FIB has the routes it had before the failure, each with as many live next hops."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if _fibs(state) == before:
+        if fib.shape(_tables(state)) == before:
             return True
         time.sleep(0.3)
     return False
@@ -286,7 +264,7 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
     # 2. failures
     results = []
     slow = (state.get("bfd") or {}).get("others")
-    fib_before = _fibs(state)
+    fib_before = fib.shape(_tables(state))
     for k, f in enumerate(fails):
         log(f"failure {k + 1}/{len(fails)}: {f.label} ({mode})")
         cables, switches = set(f.cables), set(f.switches)
@@ -302,20 +280,26 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             time.sleep(1.0)
         flows = _probe_flows(plan, state, ports, f, after)
         probes = traffic.start_probes(flows, ports.ns_of)
-        t_fail = time.time()
+        dead, dead_prefixes = _dead_hops(plan, f)
+        if routing != "bgp":
+            dead_prefixes = set()  # static routes are not withdrawn: only the next hops over dead links go
+        watched = [n for n in state["switches"] if n not in f.switches and (n in dead or dead_prefixes)]
+        monitors = {n: fib.Monitor(state["switches"][n]["netns"]) for n in watched}
+        time.sleep(0.2)
         watch: dict = {}
+        t_fail = time.time()
         try:
             failures.inject(state, f, mode)
-            t_mono = time.monotonic()
-            import threading
-
-            watcher = threading.Thread(target=_watch_fibs, args=(plan, state, f, t_mono, 5.0, watch), daemon=True)
-            watcher.start()
             bfd = plan.get("routing", {}).get("bfd", {"interval_ms": 300, "multiplier": 3})
             settle = 1.5 + (bfd["interval_ms"] * bfd["multiplier"] / 1000 if routing == "bgp" else 0)
             time.sleep(settle)
             flow_results = [p.stop(t_fail) for p in probes]
-            watcher.join()
+            events = {n: m.stop() for n, m in monitors.items()}
+            monitors = {}
+            end_tables = {n: fib.table(state["switches"][n]["netns"]) for n in watched}
+            clean = fib.converged_at(end_tables, events, dead, dead_prefixes, t_fail) if watched else None
+            watch = {"fib_switches_watched": len(watched),
+                     "fib_converge_ms": round((clean - t_fail) * 1000, 1) if clean is not None else None}
             touched_sw = switches | {l[end]["device"] for l in state["links"] if l["cable"] in cables for end in ("a", "b")
                                      if l[end]["device"] in state["switches"]}
             gp = _gpu_pairs_for(ports, touched_sw, cables, gpu_pairs, seed + k)
@@ -333,7 +317,7 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             converge_ms = max([o for o in outages if o is not None], default=0.0) if flow_results else None
             lost = sum(r["lost"] or 0 for r in flow_results)
         finally:  # an interrupted or failed measurement never leaves the failure (or a probe) in place
-            for p in probes:
+            for p in [*probes, *monitors.values()]:
                 if p.proc.poll() is None:
                     p.proc.kill()
                     p.proc.wait()
