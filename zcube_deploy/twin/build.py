@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import time
@@ -27,6 +28,7 @@ from zcube_deploy.twin import hostfiles, netns
 from zcube_deploy.twin.names import device_names
 
 TWIN_FILE = "twin.json"
+RUN_BASE = Path("/run/zcube-twin")
 IFINDEX_BASE = 20000
 SWITCH_SYSCTLS = [
     ("net.ipv6.conf.all.disable_ipv6", "1"), ("net.ipv6.conf.default.disable_ipv6", "1"),
@@ -120,10 +122,17 @@ def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = 
     switches, servers = plan["switches"], plan["servers"]
     ns_of = {d["name"]: prefix + d["name"] for d in switches + servers}
     run_dirs = {}
+    # FRR runs as user frr: its run directories live under /run (reachable by frr whatever DIR's permissions are);
+    # the configurations are also written to DIR/frr/<switch>/frr.conf and the logs copied there by `down`
+    run_base = RUN_BASE / prefix.rstrip("-")
+    RUN_BASE.mkdir(mode=0o755, exist_ok=True)
+    run_base.mkdir(mode=0o755)
     for sw in switches:
-        rd = out / "frr" / sw["name"]
+        rd = run_base / sw["name"]
         text = frr.render_switch(plan, sw, names[sw["name"]].__getitem__, slow)
         runtime.prepare_dir(rd, text, runtime.TWIN_ZEBRA_LINES)
+        (out / "frr" / sw["name"]).mkdir(parents=True, exist_ok=True)
+        (out / "frr" / sw["name"] / "frr.conf").write_text(text)
         run_dirs[sw["name"]] = rd
     host_cmds, host_sysctls, problems = {}, {}, []
     for srv in servers:
@@ -144,7 +153,7 @@ def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = 
             idx += 1
     state = {
         "version": 1, "plan": str(Path(plan_path).resolve()), "cluster": plan["cluster"]["name"], "mode": mode,
-        "prefix": prefix, "dir": str(out),
+        "prefix": prefix, "dir": str(out), "run_base": str(run_base),
         "namespaces": dict(sorted(ns_of.items())),
         "interfaces": names,
         "links": links,
@@ -326,7 +335,8 @@ def down(out_dir: str | Path, log=print) -> dict:
     for name, sw in state["switches"].items():
         found = {**sw.get("pids", {}), **runtime.pids(Path(sw["run_dir"]))}
         ours = {d: p for d, p in found.items() if _is_our_daemon(p, sw["run_dir"])}
-        stopped += len(runtime.stop(ours))
+        # SIGKILL: the namespace is deleted next, so zebra's graceful route removal is wasted work (~1 s)
+        stopped += len(runtime.stop(ours, signal.SIGKILL))
         pids += list(ours.values())
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in pids):
@@ -342,6 +352,13 @@ def down(out_dir: str | Path, log=print) -> dict:
     netns.batch([f"netns del {n}" for n in mine], force=True)
     for k, v in state.get("host_sysctls_saved", {}).items():
         netns.write_sysctl(k, v)
+    run_base = state.get("run_base")
+    if run_base and Path(run_base).parent == RUN_BASE and Path(run_base).is_dir():
+        for name in state["switches"]:
+            for log in (Path(run_base) / name).glob("*.log"):
+                (out / "frr" / name).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(log, out / "frr" / name / log.name)
+        shutil.rmtree(run_base, ignore_errors=True)
     left = [n for n in state["namespaces"].values() if n in set(netns.existing_namespaces())]
     state["state"] = "down" if not left else "down-incomplete"
     state["down_ms"] = _ms(t0)

@@ -199,13 +199,13 @@ def set_neighbor_bfd_profile(run_dir: Path, asn: int, neighbor: str, profile: st
     vtysh(run_dir, "configure terminal", f"router bgp {asn}", f"neighbor {neighbor} bfd profile {profile}", "end")
 
 
-def stop(pids_by_daemon: dict[str, int]) -> list[int]:
-    """SIGTERM each PID (bgpd/bfdd/staticd first, zebra last); returns the PIDs signalled."""
+def stop(pids_by_daemon: dict[str, int], sig: int = 15) -> list[int]:
+    """Signal each PID (bgpd/bfdd/staticd first, zebra last); returns the PIDs signalled."""
     done = []
     order = sorted(pids_by_daemon.items(), key=lambda kv: kv[0] == "zebra")
     for _, pid in order:
         try:
-            os.kill(pid, 15)
+            os.kill(pid, sig)
             done.append(pid)
         except ProcessLookupError:
             pass
