@@ -152,7 +152,7 @@ def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = 
             e["ifindex"] = idx
             idx += 1
     state = {
-        "version": 1, "plan": str(Path(plan_path).resolve()), "cluster": plan["cluster"]["name"], "mode": mode,
+        "version": 1, "plan": str((Path(plan_path) / "plan.json" if Path(plan_path).is_dir() else Path(plan_path)).resolve()), "cluster": plan["cluster"]["name"], "mode": mode,
         "prefix": prefix, "dir": str(out), "run_base": str(run_base),
         "namespaces": dict(sorted(ns_of.items())),
         "interfaces": names,
