@@ -23,8 +23,9 @@ from zcube_deploy.render.views import PlanIndex, server_view, switch_view
 
 
 def test_golden_configs_lab64(lab64_build, update_golden):
-    files = sorted((lab64_build / "configs").glob("*.cfg")) + sorted((lab64_build / "hosts").glob("*.yaml"))
-    assert len(files) == 16 + 8
+    files = sorted((lab64_build / "configs").glob("*.cfg")) + sorted((lab64_build / "hosts").glob("*.yaml")) \
+        + sorted((lab64_build / "hosts").glob("*.sysctl.conf"))
+    assert len(files) == 16 + 8 + 8
     for f in files:
         check_golden(GOLDEN / "lab-64" / f.parent.name / f.name, f.read_text(), update_golden)
 
@@ -40,7 +41,7 @@ def test_manifest_hashes_every_file(glm1k_build):
     import hashlib
 
     manifest = json.loads((glm1k_build / "manifest.json").read_text())
-    assert len(manifest["files"]) == 16 + 128
+    assert len(manifest["files"]) == 16 + 128 + 128  # configs, netplan and sysctl files
     for rel, digest in manifest["files"].items():
         assert hashlib.sha256((glm1k_build / rel).read_bytes()).hexdigest() == digest
 
@@ -66,7 +67,7 @@ def test_netplan_is_valid_yaml_with_policy_routing(glm1k_build):
     assert len(eth) == 16
     p1 = eth["ens1f0np0"]
     assert p1["mtu"] == 9000 and p1["addresses"] == ["10.0.0.1/31"]
-    assert {"to": "10.0.8.0/21", "via": "10.0.0.0", "table": 101} in p1["routes"]
+    assert {"to": "10.0.8.0/21", "via": "10.0.0.0", "table": 101, "metric": 100} in p1["routes"]
     assert p1["routing-policy"][0]["from"] == "10.0.0.1/32"
 
 
@@ -75,7 +76,7 @@ def test_rgos_config_shape(glm1k_build):
     assert "\nhostname ZC-O001\n" in text
     block = text.split("interface TwoHundredGigabitEthernet 0/1:1\n")[1].split("!")[0]
     assert block == (" description gpu0001 ens1f0np0 H000001\n no switchport\n ip address 10.0.0.0 255.255.255.254\n no shutdown\n")
-    assert text.count("\nip route ") == 128
+    assert text.count("\nip route ") == 128 + 4  # cross-group routes, then the same-group fallback (4 ECMP next hops)
     assert text.rstrip().endswith("end")
 
 
@@ -105,21 +106,32 @@ def test_render_refuses_a_plan_with_an_unsafe_string(tmp_path, glm1k_plan):
 
 
 LINE_BREAKERS = st.text(alphabet=string.printable + "\u2028\x85\x00\x1b", min_size=1, max_size=20)
+# half the examples are names the inventory must accept, so the render path is really exercised
+# (with LINE_BREAKERS alone nearly every example was refused and the test returned early)
+NAMES = st.one_of(st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,18}", fullmatch=True), LINE_BREAKERS)
 
 
 @settings(max_examples=80, deadline=None)
-@given(server_name=LINE_BREAKERS, rack=LINE_BREAKERS, cluster=LINE_BREAKERS)
+@given(server_name=NAMES, rack=NAMES, cluster=NAMES)
 def test_no_inventory_string_breaks_out_of_its_line(server_name, rack, cluster):
     """Any string either is refused by the inventory, or renders inside exactly one config line."""
+    from zcube_deploy.safety import check_name
+
     data = yaml.safe_load((INVENTORIES / "lab-64.yaml").read_text())
     data["cluster"] = cluster
     data["layout"]["rows"][0]["racks"].append({"name": rack, "role": "network"})
     data["servers"]["list"] = [{"name": server_name, "rack": rack, "u": 1}]
     data["topology"]["capacity_servers"] = 16
+    unsafe = [v for v in (server_name, rack, cluster) if check_name(v) is not None]
+    clash = rack in {r["name"] for row in data["layout"]["rows"] for r in row["racks"][:-1]}
     try:
         plan = build_plan(resolve_inventory(data, base=INVENTORIES))
-    except InputErrors:
+    except InputErrors as exc:
+        # refused only for a reason: an unsafe string (named in the message) or a rack name already taken
+        assert unsafe or clash, f"safe names refused: {exc}"
+        assert clash or any(repr(v) in str(exc) for v in unsafe), str(exc)
         return
+    assert not unsafe, f"accepted unsafe {unsafe!r}"
     index = PlanIndex(plan)
     srv = next(s for s in plan["servers"] if s["name"] == server_name)
     host = template("netplan", "host.yaml.j2").render(server_view(index, srv))
@@ -151,15 +163,19 @@ def test_templates_render_without_undefined(inventory, glm1k_plan):
 def test_routing_proof_lab64_exhaustive(lab64_build):
     r = prove_routing(lab64_build)
     assert r["mode"] == "exhaustive"
-    assert r["pairs_total"] == 64 * 64 * 2  # every NIC port pair in different groups
+    assert r["pairs_total"] == 128 * 127  # every ordered pair of NIC ports: every table routes to every other port
     assert r["ok"] and r["delivered"] == r["pairs_total"] and r["max_switches"] == 2
+    # cross-group: every port pair in different groups leaves through its own switch (2 switches);
+    # same group: on one switch (GPU 8 per switch: 8 x 7 ordered pairs each) or through the other port
+    assert r["path_kinds"] == {"via own switch": 64 * 64 * 2, "same switch": 16 * 8 * 7,
+                               "via the other port's switch": 128 * 127 - 64 * 64 * 2 - 16 * 8 * 7}
 
 
 def test_routing_proof_glm1k_sampled(glm1k_build):
     r = run_zcube("check-routing", str(glm1k_build), "--samples", "20000", "--json")
     assert r.returncode == 0, r.stdout + r.stderr
     rep = json.loads(r.stdout)
-    assert rep["checked"] == rep["delivered"] == 20000 and rep["path_lengths"] == {"2": 20000}
+    assert rep["checked"] == rep["delivered"] == 20000 and rep["max_switches"] == 2
 
 
 def test_routing_proof_zcube16k_sampled(tmp_path):

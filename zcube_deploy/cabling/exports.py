@@ -1,4 +1,4 @@
-"""Flat exports of the cabling: cable list CSV, NetBox cable bulk-import CSV, Graphviz DOT (PTM style)."""
+"""Flat exports of the cabling: cable list CSV, label-printer CSV, NetBox cable bulk-import CSV, Graphviz DOT (PTM style)."""
 
 from __future__ import annotations
 
@@ -19,12 +19,31 @@ def _cell(value):
 
 def write_cable_csv(rows: CableRows, path: Path) -> None:
     """Each cable once, A end to Z (B) end."""
-    kinds = {c["id"]: c["kind"] for c in rows.plan["cables"]}
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(CABLE_COLUMNS)
-        for r in rows.rows:
-            w.writerow([kinds[r["cable"]] if k == "kind" else _cell(r[k]) for k in CABLE_COLUMNS])
+        for c, r in zip(rows.plan["cables"], rows.rows):
+            w.writerow((r.cable, c["kind"], r.group, r.plane, r.a_device, r.a_port, r.a_rack, r.a_u,
+                        r.b_device, r.b_port, r.b_rack, r.b_u, r.medium, _cell(r.length_m), r.part,
+                        " / ".join(r.label_a), " / ".join(r.label_b)))
+
+
+LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
+
+
+def write_labels_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> int:
+    """One row per label (= per cable end) for label-printer software's database / CSV import
+    (Brother P-touch Editor, ZebraDesigner, DYMO Connect): a header row, RFC 4180 CSV (CRLF), UTF-8;
+    in walking order (rack, U from the top, device, port). ``barcode`` (QR / Code 128 payload) is the cable ID."""
+    n = 0
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\r\n")
+        w.writerow(LABEL_COLUMNS)
+        colour = {g: c.label for g, c in cat.colours.items()}
+        for cable, end, line1, line2, group, rack, u, device, port in rows.labels():
+            w.writerow((cable, end, line1, line2, cable, colour[group], rack, u, device, port))
+            n += 1
+    return n
 
 
 def write_netbox_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> None:
@@ -34,10 +53,10 @@ def write_netbox_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> None:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(cols)
-        for r in rows.rows:
-            med = cat.media[r["medium"]]
-            w.writerow([r["a_device"], "dcim.interface", r["a_port"], r["b_device"], "dcim.interface", r["b_port"],
-                        NETBOX_TYPE[med.kind], "planned", r["cable"], cat.colours[r["group"]].fill.lower(), _cell(r["length_m"]), "m"])
+        kind = {m: NETBOX_TYPE[v.kind] for m, v in cat.media.items()}
+        colour = {g: v.fill.lower() for g, v in cat.colours.items()}
+        w.writerows((r.a_device, "dcim.interface", r.a_port, r.b_device, "dcim.interface", r.b_port,
+                     kind[r.medium], "planned", r.cable, colour[r.group], _cell(r.length_m), "m") for r in rows.rows)
 
 
 def _q(text: str) -> str:
@@ -53,8 +72,16 @@ def write_dot(plan: dict, path: Path) -> None:
                      f"mgmt_ip={_q(sw['mgmt_address'])} rack={_q(sw['rack'])}];")
     for srv in plan["servers"]:
         lines.append(f"  {_q(srv['name'])} [function=\"host\" rack={_q(srv['rack'])}];")
+    quoted: dict[str, str] = {}
+
+    def q(text: str) -> str:  # device and port names repeat: quote each once
+        v = quoted.get(text)
+        if v is None:
+            v = quoted[text] = _q(text)
+        return v
+
     for c in plan["cables"]:
-        lines.append(f"  {_q(c['a']['device'])}:{_q(c['a']['port'])} -- {_q(c['b']['device'])}:{_q(c['b']['port'])} "
-                     f"[cable={_q(c['id'])} kind={_q(c['kind'])}];")
+        a, b = c["a"], c["b"]
+        lines.append(f"  {q(a['device'])}:{q(a['port'])} -- {q(b['device'])}:{q(b['port'])} [cable={_q(c['id'])} kind={q(c['kind'])}];")
     lines.append("}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zcube_deploy.cabling.exports import write_cable_csv, write_dot, write_netbox_csv
+from zcube_deploy.cabling.exports import write_cable_csv, write_dot, write_labels_csv, write_netbox_csv
 from zcube_deploy.cabling.sheets import CableRows
-from zcube_deploy.cabling.workbook import write_workbook
+from zcube_deploy.cabling.workbook import check_printable, write_split_workbooks, write_workbook
 from zcube_deploy.catalog.cabling import load_cabling_catalog
 
 
@@ -19,14 +19,32 @@ PLAN_FIELDS: dict[str, set[str] | None] = {
 }
 
 
-def write_cabling(plan: dict, out_dir: str | Path, catalog_path: str | Path | None = None) -> dict:
+SPLIT_DIR = "cabling"  # DIR/cabling/summary.xlsx + DIR/cabling/row-<row>.xlsx above the catalog's split size
+
+
+def write_cabling(plan: dict, out_dir: str | Path, catalog_path: str | Path | None = None, workers: int | None = None) -> dict:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cat = load_cabling_catalog(Path(catalog_path) if catalog_path else None)
-    rows = CableRows(plan, cat)
-    wb = write_workbook(plan, cat, out / "cabling.xlsx", rows)
-    write_cable_csv(rows, out / "cables.csv")
-    write_netbox_csv(rows, cat, out / "netbox-cables.csv")
-    write_dot(plan, out / "topology.dot")
-    return {"files": [str(out / n) for n in ("cabling.xlsx", "cables.csv", "netbox-cables.csv", "topology.dot")],
-            "sheets": wb["sheets"], "bom": wb["bom"]}
+    check_printable(cat)
+    rows = CableRows(plan, cat)  # every input error (label lengths) before any file is written
+    names = ("cables.csv", "labels.csv", "netbox-cables.csv", "topology.dot")
+
+    exports = [lambda: write_labels_csv(rows, cat, out / "labels.csv"), lambda: write_cable_csv(rows, out / "cables.csv"),
+               lambda: write_netbox_csv(rows, cat, out / "netbox-cables.csv"), lambda: write_dot(plan, out / "topology.dot")]
+
+    limit = cat.sheets.split_above_cables
+    split = bool(limit) and len(plan["cables"]) > limit
+    single, folder = out / "cabling.xlsx", out / SPLIT_DIR
+    if split:
+        wb = write_split_workbooks(plan, cat, folder, rows, side_work=exports, workers=workers)
+        if single.exists():  # stale single workbook of an earlier, smaller run: one source of truth
+            single.unlink()
+    else:
+        wb = write_workbook(plan, cat, single, rows)
+        for job in exports:
+            job()
+        for old in [*folder.glob("row-*.xlsx"), folder / "summary.xlsx"] if folder.is_dir() else []:
+            old.unlink()
+    return {"files": wb["workbooks"] + [str(out / n) for n in names], "workbooks": wb["workbooks"], "split": split,
+            "sheets": wb["sheets"], "bom": wb["bom"], "labels": 2 * len(rows.rows)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from operator import itemgetter
 
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.errors import InputErrors, Problem
@@ -12,8 +13,32 @@ def group_of(cable: dict) -> str:
     return "fabric" if cable["kind"] == "fabric" else cable["group"]
 
 
+MAX_LABEL_PROBLEMS = 20
+
+
+class CableRow:
+    """One cable's values on the sheets and exports (slots: a 64k-GPU hall has 196,608 of them)."""
+
+    __slots__ = ("cable", "group", "plane", "a_rack", "a_u", "a_device", "a_port", "a_short",
+                 "b_rack", "b_u", "b_device", "b_port", "b_short", "medium", "length_m", "part", "label_a", "label_b")
+    installed = None  # the technician's columns start empty
+    checked = None
+
+    def __init__(self, *values) -> None:
+        for k, v in zip(self.__slots__, values, strict=True):
+            setattr(self, k, v)
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+
+
 class CableRows:
-    """Row values of every cable (computed once), the racks each touches, and labels."""
+    """Row values of every cable (computed once), the racks each touches, and the label text of each end.
+
+    Ports appear twice: the full platform name (``a_port``, for CSVs and the NetBox import) and the
+    platform's short form carried by the plan (``a_short``, e.g. ``TH0/113:2``) for cut sheets and labels.
+    """
 
     def __init__(self, plan: dict, cat: CablingCatalog):
         self.plan = plan
@@ -21,32 +46,69 @@ class CableRows:
         cage_of = plan["port_map"]["cage_of"]
         self.short = {name: v[0] for name, v in cage_of.items()}
         self.order = {name: (v[1], v[2]) for name, v in cage_of.items()}
-        fmt = cat.labels.end
+        line1, line2 = cat.labels.line1, cat.labels.line2
         limit = cat.labels.max_length
         too_long: list[Problem] = []
+        n_too_long = 0
+        short = self.short
         self.rows: list[dict] = []
         for c in plan["cables"]:
             a, b = c["a"], c["b"]
-            ap, bp = self.short.get(a["port"], a["port"]), self.short.get(b["port"], b["port"])
-            label_a = fmt.format(id=c["id"], here_device=a["device"], here_port=ap, far_device=b["device"], far_port=bp,
-                                 here_rack=a["rack"], here_u=a["u"], far_rack=b["rack"], far_u=b["u"])
-            label_b = fmt.format(id=c["id"], here_device=b["device"], here_port=bp, far_device=a["device"], far_port=ap,
-                                 here_rack=b["rack"], here_u=b["u"], far_rack=a["rack"], far_u=a["u"])
-            if len(too_long) < 5:
-                for lab in (label_a, label_b):
-                    if len(lab) > limit:
-                        too_long.append(Problem("cabling_catalog.labels", f"label {lab!r} of cable {c['id']} has {len(lab)} characters > {limit}",
-                                                "shorten labels.end or raise labels.max_length"))
-                        break
-            self.rows.append({
-                "cable": c["id"], "group": group_of(c), "plane": c["plane"],
-                "a_rack": a["rack"], "a_u": a["u"], "a_device": a["device"], "a_port": a["port"],
-                "b_rack": b["rack"], "b_u": b["u"], "b_device": b["device"], "b_port": b["port"],
-                "medium": c["medium"], "length_m": c["length_m"], "part": c["part"],
-                "label_a": label_a, "label_b": label_b, "installed": None, "checked": None,
-            })
+            ap, bp = short.get(a["port"], a["port"]), short.get(b["port"], b["port"])
+            lines = []
+            for end, here, hp, far, fp in (("A", a, ap, b, bp), ("B", b, bp, a, ap)):
+                f = {"id": c["id"], "end": end, "here_device": here["device"], "here_port": hp, "far_device": far["device"],
+                     "far_port": fp, "here_rack": here["rack"], "here_u": here["u"], "far_rack": far["rack"], "far_u": far["u"]}
+                lines.append((line1.format(**f), line2.format(**f)))
+            bad = [(e, n, t) for e, ls in zip("AB", lines) for n, t in enumerate(ls, start=1) if len(t) > limit]
+            if bad:
+                n_too_long += 1
+                if len(too_long) < MAX_LABEL_PROBLEMS:
+                    e, n, t = bad[0]
+                    too_long.append(Problem(f"cabling_catalog.labels.line{n}",
+                                            f"cable {c['id']} end {e}: label line {t!r} has {len(t)} characters > {limit}",
+                                            "shorten labels.line1/line2 or raise labels.max_length (what the label tape holds)"))
+            self.rows.append(CableRow(c["id"], group_of(c), c["plane"], a["rack"], a["u"], a["device"], a["port"], ap,
+                                      b["rack"], b["u"], b["device"], b["port"], bp, c["medium"], c["length_m"], c["part"],
+                                      lines[0], lines[1]))
         if too_long:
-            raise InputErrors(too_long, "cable labels are too long")
+            if n_too_long > len(too_long):
+                too_long.append(Problem("cabling_catalog.labels", f"... and {n_too_long - len(too_long)} more cable(s) with a label line too long"))
+            raise InputErrors(too_long, f"cable labels are too long ({n_too_long} cable(s))")
+
+    def port_key(self) -> list[tuple[str, str]]:
+        """(short keyword, long keyword) pairs of the port names on the sheets, from the plan's own short forms."""
+        pairs = set()
+        for full, short in self.short.items():
+            kw, _, num = full.partition(" ")
+            if num and short.endswith(num) and short != full:
+                pairs.add((short[: len(short) - len(num)], kw))
+        return sorted(pairs)
+
+    def _end_keys(self):
+        """Per cable, the walking-order key of its A and B end: rack (layout order), U from the top, device, port,
+        cable, end. Computed when needed, not kept (196,608 of them in a 64k-GPU hall)."""
+        rank = {r["name"]: i for i, r in enumerate(self.plan["layout"]["racks"])}
+        last = len(rank)
+        get = self.order.get
+        none = (0, 0)
+        for r in self.rows:
+            yield ((rank.get(r.a_rack, last), r.a_rack, -r.a_u, r.a_device, get(r.a_port, none), r.a_port, r.cable, "A"),
+                   (rank.get(r.b_rack, last), r.b_rack, -r.b_u, r.b_device, get(r.b_port, none), r.b_port, r.cable, "B"), r)
+
+    def labels(self):
+        """One label per cable end, in walking order: rack (layout order), U from the top, device, port.
+        Yields (cable, end, line1, line2, group, rack, U, device, short port)."""
+        ends = []
+        for ka, kb, r in self._end_keys():
+            ends.append((ka, r))
+            ends.append((kb, r))
+        ends.sort(key=itemgetter(0))
+        for k, r in ends:
+            if k[-1] == "A":
+                yield (r.cable, "A", r.label_a[0], r.label_a[1], r.group, k[1], -k[2], k[3], r.a_short)
+            else:
+                yield (r.cable, "B", r.label_b[0], r.label_b[1], r.group, k[1], -k[2], k[3], r.b_short)
 
     def sheet_key(self, rack: str) -> str:
         if self.cat.sheets.per == "row":
@@ -54,20 +116,24 @@ class CableRows:
         return rack
 
     def by_sheet(self) -> dict[str, list[dict]]:
-        """Rows per cut sheet (rack or row), each cable in exactly the sheets of the racks it touches."""
+        """Rows per cut sheet (rack or row), each cable in exactly the sheets of the racks it touches, in
+        walking order of its end there (rack, U from the top, device, port)."""
         racks = self.plan["layout"]["racks"]
         self._row_of = {r["name"]: r["row"] for r in racks}
         order = [r["name"] for r in racks] if self.cat.sheets.per == "rack" else list(dict.fromkeys(r["row"] for r in racks))
         sheets: dict[str, list[tuple]] = defaultdict(list)
-        for row in self.rows:
-            ka, kb = self.sheet_key(row["a_rack"]), self.sheet_key(row["b_rack"])
-            for key, side in ((ka, "a"), (kb, "b")) if ka != kb else ((ka, "a"),):
-                sort = (-row[f"{side}_u"], row[f"{side}_device"], self.order.get(row[f"{side}_port"], (0, 0)), row[f"{side}_port"], row["cable"])
-                sheets[key].append((sort, row))
-        return {k: [r for _, r in sorted(sheets[k], key=lambda x: x[0])] for k in order if k in sheets}
+        per_row = self.cat.sheets.per == "row"
+        row_of = self._row_of
+        for ka, kb, row in self._end_keys():  # within a sheet: by rack (one, or a row's in layout order), then U from the top
+            sa, sb = (row_of[ka[1]], row_of[kb[1]]) if per_row else (ka[1], kb[1])
+            sheets[sa].append((ka, row))
+            if sb != sa:
+                sheets[sb].append((kb, row))
+        first = itemgetter(0)
+        return {k: [r for _, r in sorted(sheets[k], key=first)] for k in order if k in sheets}
 
     def fabric(self) -> list[dict]:
-        return [r for r in self.rows if r["group"] == "fabric"]
+        return [r for r in self.rows if r.group == "fabric"]
 
 
 def bill_of_materials(plan: dict, cat: CablingCatalog) -> dict:

@@ -1,33 +1,56 @@
 """The technicians' workbook (openpyxl, write-only mode with lxml): Summary, BOM, Fabric, one cut sheet per rack.
 
-Cut sheets: frozen header, autofilter, widths from the cabling catalog, landscape, fit to one
-page wide, header row repeated on every printed page, rack and page number in the page header
-and footer, rows coloured by group (conditional formatting, so no per-cell styles), and
-Installed / Checked columns with a yes/no/issue drop-down.
+Cut sheets are made to be printed and read in an aisle: one column per fact a technician acts on
+(cable ID, from/to rack, U, device, port in the platform's short form, medium, length, Installed,
+Checked), widths from the cabling catalog checked to fit the catalog's paper (A4 or US Letter,
+landscape) one page wide at 100 % (11 pt), header row repeated on every printed page, rack and
+page number in the page header and footer, group and plane as the row colour (conditional
+formatting on two hidden key columns, so no per-cell styles) with the legend in the footer, and a
+yes/no/issue drop-down in Installed / Checked. Big halls get one workbook per layout row.
 """
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
+import re
+from operator import attrgetter
 from pathlib import Path
 
+from lxml import etree
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.page import PageMargins
+from openpyxl.worksheet.pagebreak import Break
 
 from zcube_deploy.cabling.sheets import CableRows, bill_of_materials
 from zcube_deploy.catalog.cabling import CablingCatalog
+from zcube_deploy.errors import InputErrors, Problem
 
 STATUS_VALUES = ("yes", "no", "issue")
-BOLD = Font(bold=True)
+BOLD = Font(name="Calibri", bold=True)
 HEADER_FILL = PatternFill("solid", fgColor="D9D9D9")
 RACK_PREFIX = "Rack "
 ROW_PREFIX = "Row "
 
 
-def _header(ws, titles: list[str]) -> None:
+PAPER = {"A4": (9, 11.69, 8.27), "letter": (1, 11.0, 8.5)}  # openpyxl paperSize code, long and short side in inches
+MARGIN_IN = 0.4  # left and right
+TOP_IN = BOTTOM_IN = 0.7  # page header and footer sit inside these
+BODY_PT = 11.0  # the workbook's default font (Calibri 11)
+ROW_PT = 15.0  # every cut-sheet row (set, not left to the spreadsheet), so the pages are known in advance
+MIN_PT = 8.0
+HIDDEN_KEYS = ("group", "plane")  # the row colour; kept (hidden, not printed) for the colour rules and the filter
+SHORT_PORT = {"a_port": "a_short", "b_port": "b_short"}
+GROUP_WHAT = {"odd": "NIC port to an odd (rail) switch", "even": "NIC port to an even (single-rail, ToR) switch",
+              "fabric": "odd switch to even switch"}
+
+
+def _header_cells(ws, titles: list[str]) -> list[WriteOnlyCell]:
     cells = []
     for t in titles:
         c = WriteOnlyCell(ws, value=t)
@@ -35,64 +58,207 @@ def _header(ws, titles: list[str]) -> None:
         c.fill = HEADER_FILL
         c.alignment = Alignment(wrap_text=True, vertical="center")
         cells.append(c)
-    ws.append(cells)
+    return cells
 
 
-def _print_setup(ws, ncols: int, nrows: int, title: str, cluster: str) -> None:
-    ws.freeze_panes = "A2"
-    ws.auto_filter.ref = f"A1:{get_column_letter(ncols)}{max(nrows + 1, 2)}"
+def _header(ws, titles: list[str]) -> None:
+    ws.append(_header_cells(ws, titles))
+
+
+_ILLEGAL = re.compile(r"[\000-\010\013\014\016-\037]")
+
+
+def _text(value: str) -> str:
+    v = _ILLEGAL.sub("", value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    space = ' xml:space="preserve"' if v != v.strip() else ""
+    return f't="inlineStr"><is><t{space}>{v}</t></is></c>'
+
+
+def write_rows_fast(ws, titles: list[str], values) -> None:
+    """The header row (bold, shaded) and the data rows of a write-only sheet, then close the sheet.
+
+    Cells as openpyxl writes them (inline strings, numbers as "%.16g", empty cells left out), but the
+    rows are built as text and put in place of a marker in the finished sheet file: openpyxl's
+    per-cell writer costs 13 us a cell, and a 64k-GPU hall has 7 million cells. Call after every sheet
+    property is set (openpyxl writes them around the rows)."""
+    head = _header_cells(ws, titles)
+    style = head[0].style_id if head else 0  # registers the header style with the workbook
+    letters = [get_column_letter(i) for i in range(1, len(titles) + 1)]
+    texts: dict[str, str] = {}
+    parts = ['<row r="1">' + "".join(f'<c r="{letters[i]}1" s="{style}" {_text(t)}' for i, t in enumerate(titles)) + "</row>"]
+    for n, row in enumerate(values, start=2):
+        cells = [f'<row r="{n}">']
+        for i, v in enumerate(row):
+            if v is None or v == "":  # openpyxl leaves these cells out too
+                continue
+            if isinstance(v, str):
+                t = texts.get(v)
+                if t is None:
+                    t = texts[v] = _text(v)
+                cells.append(f'<c r="{letters[i]}{n}" {t}')
+            elif isinstance(v, bool):
+                cells.append(f'<c r="{letters[i]}{n}" t="b"><v>{int(v)}</v></c>')
+            else:
+                cells.append(f'<c r="{letters[i]}{n}" t="n"><v>{v:.16g}</v></c>')
+        cells.append("</row>")
+        parts.append("".join(cells))
+    ws._get_writer()
+    writer = ws._writer
+    xf = writer.xf.send(True)
+    with xf.element("sheetData"):
+        xf.write(etree.Element(_MARKER))
+    writer.xf.send(None)
+    ws._rows = _closed()  # tells close() the rows are written
+    ws.close()
+    with open(writer.out, "rb") as fh:
+        xml = fh.read()
+    marker = f"<{_MARKER}/>".encode()
+    if xml.count(marker) != 1:
+        raise RuntimeError(f"sheet {ws.title}: row marker not found once in openpyxl's output")
+    with open(writer.out, "wb") as fh:
+        fh.write(xml.replace(marker, "".join(parts).encode("utf-8"), 1))
+
+
+_MARKER = "zcubeRowsGoHere"
+
+
+def _closed():
+    yield
+
+
+def column_points(width: float) -> float:
+    """Printed width in points of a column `width` characters wide (Calibri 11: 7 px per character + 5 px padding, 96 dpi)."""
+    return (width * 7 + 5) * 0.75
+
+
+def printed_size(cat: CablingCatalog) -> float:
+    """Text size (pt) a cut sheet prints at when fitted one page wide on the catalog's paper (landscape)."""
+    width = sum(column_points(c.width) for c in cat.sheets.columns)
+    usable = (PAPER[cat.sheets.paper][1] - 2 * MARGIN_IN) * 72
+    return BODY_PT * min(1.0, usable / width)
+
+
+def check_printable(cat: CablingCatalog) -> None:
+    size = printed_size(cat)
+    if size < MIN_PT:
+        raise InputErrors(Problem("cabling_catalog.sheets.columns",
+                                  f"the cut-sheet columns are {sum(c.width for c in cat.sheets.columns):g} characters wide: fitted to "
+                                  f"{cat.sheets.paper} landscape they would print at {size:.1f} pt (< {MIN_PT:g} pt)",
+                                  "drop or narrow columns (full port names and label texts are in cables.csv and labels.csv)"))
+
+
+def rows_per_page(cat: CablingCatalog) -> int:
+    """Cable rows on one printed cut-sheet page: the body height in rows, less the repeated header row and two rows to spare."""
+    body = (PAPER[cat.sheets.paper][2] - TOP_IN - BOTTOM_IN) * 72
+    return int(body // ROW_PT) - 3
+
+
+def shade(fill: str, percent: float) -> str:
+    """`fill` (RGB hex) darkened by `percent` %."""
+    f = max(0.0, 1 - percent / 100)
+    return "".join(f"{round(int(fill[i:i + 2], 16) * f):02X}" for i in (0, 2, 4))
+
+
+def legend_text(cat: CablingCatalog, planes: list[int]) -> str:
+    text = "row colour: " + ", ".join(f"{c.label} = {g}" for g, c in cat.colours.items())
+    if len(planes) > 1:
+        text += f"; darker = higher plane ({planes[0]}..{planes[-1]})"
+    return text
+
+
+def _page_setup(ws, cat: CablingCatalog) -> None:
     ws.page_setup.orientation = "landscape"
-    ws.page_setup.paperSize = 9  # A4
+    ws.page_setup.paperSize = PAPER[cat.sheets.paper][0]
     ws.page_setup.fitToWidth = 1
     ws.page_setup.fitToHeight = 0
     ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.page_margins = PageMargins(left=MARGIN_IN, right=MARGIN_IN, top=TOP_IN, bottom=BOTTOM_IN, header=0.3, footer=0.3)
+
+
+def _print_setup(ws, cat: CablingCatalog, ncols: int, nrows: int, title: str, cluster: str, legend: str) -> None:
+    """Landscape on the catalog's paper, one page wide, header row on every page, a page break every
+    rows_per_page() cables (so each sheet's page count is known and printed: 'page 2 of 5')."""
+    ws.freeze_panes = "A2"
+    ws.auto_filter.ref = f"A1:{get_column_letter(ncols)}{max(nrows + 1, 2)}"
+    ws.sheet_format.defaultRowHeight = ROW_PT
+    ws.sheet_format.customHeight = True
+    per_page = rows_per_page(cat)
+    pages = max(1, -(-nrows // per_page))
+    for k in range(1, pages):
+        ws.row_breaks.append(Break(id=1 + k * per_page))
+    _page_setup(ws, cat)
+    ws.page_setup.firstPageNumber = 1
+    ws.page_setup.useFirstPageNumber = True
     ws.print_title_rows = "1:1"
     ws.print_options.gridLines = True
-    ws.oddHeader.center.text = f"{cluster}: {title}"
-    ws.oddFooter.right.text = "page &P of &N"
-    ws.oddFooter.left.text = "zcube-deploy cut sheet"
+    ws.oddHeader.left.text = cluster
+    ws.oddHeader.center.text = title
+    ws.oddHeader.right.text = f"page &P of {pages}"
+    ws.oddFooter.left.text = legend
+    ws.oddFooter.right.text = f"{title}, page &P of {pages}"
 
 
-def _colour_rows(ws, cat: CablingCatalog, ncols: int, nrows: int, group_col: int | None) -> None:
-    if group_col is None or nrows == 0:
+def _colour_rows(ws, cat: CablingCatalog, ncols: int, nrows: int, group_col: int, plane_col: int, planes: list[int]) -> None:
+    if nrows == 0:
         return
-    letter = get_column_letter(group_col)
+    g, p = get_column_letter(group_col), get_column_letter(plane_col)
     rng = f"A2:{get_column_letter(ncols)}{nrows + 1}"
     for group, colour in cat.colours.items():
-        ws.conditional_formatting.add(rng, FormulaRule(formula=[f'${letter}2="{group}"'], fill=PatternFill("solid", fgColor=colour.fill, bgColor=colour.fill)))
+        for i, plane in enumerate(planes):
+            fill = shade(colour.fill, i * cat.sheets.plane_shade_percent)
+            formula = f'${g}2="{group}"' if len(planes) == 1 else f'AND(${g}2="{group}",${p}2={plane})'
+            ws.conditional_formatting.add(rng, FormulaRule(formula=[formula], fill=PatternFill("solid", fgColor=fill, bgColor=fill)))
 
 
-def _cut_sheet(wb: Workbook, title: str, rows: list[dict], cat: CablingCatalog, cluster: str) -> None:
+def sheet_keys(cat: CablingCatalog) -> tuple[list[str], list[str]]:
+    """(the catalog's columns, the hidden colour-key columns after them)."""
+    keys = [c.key for c in cat.sheets.columns]
+    return keys, [k for k in HIDDEN_KEYS if k not in keys]
+
+
+def sheet_values(rows: list[dict], cat: CablingCatalog) -> list[tuple]:
+    """A cut sheet's cell values, row by row (short port names)."""
+    keys, hidden = sheet_keys(cat)
+    pick = attrgetter(*[SHORT_PORT.get(k, k) for k in keys + hidden])
+    return [pick(r) for r in rows]
+
+
+def _cut_sheet(wb: Workbook, title: str, values: list[tuple], cat: CablingCatalog, cluster: str, planes: list[int]) -> None:
+    """One printable cut sheet: the catalog's columns (short port names), then the hidden colour keys."""
     ws = wb.create_sheet(title)
     cols = cat.sheets.columns
-    keys = [c.key for c in cols]
+    keys, hidden = sheet_keys(cat)
+    all_keys = keys + hidden
     for i, col in enumerate(cols, start=1):
         ws.column_dimensions[get_column_letter(i)].width = col.width
+    for i in range(len(keys) + 1, len(all_keys) + 1):
+        ws.column_dimensions[get_column_letter(i)].width = 8
+        ws.column_dimensions[get_column_letter(i)].hidden = True
     dv = DataValidation(type="list", formula1='"' + ",".join(STATUS_VALUES) + '"', allow_blank=True,
                         showErrorMessage=True, errorTitle="Installed / Checked", error="yes, no or issue")
-    n = len(rows)
+    n = len(values)
     for key in ("installed", "checked"):
         letter = get_column_letter(keys.index(key) + 1)
         dv.add(f"{letter}2:{letter}{max(n + 1, 2)}")
     ws.data_validations.append(dv)
-    _print_setup(ws, len(cols), n, title, cluster)
-    _colour_rows(ws, cat, len(cols), n, keys.index("group") + 1 if "group" in keys else None)
-    _header(ws, [c.title for c in cols])
-    append = ws.append
-    for r in rows:
-        append([r[k] for k in keys])
+    _print_setup(ws, cat, len(all_keys), n, title, cluster, legend_text(cat, planes))
+    _colour_rows(ws, cat, len(keys), n, all_keys.index("group") + 1, all_keys.index("plane") + 1, planes)
+    ws.print_area = f"A1:{get_column_letter(len(keys))}{n + 1}"  # the colour keys are hidden and not printed
+    write_rows_fast(ws, [c.title for c in cols] + [k.capitalize() for k in hidden], values)
 
 
-def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, sheets: list[str]) -> None:
+def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, port_key: list[tuple[str, str]], sheets: list[str],
+             planes: list[int], books: list[str] | None = None) -> None:
     ws = wb.create_sheet("Summary")
-    ws.column_dimensions["A"].width = 28
-    ws.column_dimensions["B"].width = 90
+    ws.column_dimensions["A"].width = 24
+    ws.column_dimensions["B"].width = 110
+    _page_setup(ws, cat)
     sz = plan["sizing"]
     t = bom["totals"]
     title = WriteOnlyCell(ws, value=f"ZCube cabling: {plan['cluster']['name']}")
-    title.font = Font(bold=True, size=14)
+    title.font = Font(name="Calibri", bold=True, size=14)
     ws.append([title])
-    rows = [
+    lines = [
         ("cluster", plan["cluster"]["name"]),
         ("description", plan["cluster"].get("description", "")),
         ("shape", f"S={sz['S']} switches per group, K={sz['K']} host ports, m={sz['m']} links per odd/even pair, {sz['planes']} plane(s)"),
@@ -103,33 +269,43 @@ def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, sheets: l
         ("optical modules", str(t["optical_modules"])),
         ("plan", f"tool {plan['tool_version']}, inventory sha256 {plan['inputs']['inventory_sha256'][:16]}"),
         ("", ""),
-        ("legend", ""),
+        ("legend (row colour)", ""),
     ]
-    for k, v in rows:
+    for k, v in lines:
         ws.append([k, v])
     for group, colour in cat.colours.items():
-        c = WriteOnlyCell(ws, value=group)
-        c.fill = PatternFill("solid", fgColor=colour.fill)
-        what = {"odd": "NIC port to an odd (rail) switch", "even": "NIC port to an even (single-rail, ToR) switch",
-                "fabric": "odd switch to even switch"}[group]
-        ws.append([c, f"{what}; label colour {colour.label}"])
+        for i, plane in enumerate(planes):
+            c = WriteOnlyCell(ws, value=group if len(planes) == 1 else f"{group}, plane {plane}")
+            c.fill = PatternFill("solid", fgColor=shade(colour.fill, i * cat.sheets.plane_shade_percent))
+            ws.append([c, f"{GROUP_WHAT[group]}; label colour {colour.label}"])
+    ws.append([])
+    ws.append(["port names", "the cut sheets and labels use the platform's short port names; full names are in cables.csv"])
+    for short, long in port_key:
+        ws.append([f"{short}<slot/port>", f"{long} <slot/port> (e.g. {short}0/1:2 = {long} 0/1:2)"])
     ws.append([])
     ws.append(["how to use these sheets", ""])
     for line in (
         "1. Each rack has its own sheet ('Rack <name>'); a cable between two racks is on both racks' sheets.",
-        "2. A end and B end give rack, U, device and port; host cables run from the server NIC (A) to the switch (B); fabric cables from the odd (A) to the even (B) switch.",
-        "3. Print the label texts (Label A end / Label B end) and fix each on its end before pulling the cable.",
-        "4. Mark 'Installed' when the cable is in and both ends are seated; mark 'Checked' after the link is up and verified (zcube verify). Use 'issue' for problems.",
+        "   Print them as they are: landscape, one page wide, the header row on every page, 'page n of N' per rack.",
+        "2. From (A end) and To (B end) give rack, U, device and port.",
+        "   Host cables run from the server NIC (A) to the switch (B); fabric cables from the odd (A) to the even (B) switch.",
+        "3. Print the labels from labels.csv (one per cable end, in walking order: rack, then U from the top);",
+        "   fix each on its end before pulling the cable.",
+        "4. Mark 'Installed' when the cable is in and both ends are seated; 'Checked' after the link is up and verified",
+        "   (zcube verify). Use 'issue' for problems.",
         "5. The Fabric sheet lists every switch-to-switch cable; the BOM sheet what to order.",
-        "6. `zcube cabling status cabling.xlsx` reads the Installed/Checked columns back and prints progress per rack.",
+        "6. `zcube cabling status <workbook or folder>` reads the Installed/Checked columns back and prints progress per rack.",
     ):
         ws.append(["", line])
     ws.append([])
     ws.append(["cut sheets", ", ".join(sheets[:40]) + (f" ... ({len(sheets)} in all)" if len(sheets) > 40 else "")])
+    if books:
+        ws.append(["workbooks", f"{len(books)} row workbooks beside this one: " + ", ".join(books[:20]) + (" ..." if len(books) > 20 else "")])
 
 
-def _bom(wb: Workbook, bom: dict) -> None:
+def _bom(wb: Workbook, bom: dict, cat: CablingCatalog) -> None:
     ws = wb.create_sheet("BOM")
+    _page_setup(ws, cat)
     widths = [10, 28, 12, 10, 30, 10, 14, 14]
     for i, w in enumerate(widths, start=1):
         ws.column_dimensions[get_column_letter(i)].width = w
@@ -151,22 +327,120 @@ def _bom(wb: Workbook, bom: dict) -> None:
         ws.append([c, None, None, None, None, t[key]])
 
 
-def write_workbook(plan: dict, cat: CablingCatalog, path: str | Path, rows: CableRows | None = None) -> dict:
-    """Write the workbook; returns {'sheets': [...], 'bom': ...}."""
-    rows = rows or CableRows(plan, cat)
-    bom = bill_of_materials(plan, cat)
-    per_sheet = rows.by_sheet()
-    prefix = RACK_PREFIX if cat.sheets.per == "rack" else ROW_PREFIX
-    names = [f"{prefix}{k}"[:31] for k in per_sheet]
-    wb = Workbook(write_only=True)
-    _summary(wb, plan, bom, cat, names)
-    _bom(wb, bom)
-    cluster = plan["cluster"]["name"]
-    _cut_sheet(wb, "Fabric", rows.fabric(), cat, cluster)
-    for name, (key, sheet_rows) in zip(names, per_sheet.items()):
-        _cut_sheet(wb, name, sheet_rows, cat, cluster)
-    path = Path(path)
+def _save(wb: Workbook, path: Path) -> None:
     tmp = path.with_suffix(".xlsx.tmp")
     wb.save(tmp)
     tmp.replace(path)
-    return {"sheets": ["Summary", "BOM", "Fabric"] + names, "bom": bom}
+
+
+def _planes(plan: dict) -> list[int]:
+    return sorted({c["plane"] for c in plan["cables"]})
+
+
+def _sheet_names(rows: CableRows) -> tuple[dict[str, list[dict]], list[str]]:
+    per_sheet = rows.by_sheet()
+    prefix = RACK_PREFIX if rows.cat.sheets.per == "rack" else ROW_PREFIX
+    return per_sheet, [f"{prefix}{k}"[:31] for k in per_sheet]
+
+
+def write_workbook(plan: dict, cat: CablingCatalog, path: str | Path, rows: CableRows | None = None) -> dict:
+    """Write the single workbook (Summary, BOM, Fabric, the cut sheets); returns {'sheets': [...], 'bom': ...}."""
+    check_printable(cat)
+    rows = rows or CableRows(plan, cat)
+    bom = bill_of_materials(plan, cat)
+    per_sheet, names = _sheet_names(rows)
+    planes = _planes(plan)
+    wb = Workbook(write_only=True)
+    _summary(wb, plan, bom, cat, rows.port_key(), names, planes)
+    _bom(wb, bom, cat)
+    cluster = plan["cluster"]["name"]
+    _cut_sheet(wb, "Fabric", sheet_values(rows.fabric(), cat), cat, cluster, planes)
+    for name, sheet_rows in zip(names, per_sheet.values()):
+        _cut_sheet(wb, name, sheet_values(sheet_rows, cat), cat, cluster, planes)
+    _save(wb, Path(path))
+    return {"sheets": ["Summary", "BOM", "Fabric"] + names, "bom": bom, "workbooks": [str(path)]}
+
+
+# ------------------------------------------------------------------ one workbook per layout row
+# The workers are started by a fork server (a small clean process), not forked from this one: a
+# forked worker would inherit the whole plan and, touching it, copy it page by page (1.8 GB for the
+# 64k hall). Each task carries its own cell values; the catalog goes once to each worker.
+_WORKER: dict = {}
+
+
+def _init_worker(cat: CablingCatalog, cluster: str, planes: list[int]) -> None:
+    _WORKER.update(cat=cat, cluster=cluster, planes=planes)
+
+
+def _task(task: tuple) -> str:
+    kind, path = task[0], Path(task[1])
+    cat, cluster, planes = _WORKER["cat"], _WORKER["cluster"], _WORKER["planes"]
+    wb = Workbook(write_only=True)
+    if kind == "row":
+        for name, values in task[2]:  # the fabric cables ending in the row are on its racks' sheets
+            _cut_sheet(wb, name, values, cat, cluster, planes)
+    else:
+        plan_head, bom, port_key, names, books, fabric = task[2:]
+        _summary(wb, plan_head, bom, cat, port_key, names, planes, books)
+        _bom(wb, bom, cat)
+        _cut_sheet(wb, "Fabric", fabric, cat, cluster, planes)
+    _save(wb, path)
+    return str(path)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def write_split_workbooks(plan: dict, cat: CablingCatalog, folder: str | Path, rows: CableRows | None = None,
+                          side_work: list | None = None, workers: int | None = None) -> dict:
+    """One workbook per layout row (its racks' cut sheets, so also the fabric cables ending in the row)
+    plus summary.xlsx (Summary, BOM, Fabric), written by worker processes, one per core; this process
+    runs ``side_work`` (the CSV exports) meanwhile. Input errors are all raised before any file is written."""
+    check_printable(cat)
+    rows = rows or CableRows(plan, cat)
+    bom = bill_of_materials(plan, cat)
+    per_sheet, names = _sheet_names(rows)
+    planes = _planes(plan)
+    row_of = {r["name"]: r["row"] for r in plan["layout"]["racks"]}
+    books: dict[str, list[tuple[str, list[dict]]]] = {}
+    for name, (key, sheet_rows) in zip(names, per_sheet.items()):
+        books.setdefault(row_of.get(key, key), []).append((name, sheet_rows))
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("row-*.xlsx"):  # a previous, differently laid-out run
+        old.unlink()
+    book_names = {r: f"row-{_safe(r)}.xlsx" for r in books}
+    head = {k: plan[k] for k in ("sizing", "cluster", "tool_version", "inputs")}
+
+    def tasks():
+        yield ("summary", folder / "summary.xlsx", head, bom, rows.port_key(), names, list(book_names.values()),
+               sheet_values(rows.fabric(), cat))
+        # the biggest rows first, so that the workers finish together
+        for r in sorted(books, key=lambda r: -sum(len(x) for _, x in books[r])):
+            yield ("row", folder / book_names[r], [(name, sheet_values(x, cat)) for name, x in books[r]])
+
+    n = max(1, min(workers or _cores(), len(books) + 1))
+    init = (cat, plan["cluster"]["name"], planes)
+    if n > 1 and "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+        with ctx.Pool(n, initializer=_init_worker, initargs=init) as pool:
+            pending = pool.imap_unordered(_task, tasks(), chunksize=1)
+            for job in side_work or []:
+                job()
+            done = list(pending)
+    else:
+        _init_worker(*init)
+        done = [_task(t) for t in tasks()]
+        for job in side_work or []:
+            job()
+    files = [str(folder / "summary.xlsx")] + sorted(d for d in done if not d.endswith("summary.xlsx"))
+    return {"sheets": ["Summary", "BOM", "Fabric"] + names, "bom": bom, "workbooks": files}
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1

@@ -56,20 +56,57 @@ class Colour(_M):
     label: str
 
 
+LABEL_FIELDS = ("id", "here_device", "here_port", "far_device", "far_port", "here_rack", "here_u", "far_rack", "far_u", "end")
+
+
 class Labels(_M):
-    end: str = "{id} {here_device} {here_port} > {far_device} {far_port}"
-    max_length: int = Field(default=60, ge=8, le=200)
+    """Two text lines per cable end (one label per end); each line at most max_length characters."""
+    line1: str = "{id} {end} {here_device} {here_port}"
+    line2: str = "> {far_rack} {far_device} {far_port}"
+    max_length: int = Field(default=32, ge=8, le=200, description="characters per label line")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_end(cls, data):
+        if isinstance(data, dict) and "end" in data:
+            raise ValueError("labels.end (one line) was replaced by labels.line1 and labels.line2 (two lines per label)")
+        return data
+
+    @model_validator(mode="after")
+    def _fields(self) -> "Labels":
+        import string
+
+        for line in (self.line1, self.line2):
+            try:
+                names = {f for _, f, _, _ in string.Formatter().parse(line) if f is not None}
+            except ValueError as exc:
+                raise ValueError(f"label line {line!r}: {exc}") from None
+            unknown = sorted(names - set(LABEL_FIELDS))
+            if unknown:
+                raise ValueError(f"label line {line!r} uses unknown field(s) {unknown}; fields: {', '.join(LABEL_FIELDS)}")
+        return self
 
 
 class Column(_M):
     key: Literal["cable", "group", "plane", "a_rack", "a_u", "a_device", "a_port", "b_rack", "b_u", "b_device", "b_port",
-                 "medium", "length_m", "part", "label_a", "label_b", "installed", "checked"]
+                 "medium", "length_m", "part", "installed", "checked"]
     title: str
     width: float = Field(default=10, gt=0, le=100)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_labels(cls, data):
+        if isinstance(data, dict) and data.get("key") in ("label_a", "label_b"):
+            raise ValueError("label text is no longer a cut-sheet column: it is in labels.csv (one row per cable end)")
+        return data
 
 
 class Sheets(_M):
     per: Literal["rack", "row"] = "rack"
+    paper: Literal["A4", "letter"] = Field(default="A4", description="paper the cut sheets print on (landscape)")
+    plane_shade_percent: float = Field(default=12, ge=0, le=30, description="each plane's row fill this much darker than the previous")
+    split_above_cables: int = Field(default=20000, ge=0,
+                                    description="above this many cables: one workbook per layout row plus a summary workbook (0: never)")
     columns: list[Column]
 
     @model_validator(mode="after")

@@ -9,7 +9,8 @@ from zcube_deploy.errors import InputErrors, Problem
 # what verify reads of a plan
 PLAN_FIELDS = {"switches": {"name", "group", "index", "plane", "rack", "u", "mgmt_address", "interfaces", "routes"},
                "servers": {"name": None, "rack": None, "u": None, "nics": {"port", "mac"}},
-               "cables": None, "cluster": None, "inputs": None, "tool_version": None}
+               "cables": None, "cluster": None, "inputs": None, "tool_version": None,
+               "addressing": None, "models": None, "settings": None}
 
 
 def scope_of(plan: dict, only: str | None) -> list[str]:

@@ -6,6 +6,7 @@ import re
 
 from zcube_deploy.devices.names import long_name
 from zcube_deploy.devices.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos import l3_facts
 
 # the commands verify runs on every switch, and the file names --record / --from use
 COMMANDS = ("show version", "show running-config", "show interface status", "show lldp neighbors detail", "show ip route")
@@ -41,4 +42,6 @@ def observe(outputs: dict[str, str]) -> dict:
             "chassis_id": r["chassis_id"], "management_address": r["management_address"]})
     routes = sorted({(f"{r['network']}/{r['prefix_length']}", r["nexthop_ip"])
                      for r in parse("show ip route", outputs.get("show ip route", "")) if r["protocol"].startswith("S")})
-    return {"hostname": hostname, "interfaces": interfaces, "lldp": lldp, "static_routes": [list(r) for r in routes]}
+    addresses = l3_facts(run)["interfaces"] if run else {}
+    return {"hostname": hostname, "interfaces": interfaces, "lldp": lldp, "static_routes": [list(r) for r in routes],
+            "addresses": addresses}

@@ -1,0 +1,126 @@
+"""Cut sheets in print: the glm-1k workbook converted to PDF by LibreOffice, read back from the PDF's text boxes.
+
+Font size from a text box: poppler (pdftotext -bbox) makes a word's box as tall as the font's ascent
+plus descent at the font's size, so box height = k x size with k fixed by the font. k is measured
+here, not assumed: a calibration workbook with known 11 pt text printed at 100 % goes through the
+same LibreOffice and poppler with the same fonts, and k = its box height / 11. A cut-sheet word's
+size is then its box height / k.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from openpyxl import Workbook
+
+from conftest import ROOT, run_zcube
+
+SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
+PDFTOTEXT = shutil.which("pdftotext")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed: the printed cut sheets cannot be checked "
+                                              "(Debian: apt-get install libreoffice-calc-nogui fonts-crosextra-carlito)"),
+    pytest.mark.skipif(PDFTOTEXT is None, reason="pdftotext is not installed (Debian: apt-get install poppler-utils)"),
+]
+
+PAPER_PT = {"A4": (841.9, 595.3), "letter": (792.0, 612.0)}  # landscape
+CAL_TEXT = "Hxgp0123456789"
+WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
+PAGE = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', re.S)
+FOOTER = re.compile(r"(?:^| )(Rack \S+), page (\d+) of (\d+)$")
+
+
+def pdf_pages(pdf: Path) -> list[dict]:
+    out = subprocess.run([PDFTOTEXT, "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages = []
+    for w, h, body in PAGE.findall(out):
+        words = [(float(a), float(b), float(c), float(d), html.unescape(t)) for a, b, c, d, t in WORD.findall(body)]
+        pages.append({"width": float(w), "height": float(h), "words": words})
+    return pages
+
+
+def lines_of(words):
+    """Words grouped into text lines (same baseline within 1 pt), each line's text joined with spaces."""
+    lines: dict[float, list] = {}
+    for x0, y0, x1, y1, t in sorted(words, key=lambda w: (round(w[3]), w[0])):
+        key = next((k for k in lines if abs(k - y1) < 1), y1)
+        lines.setdefault(key, []).append(t)
+    return [" ".join(ws) for ws in lines.values()]
+
+
+def calibration_workbook(path: Path) -> None:
+    wb = Workbook()
+    ws = wb.active
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.scale = 100
+    for r in range(1, 6):
+        ws.cell(row=r, column=1, value=CAL_TEXT)  # the default font: Calibri 11, as on the cut sheets
+    ws.column_dimensions["A"].width = 30
+    wb.save(path)
+
+
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory, glm1k_build):
+    """The glm-1k workbook on A4 (the catalog's default) and on US Letter, plus the calibration page, as PDFs."""
+    d = tmp_path_factory.mktemp("print")
+    cat = yaml.safe_load((ROOT / "cabling" / "cabling.yaml").read_text())
+    assert cat["sheets"]["paper"] == "A4"
+    cat["sheets"]["paper"] = "letter"
+    (d / "letter.yaml").write_text(yaml.safe_dump(cat))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(d / "letter"), "--catalog", str(d / "letter.yaml"))
+    assert r.returncode == 0, r.stderr
+    shutil.copy(glm1k_build / "cabling.xlsx", d / "a4.xlsx")
+    shutil.copy(d / "letter" / "cabling.xlsx", d / "letter.xlsx")
+    calibration_workbook(d / "calibration.xlsx")
+    profile = d / "lo-profile"  # a private LibreOffice profile: no clash with another soffice running on the machine
+    r = subprocess.run([SOFFICE, f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", "pdf", "--outdir", str(d),
+                        str(d / "calibration.xlsx"), str(d / "a4.xlsx"), str(d / "letter.xlsx")],
+                       capture_output=True, text=True, timeout=600)
+    for name in ("calibration", "a4", "letter"):
+        assert (d / f"{name}.pdf").exists(), f"LibreOffice did not convert {name}.xlsx: {r.stdout} {r.stderr}"
+    cal = [w for w in pdf_pages(d / "calibration.pdf")[0]["words"] if w[4] == CAL_TEXT]
+    assert len(cal) == 5
+    k = max(w[3] - w[1] for w in cal) / 11.0
+    assert 0.9 < k < 1.6, f"implausible ascent+descent of the body font: {k:.2f} em"
+    return {"dir": d, "k": k, "plan": json.loads((glm1k_build / "plan.json").read_text())}
+
+
+@pytest.mark.parametrize("paper", ["A4", "letter"])
+def test_every_rack_sheet_prints_readable_and_complete(printed, paper):
+    plan, k = printed["plan"], printed["k"]
+    pages = pdf_pages(printed["dir"] / f"{'a4' if paper == 'A4' else 'letter'}.pdf")
+    racks: dict[str, dict] = {}
+    for page in pages:
+        footer = [m for line in lines_of(page["words"]) if (m := FOOTER.search(line))]
+        if not footer:
+            continue  # Summary, BOM, Fabric
+        rack, n, of = footer[0].group(1)[5:], int(footer[0].group(2)), int(footer[0].group(3))
+        assert (page["width"], page["height"]) == pytest.approx(PAPER_PT[paper], abs=1), f"{rack} page {n}: not {paper} landscape"
+        sizes = [(w[3] - w[1]) / k for w in page["words"]]
+        small = [(w[4], round(s, 1)) for w, s in zip(page["words"], sizes) if s < 8.0]
+        assert not small, f"Rack {rack} page {n} on {paper}: text below 8 pt: {small[:5]}"
+        texts = {w[4] for w in page["words"]}
+        assert "Cable ID" in " ".join(lines_of(page["words"])), f"Rack {rack} page {n}: header row not repeated"
+        assert f"Rack {rack}" in " ".join(lines_of(page["words"])[:3]), "rack name in the page header"
+        r = racks.setdefault(rack, {"pages": set(), "of": of, "words": set()})
+        r["pages"].add(n)
+        r["words"] |= texts
+        assert r["of"] == of
+    expected: dict[str, set[str]] = {}
+    for c in plan["cables"]:
+        for end in ("a", "b"):
+            expected.setdefault(c[end]["rack"], set()).add(c["id"])
+    assert set(racks) == set(expected), "every rack with cables has its printed sheet"
+    for rack, r in racks.items():
+        assert r["pages"] == set(range(1, r["of"] + 1)), f"Rack {rack}: pages {sorted(r['pages'])} of {r['of']}"
+        missing = expected[rack] - r["words"]
+        assert not missing, f"Rack {rack} on {paper}: {len(missing)} cable(s) not printed, e.g. {sorted(missing)[:5]}"
