@@ -165,7 +165,7 @@ class Routing(_Model):
 class Inventory(_Model):
     cluster: Name
     description: str = ""
-    platform: Literal["ruijie_rgos"] = "ruijie_rgos"
+    platform: Literal["ruijie_rgos", "frr"] = "ruijie_rgos"
     catalog: str | None = Field(default=None, description="extra catalog YAML (relative to the inventory)")
     cabling_catalog: str | None = Field(default=None, description="cabling catalog YAML replacing the bundled one (relative to the inventory)")
     switch_model: str

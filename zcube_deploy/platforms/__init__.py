@@ -3,11 +3,16 @@
 ``zcube_deploy/platforms/<name>/platform.yaml`` holds a platform's data (today: the managed scope
 that push owns and the secret-bearing keywords that are masked in files and reports); a platform's
 code (parsers of its configuration text) lives beside it. :func:`platform_data` loads the data.
+
+``switch_renderer`` is the seam render uses: a platform that renders its switch configuration
+itself (``frr``) returns ``(file suffix, render(plan, switch) -> text)``; ``None`` keeps render's
+own template path (RGOS, with its hier_config self-check).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 from pathlib import Path
 
 import yaml
@@ -34,3 +39,11 @@ def platform_module(name: str):
 
     platform_data(name)  # a clear KeyError for an unknown platform
     return importlib.import_module(f"zcube_deploy.platforms.{name}")
+
+
+def switch_renderer(platform: str) -> tuple[str, Callable[[dict, dict], str]] | None:
+    if platform == "frr":
+        from zcube_deploy.platforms.frr import render_switch
+
+        return ".conf", lambda plan, sw: render_switch(plan, sw)
+    return None

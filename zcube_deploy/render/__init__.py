@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem, RenderError
+from zcube_deploy.platforms import switch_renderer
 from zcube_deploy.render.jinja import template
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view, sysctl_view
@@ -48,6 +49,11 @@ def _write(path: Path, text: str) -> str:
 
 def _render_switches(indices: list[int]) -> tuple[dict[str, str], list[str]]:
     plan, out, index = _STATE["plan"], _STATE["out"], _STATE["index"]
+    own = switch_renderer(plan["cluster"]["platform"])
+    if own:  # a platform that renders itself (platforms.switch_renderer)
+        suffix, render = own
+        return {f"configs/{sw['name']}{suffix}": _write(out / f"configs/{sw['name']}{suffix}", render(plan, sw))
+                for sw in (plan["switches"][i] for i in indices)}, []
     tpl = template(plan["cluster"]["platform"], SWITCH_TEMPLATE)
     hashes, problems = {}, []
     settings = plan["settings"]

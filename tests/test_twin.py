@@ -1,0 +1,270 @@
+"""The data-plane twin and the FRR platform.
+
+Unit tests need nothing special. The twin tests build real namespaces with FRR and need root,
+network-namespace support and FRR; where namespaces cannot be created they are skipped with the
+reason printed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import INVENTORIES, ROOT, run_zcube
+from zcube_deploy.errors import InputErrors
+from zcube_deploy.platforms import frr
+from zcube_deploy.platforms.frr import runtime
+from zcube_deploy.twin import build, failures, hostfiles
+from zcube_deploy.twin.names import device_names, linux_name
+
+
+def _bgp_plan(tmp_path: Path, inventory: str = "lab-64.yaml") -> dict:
+    from zcube_deploy.inventory import load_inventory
+    from zcube_deploy.plan import build_plan
+
+    text = (INVENTORIES / inventory).read_text()
+    text = re.sub(r"^platform: (\S+)$", r"platform: \1\nrouting:\n  mode: bgp", text, count=1, flags=re.M)
+    path = tmp_path / inventory.replace(".yaml", "-bgp.yaml")
+    path.write_text(text)
+    return build_plan(load_inventory(path))
+
+
+# --- names ------------------------------------------------------------------------------------
+
+def test_linux_names_are_valid_unique_and_stable(lab64_plan):
+    names = build.port_names(lab64_plan)
+    for dev, mapping in names.items():
+        assert len(set(mapping.values())) == len(mapping), dev
+        for port, name in mapping.items():
+            assert 1 <= len(name) <= 15 and not re.search(r"[/: ]", name), (port, name)
+    assert build.port_names(lab64_plan) == names
+    # NIC names that are valid already are kept, so the netplan files apply as they are
+    srv = lab64_plan["servers"][0]
+    assert all(names[srv["name"]][n["port"]] == n["port"] for n in srv["nics"])
+
+
+def test_linux_names_of_colliding_long_ports_get_a_unique_hash():
+    ports = [f"VeryLongInterfaceName {i}/1:{j}" for i in range(30) for j in range(4)]
+    mapping = device_names(ports, {p: "X" * 20 for p in ports})
+    assert len(set(mapping.values())) == len(ports)
+    assert all(len(n) <= 15 for n in mapping.values())
+    assert linux_name("ens1f0np0") == "ens1f0np0"
+
+
+# --- FRR platform ----------------------------------------------------------------------------
+
+def _config_blocks(text: str) -> dict:
+    itfs, routes, neighbors, networks = {}, [], set(), set()
+    cur = None
+    for line in text.splitlines():
+        if line.startswith("interface "):
+            cur = line.split()[1]
+        elif line.startswith(" ip address ") and cur:
+            itfs[cur] = line.split()[2]
+        elif line.startswith("ip route "):
+            routes.append(tuple(line.split()[2:4]))
+        elif re.match(r"^ neighbor \d+\.\d+\.\d+\.\d+ peer-group FABRIC$", line):
+            neighbors.add(line.split()[1])
+        elif line.startswith("  network "):
+            networks.add(line.split()[1])
+        elif line == "exit":
+            cur = None
+    return {"interfaces": itfs, "routes": routes, "neighbors": neighbors, "networks": networks}
+
+
+def test_frr_static_config_carries_every_address_and_route(lab64_plan):
+    names = build.port_names(lab64_plan)
+    for sw in lab64_plan["switches"]:
+        text = frr.render_switch(lab64_plan, sw, names[sw["name"]].__getitem__)
+        got = _config_blocks(text)
+        want = {names[sw["name"]][i["name"]]: f"{i['address']}/{i['prefix_len']}" for i in sw["interfaces"]}
+        want["lo"] = f"{sw['loopback']}/32"
+        assert got["interfaces"] == want
+        assert sorted(got["routes"]) == sorted((r["prefix"], r["next_hop"]) for r in sw["routes"])
+        assert "router bgp" not in text and not got["neighbors"]
+        assert text == frr.render_switch(lab64_plan, sw, names[sw["name"]].__getitem__)
+
+
+def test_frr_bgp_config_peers_with_every_fabric_neighbour(tmp_path):
+    plan = _bgp_plan(tmp_path)
+    names = build.port_names(plan)
+    asns = [sw["asn"] for sw in plan["switches"]]
+    assert len(set(asns)) == len(asns)
+    for sw in plan["switches"]:
+        text = frr.render_switch(plan, sw, names[sw["name"]].__getitem__)
+        got = _config_blocks(text)
+        peers = {i["peer"]["address"] for i in sw["interfaces"] if i["kind"] == "fabric"}
+        assert got["neighbors"] == peers
+        assert got["networks"] == {sw["host_block"], f"{sw['loopback']}/32"}
+        assert f"router bgp {sw['asn']}\n" in text
+        for line in ("bgp bestpath as-path multipath-relax", "no bgp ebgp-requires-policy", "timers bgp 3 9",
+                     "neighbor FABRIC remote-as external", "neighbor FABRIC advertisement-interval 0",
+                     "neighbor FABRIC bfd profile fabric", "maximum-paths "):
+            assert f" {line}" in text, line
+        bfd = plan["routing"]["bfd"]
+        assert f"  receive-interval {bfd['interval_ms']}\n" in text and f"  detect-multiplier {bfd['multiplier']}\n" in text
+        # no fabric static routes in mode bgp, only the discard route that lets the block be originated
+        assert got["routes"] == [(sw["host_block"], "blackhole")]
+
+
+def test_frr_config_split_gives_each_daemon_exactly_its_blocks(tmp_path):
+    plan = _bgp_plan(tmp_path)
+    names = build.port_names(plan)
+    sw = plan["switches"][0]
+    text = frr.render_switch(plan, sw, names[sw["name"]].__getitem__, slow_bfd={"interval_ms": 1000, "multiplier": 3})
+    parts = runtime.split_config(text)
+    assert "router bgp" in parts["bgpd"] and "router bgp" not in parts["zebra"] + parts["staticd"] + parts["bfdd"]
+    assert "ip address" in parts["zebra"] and "ip address" not in parts["bgpd"] + parts["bfdd"] + parts["staticd"]
+    assert parts["staticd"].count("ip route") == text.count("\nip route")
+    assert "profile fabric-slow" in parts["bfdd"] and "bfd profile fabric-slow" in parts["bgpd"]
+    meaningful = [l for l in text.splitlines() if l.strip() and not l.strip().startswith("!") and l != "end"]
+    joined = "\n".join(parts.values()).splitlines()
+    assert all(l in joined for l in meaningful)
+    with pytest.raises(ValueError):
+        runtime.split_config("router ospf\n network 1.2.3.0/24 area 0\n")
+
+
+# --- host files ----------------------------------------------------------------------------------
+
+def test_netplan_commands_carry_every_address_route_and_rule(lab64_build, lab64_plan):
+    srv = lab64_plan["servers"][0]
+    cmds, problems = hostfiles.netplan_commands(lab64_build / "hosts" / f"{srv['name']}.yaml")
+    assert not problems
+    addrs = {c.split()[2] for c in cmds if c.startswith("address add")}
+    assert addrs == {f"{n['address']}/{n['prefix_len']}" for n in srv["nics"]}
+    rules = [c for c in cmds if c.startswith("rule add")]
+    assert {r.split()[3] for r in rules} == {f"{n['address']}/32" for n in srv["nics"]}
+    routes = [c for c in cmds if c.startswith("route add")]
+    want = sum(len(n["routes"]) for n in srv["nics"])
+    assert len([r for r in routes if "table main" not in r]) == want
+    for r in routes:
+        ipaddress.ip_network(r.split()[3])
+    # links come up and get addresses before any route names a gateway on them
+    assert max(i for i, c in enumerate(cmds) if c.startswith("address")) < min(i for i, c in enumerate(cmds) if c.startswith("route"))
+
+
+def test_unknown_netplan_keys_are_reported_not_ignored(tmp_path):
+    f = tmp_path / "h.yaml"
+    f.write_text("network:\n  ethernets:\n    eth0:\n      addresses: [10.0.0.1/31]\n      nameservers: {addresses: [1.1.1.1]}\n")
+    _, problems = hostfiles.netplan_commands(f)
+    assert problems and "nameservers" in problems[0].message
+    s = tmp_path / "h.sysctl.conf"
+    s.write_text("# c\nnet.ipv4.conf.all.rp_filter = 2\n; x\nkernel.panic = 1\nbroken\n")
+    got, problems = hostfiles.sysctl_settings(s)
+    assert got == [("net.ipv4.conf.all.rp_filter", "2")] and len(problems) == 2
+
+
+def test_failure_specs_are_checked_all_at_once():
+    state = {"links": [{"cable": "F00001"}, {"cable": "H000001"}], "switches": {"ZC-O001": {}}}
+    got = failures.parse(["link:F00001", "switch:ZC-O001", "random:2"], state, seed=1)
+    assert [f.label for f in got][:2] == ["link:F00001", "switch:ZC-O001"] and len(got) == 4
+    assert [f.label for f in failures.parse(["random:2"], state, 1)] == [f.label for f in failures.parse(["random:2"], state, 1)]
+    with pytest.raises(InputErrors) as exc:
+        failures.parse(["link:NOPE", "switch:X", "random:9", "cable:F00001"], state, seed=1)
+    assert len(exc.value.problems) == 4
+
+
+# --- the twin on this machine ----------------------------------------------------------------------
+
+def _twin_unavailable() -> str | None:
+    try:
+        return build.netns.missing_support() or runtime.missing()
+    except OSError as exc:
+        return str(exc)
+
+
+def test_twin_without_root_exits_2_with_what_is_missing(lab64_build):
+    if os.geteuid() != 0:
+        r = run_zcube("twin", "up", str(lab64_build / "plan.json"), "-o", str(lab64_build / "twin-x"))
+    else:
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *__import__("conftest").zcube_exe(),
+                            "twin", "up", str(lab64_build / "plan.json"), "-o", "/tmp/zcube-twin-nonroot"],
+                           capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+    assert r.returncode == 2, r.stderr
+    assert "root" in r.stderr and "Traceback" not in r.stderr
+
+
+def _machine_snapshot() -> dict:
+    from zcube_deploy.twin import netns
+
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    return {"netns": netns.existing_namespaces(), "links": sorted(l.split(":")[1].strip() for l in links.splitlines()),
+            "sysctls": {k: netns.read_sysctl(k) for k in netns.ARP_GC},
+            "frr": subprocess.run(["pgrep", "-f", "/usr/lib/frr/"], capture_output=True, text=True).stdout.split()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["static", "bgp"])
+def test_twin_lab64_end_to_end(tmp_path, lab64_build, mode):
+    why = _twin_unavailable()
+    if why:
+        print(f"twin test skipped: {why}")
+        pytest.skip(why)
+    if mode == "static":
+        plan_path = lab64_build / "plan.json"
+    else:
+        from zcube_deploy.plan.io import write_plan
+
+        plan_path = write_plan(_bgp_plan(tmp_path), tmp_path / "bgp")
+    before = _machine_snapshot()
+    d = tmp_path / "twin"
+    try:
+        r = run_zcube("twin", "up", str(plan_path), "-o", str(d))
+        assert r.returncode == 0, r.stderr
+        state = json.loads((d / "twin.json").read_text())
+        assert state["state"] == "up" and len(state["namespaces"]) == 24 and len(state["links"]) == 192
+        ifindexes = [e["ifindex"] for l in state["links"] for e in (l["a"], l["b"])]
+        assert len(set(ifindexes)) == len(ifindexes)
+        # nothing of the twin in the machine's own namespace
+        assert _machine_snapshot()["links"] == before["links"]
+        fail = ["--fail", "link:F00001", "--mode", "silent"] if mode == "bgp" else ["--fail", "link:F00001"]
+        r = run_zcube("twin", "test", str(d), *fail)
+        assert (d / "test-report.json").exists(), r.stderr
+        rep = json.loads((d / "test-report.json").read_text())
+        b = rep["baseline"]
+        assert b["pairs_tested"] == b["pairs_total"] == 7168  # 8,192 cross-group port pairs less the 1,024 inside a server
+        assert b["unreachable"] == 0 and b["fewer_than_2_switches"] == 0
+        for f in rep["failures"]:
+            assert f["disagreements"] == 0, f["disagreement_examples"]
+            assert f["gpu_pairs_unreachable"] == f["gpu_pairs_unreachable_predicted"]
+            assert f["restored"]
+        if mode == "bgp":
+            f = rep["failures"][0]
+            assert f["probe_flows"] and f["converged"] and f["packets_lost"] > 0  # BFD had to notice: packets were lost
+        else:
+            assert rep["failures"][0]["port_pairs_unreachable"] > 0  # no static route around a cut fabric link
+        assert r.returncode == (0 if rep["ok"] else 1)
+        # convergence times are measured, not asserted here (timings belong in benchmarks/): every check but
+        # the time limit must hold
+        assert rep["checks"][0]["ok"] and all(f["converged"] for f in rep["failures"])
+    finally:
+        if (d / "twin.json").exists():
+            r = run_zcube("twin", "down", str(d))
+            assert r.returncode == 0, r.stderr
+    after = _machine_snapshot()
+    assert after["netns"] == before["netns"] and after["links"] == before["links"]
+    assert after["sysctls"] == before["sysctls"] and after["frr"] == before["frr"]
+
+
+def test_platform_frr_in_the_inventory_renders_frr_configs(tmp_path):
+    inv = (INVENTORIES / "lab-64.yaml").read_text()
+    inv = re.sub(r"^platform: \S+$", "platform: frr", inv, flags=re.M)
+    inv = re.sub(r"^switch_model: \S+$", "switch_model: FRR-64x400G", inv, flags=re.M)
+    (tmp_path / "inv.yaml").write_text(inv)
+    r = run_zcube("build", str(tmp_path / "inv.yaml"), "-o", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    plan = json.loads((tmp_path / "out" / "plan.json").read_text())
+    assert plan["cluster"]["platform"] == "frr"
+    for sw in plan["switches"]:
+        text = (tmp_path / "out" / "configs" / f"{sw['name']}.conf").read_text()
+        got = _config_blocks(text)
+        # the catalog's port names are Linux names: used as they are, on the box and in the twin
+        assert set(got["interfaces"]) == {i["name"] for i in sw["interfaces"]} | {"lo"}
+        assert build.port_names(plan)[sw["name"]] == {i["name"]: i["name"] for i in sw["interfaces"]}
+    assert not list((tmp_path / "out" / "configs").glob("*.cfg"))

@@ -1,0 +1,119 @@
+"""Platform ``frr``: FRRouting (the routing stack of SONiC) configuration from the plan.
+
+Everything FRR-specific lives here and in ``templates/frr/``: the per-switch view (interfaces,
+static routes in ``mode: static``, eBGP + BFD in ``mode: bgp``), the daemons a mode needs, and
+(:mod:`.runtime`) how to run and query them in a network namespace.
+
+The view is computed in Python; ``templates/frr/frr.conf.j2`` only lays it out. Interface names
+come from a ``names`` mapping (plan port name -> name on the FRR box): identity on a plan whose
+platform is ``frr`` (the catalog names are Linux names already), the twin's shortened Linux names
+otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from zcube_deploy.errors import RenderError
+from zcube_deploy.safety import check_description, check_name
+
+TEMPLATE = "frr.conf.j2"
+PLATFORM = "frr"
+PEER_GROUP = "FABRIC"
+BFD_PROFILE = "fabric"
+SLOW_BFD_PROFILE = "fabric-slow"
+KEEPALIVE_S, HOLD_S = 3, 9
+CONNECT_RETRY_S = 2  # a repaired link's session comes back within seconds, not FRR's default 120 s
+MAXIMUM_PATHS = 64
+DAEMONS = {"static": ("zebra", "staticd"), "bgp": ("zebra", "staticd", "bfdd", "bgpd")}
+LINUX_IFNAME_MAX = 15  # IFNAMSIZ - 1
+
+
+def check_linux_ifname(name: str) -> str | None:
+    """None when ``name`` is a valid Linux interface name (what FRR on Linux needs), else what is wrong."""
+    if not name or len(name) > LINUX_IFNAME_MAX:
+        return f"is {len(name)} characters; Linux interface names have 1 to {LINUX_IFNAME_MAX}"
+    if name in (".", "..") or any(c in name for c in "/: \t\n") or not name.isascii() or not name.isprintable():
+        return "contains '/', ':', a space or a non-printable character, which Linux interface names cannot"
+    return None
+
+
+def routing_mode(plan: dict) -> str:
+    """The plan's routing mode (``static`` for plans written before the routing section existed)."""
+    return (plan.get("routing") or {}).get("mode", "static")
+
+
+def daemons(plan: dict) -> tuple[str, ...]:
+    """The FRR daemons a switch of ``plan`` runs, zebra first."""
+    return DAEMONS[routing_mode(plan)]
+
+
+def _safe(kind: str, value: str, check) -> str:
+    problem = check(value)
+    if problem:
+        raise RenderError(f"refusing to render {kind} {value!r} for FRR: it {problem}")
+    return value
+
+
+def switch_view(plan: dict, sw: dict, names: Callable[[str], str] | None = None,
+                slow_bfd: dict | None = None) -> dict:
+    """The FRR view of one switch of ``plan``.
+
+    ``names`` maps a plan port name to the interface name on the box (identity by default).
+    ``slow_bfd`` ({"interval_ms", "multiplier"}) puts the fabric peer group on a slower BFD
+    profile (the plan's profile stays defined, so single sessions can be switched to it).
+    """
+    names = names or (lambda n: n)
+    hostname = _safe("hostname", sw["name"], check_name)
+    interfaces = []
+    for itf in sorted(sw["interfaces"], key=lambda i: (i["kind"] != "host", i.get("port_index", 0), i.get("link", 0), i["name"])):
+        peer = itf["peer"]
+        interfaces.append({
+            "name": _safe("interface", names(itf["name"]), check_linux_ifname),
+            "description": _safe("description", f"{peer['device']} {peer['port']} {itf['cable']}", check_description),
+            "address": itf["address"], "prefix_len": itf["prefix_len"], "kind": itf["kind"],
+        })
+    mode = routing_mode(plan)
+    routes = []
+    for rt in sw["routes"]:
+        routes.append({"prefix": rt["prefix"], "next_hop": rt["next_hop"],
+                       "distance": rt.get("distance") or (250 if rt.get("fallback") else None)})
+    bgp = None
+    if mode == "bgp":
+        # the originated host block exists in the RIB even when host ports are down (a discard route, as on RGOS)
+        routes.append({"prefix": sw["host_block"], "next_hop": "blackhole", "distance": None})
+        by_name = {s["name"]: s for s in plan["switches"]}
+        bfd = plan["routing"]["bfd"]
+        profiles = [{"name": BFD_PROFILE, "interval_ms": int(bfd["interval_ms"]), "multiplier": int(bfd["multiplier"])}]
+        if slow_bfd:
+            profiles.append({"name": SLOW_BFD_PROFILE, "interval_ms": int(slow_bfd["interval_ms"]),
+                             "multiplier": int(slow_bfd["multiplier"])})
+        neighbors = []
+        for itf in sw["interfaces"]:
+            if itf["kind"] != "fabric":
+                continue
+            peer = itf["peer"]
+            neighbors.append({"address": itf["peer"]["address"],
+                              "description": _safe("description", f"{peer['device']} AS{by_name[peer['device']]['asn']} {itf['cable']}", check_description)})
+        neighbors.sort(key=lambda n: tuple(int(x) for x in n["address"].split(".")))
+        bgp = {
+            "asn": int(sw["asn"]), "keepalive": KEEPALIVE_S, "hold": HOLD_S, "group": PEER_GROUP,
+            "group_profile": SLOW_BFD_PROFILE if slow_bfd else BFD_PROFILE,
+            "neighbors": neighbors, "networks": [sw["host_block"], f"{sw['loopback']}/32"],
+            "maximum_paths": int(plan["routing"].get("maximum_paths") or MAXIMUM_PATHS), "bfd_profiles": profiles,
+            "connect_retry": CONNECT_RETRY_S,
+        }
+    return {
+        "header": (f"zcube-deploy {plan['tool_version']} | cluster {plan['cluster']['name']} | "
+                   f"inventory sha256 {plan['inputs']['inventory_sha256'][:16]}"),
+        "role": f"{sw['group']} switch {sw['index']} of plane {sw['plane']}, rack {sw['rack']} U{sw['u']}, routing {mode}",
+        "hostname": hostname, "loopback": sw["loopback"], "interfaces": interfaces,
+        "routes": routes, "bgp": bgp,
+    }
+
+
+def render_switch(plan: dict, sw: dict, names: Callable[[str], str] | None = None, slow_bfd: dict | None = None) -> str:
+    """The FRR configuration (frr.conf) of one switch."""
+    from zcube_deploy.render.jinja import template
+
+    return template(PLATFORM, TEMPLATE).render(switch_view(plan, sw, names, slow_bfd))

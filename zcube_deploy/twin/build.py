@@ -1,0 +1,370 @@
+"""``zcube twin up`` and ``zcube twin down``: build the twin of a plan and remove every trace of it.
+
+Order of ``up`` (each step measured in twin.json["timings"]): render the host files and the FRR
+configs; raise the ARP-table limits of the initial namespace (the neighbour table is global,
+pitfall 1); create the namespaces; set the switches' and servers' sysctls (before the veths exist,
+so they inherit ``conf.default``); create one veth pair per cable, each end directly in its
+namespace with a unique ifindex (pitfall 4); configure every server from its rendered netplan and
+sysctl files with ``ip -batch`` through ``nsenter`` (pitfalls 2, 3); start FRR on every switch;
+wait until every switch has installed the routes the plan expects. twin.json is written before
+the first namespace exists, so ``down`` can clean up after a build that failed half-way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from zcube_deploy.errors import InputErrors, Problem, ZCubeError
+from zcube_deploy.platforms import frr
+from zcube_deploy.platforms.frr import runtime
+from zcube_deploy.twin import hostfiles, netns
+from zcube_deploy.twin.names import device_names
+
+TWIN_FILE = "twin.json"
+RUN_BASE = Path("/run/zcube-twin")
+IFINDEX_BASE = 20000
+SWITCH_SYSCTLS = [
+    ("net.ipv6.conf.all.disable_ipv6", "1"), ("net.ipv6.conf.default.disable_ipv6", "1"),
+    ("net.ipv4.ip_forward", "1"), ("net.ipv4.conf.all.forwarding", "1"),
+    ("net.ipv4.conf.all.rp_filter", "0"), ("net.ipv4.conf.default.rp_filter", "0"),
+    ("net.ipv4.conf.all.ignore_routes_with_linkdown", "1"), ("net.ipv4.conf.default.ignore_routes_with_linkdown", "1"),
+    ("net.ipv4.fib_multipath_hash_policy", "1"), ("net.ipv4.icmp_ratelimit", "0"),
+]
+# a server namespace gets only what isolates the twin (no IPv6 chatter); the rest comes from its host files
+SERVER_BASE_SYSCTLS = [("net.ipv6.conf.all.disable_ipv6", "1"), ("net.ipv6.conf.default.disable_ipv6", "1"),
+                       ("net.ipv4.icmp_ratelimit", "0")]
+# BFD on the sessions not under test when there are too many for 2 cores (shared/docs/twin.md: bfdd is FRR's limit)
+SLOW_BFD = {"interval_ms": 1000, "multiplier": 3}
+SLOW_BFD_ABOVE_SESSIONS = 256
+
+
+class TwinUnavailable(ZCubeError):
+    """The machine cannot run the twin (no root, no namespaces, no FRR): exit 2 with what to install."""
+
+    exit_code = 2
+
+
+def require_support() -> None:
+    why = netns.missing_support() or runtime.missing()
+    if why:
+        raise TwinUnavailable(f"cannot run the twin: {why}")
+
+
+def _ms(t0: float) -> float:
+    return round((time.monotonic() - t0) * 1000, 1)
+
+
+def port_names(plan: dict) -> dict[str, dict[str, str]]:
+    """device -> {plan port name -> Linux interface name} for every cabled port."""
+    abbrev = {name: v[0] for name, v in (plan.get("port_map") or {}).get("cage_of", {}).items()}
+    ports: dict[str, list[str]] = {}
+    for sw in plan["switches"]:
+        ports[sw["name"]] = [i["name"] for i in sw["interfaces"]]
+    for srv in plan["servers"]:
+        ports[srv["name"]] = [n["port"] for n in srv["nics"]]
+    return {dev: device_names(p, abbrev) for dev, p in ports.items()}
+
+
+def _links(plan: dict) -> list[dict]:
+    """One entry per cable: the two ends (device, port), from the switches' interfaces (no cable list needed)."""
+    links = []
+    for sw in plan["switches"]:
+        for itf in sw["interfaces"]:
+            peer = itf["peer"]
+            if itf["kind"] == "fabric" and sw["group"] != "odd":
+                continue  # each fabric cable once, from its odd end
+            links.append({"cable": itf["cable"], "kind": itf["kind"],
+                          "a": {"device": sw["name"], "port": itf["name"]},
+                          "b": {"device": peer["device"], "port": peer["port"]}})
+    links.sort(key=lambda l: l["cable"])
+    return links
+
+
+def _new_prefix() -> str:
+    existing = netns.existing_namespaces()
+    while True:
+        prefix = f"zt{secrets.token_hex(3)}-"
+        if not any(n.startswith(prefix) for n in existing):
+            return prefix
+
+
+def _bgp_sessions(plan: dict) -> int:
+    return sum(1 for sw in plan["switches"] for i in sw["interfaces"] if i["kind"] == "fabric") // 2
+
+
+def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = None, log=print) -> dict:
+    """Build the twin of ``plan`` in ``out_dir``; returns the twin description (also DIR/twin.json)."""
+    require_support()
+    from zcube_deploy.render import render_all
+
+    out = Path(out_dir).resolve()
+    if (out / TWIN_FILE).exists():
+        state = json.loads((out / TWIN_FILE).read_text())
+        if any(ns in netns.existing_namespaces() for ns in state.get("namespaces", {}).values()):
+            raise InputErrors(Problem(str(out / TWIN_FILE), "a twin is already running from this folder",
+                                      f"remove it first: zcube twin down {out}"))
+    out.mkdir(parents=True, exist_ok=True)
+    timings: dict[str, float] = {}
+    t_all = t0 = time.monotonic()
+    mode = frr.routing_mode(plan)
+    render_all(plan, out / "rendered")
+    names = port_names(plan)
+    sessions = _bgp_sessions(plan) if mode == "bgp" else 0
+    slow = SLOW_BFD if (mode == "bgp" and (slow_bfd if slow_bfd is not None else sessions > SLOW_BFD_ABOVE_SESSIONS)) else None
+    prefix = _new_prefix()
+    switches, servers = plan["switches"], plan["servers"]
+    ns_of = {d["name"]: prefix + d["name"] for d in switches + servers}
+    run_dirs = {}
+    # FRR runs as user frr: its run directories live under /run (reachable by frr whatever DIR's permissions are);
+    # the configurations are also written to DIR/frr/<switch>/frr.conf and the logs copied there by `down`
+    run_base = RUN_BASE / prefix.rstrip("-")
+    RUN_BASE.mkdir(mode=0o755, exist_ok=True)
+    run_base.mkdir(mode=0o755)
+    for sw in switches:
+        rd = run_base / sw["name"]
+        text = frr.render_switch(plan, sw, names[sw["name"]].__getitem__, slow)
+        runtime.prepare_dir(rd, text, runtime.TWIN_ZEBRA_LINES)
+        (out / "frr" / sw["name"]).mkdir(parents=True, exist_ok=True)
+        (out / "frr" / sw["name"] / "frr.conf").write_text(text)
+        run_dirs[sw["name"]] = rd
+    host_cmds, host_sysctls, problems = {}, {}, []
+    for srv in servers:
+        cmds, p = hostfiles.netplan_commands(out / "rendered" / "hosts" / f"{srv['name']}.yaml", names[srv["name"]])
+        sysctls, q = hostfiles.sysctl_settings(out / "rendered" / "hosts" / f"{srv['name']}.sysctl.conf")
+        host_cmds[srv["name"]], host_sysctls[srv["name"]] = cmds, sysctls
+        problems += p + q
+    hostfiles.check(problems)
+    timings["render_ms"] = _ms(t0)
+
+    links = _links(plan)
+    idx = IFINDEX_BASE
+    for l in links:
+        for end in ("a", "b"):
+            e = l[end]
+            e["ifname"] = names[e["device"]][e["port"]]
+            e["ifindex"] = idx
+            idx += 1
+    state = {
+        "version": 1, "plan": str((Path(plan_path) / "plan.json" if Path(plan_path).is_dir() else Path(plan_path)).resolve()), "cluster": plan["cluster"]["name"], "mode": mode,
+        "prefix": prefix, "dir": str(out), "run_base": str(run_base),
+        "namespaces": dict(sorted(ns_of.items())),
+        "interfaces": names,
+        "links": links,
+        "switches": {sw["name"]: {"netns": ns_of[sw["name"]], "run_dir": str(run_dirs[sw["name"]]), "asn": sw.get("asn"),
+                                  "pids": {}} for sw in switches},
+        "bfd": ({"plan": plan["routing"]["bfd"], "others": slow,
+                 "note": (f"{sessions} BFD sessions: the twin runs them at {slow['interval_ms']} ms x {slow['multiplier']} "
+                          "and puts each session under test on the plan's profile while it is tested") if slow else
+                 f"all {sessions} sessions at the plan's profile"} if mode == "bgp" else None),
+        "host_sysctls_saved": {}, "timings": timings, "state": "building",
+    }
+    _save(out, state)
+    try:
+        t0 = time.monotonic()
+        saved = {}
+        for k, v in netns.ARP_GC.items():
+            old = netns.read_sysctl(k)
+            saved[k] = old
+            if int(old) < int(v):
+                netns.write_sysctl(k, v)
+        state["host_sysctls_saved"] = saved
+        _save(out, state)
+        netns.batch([f"netns add {n}" for n in ns_of.values()])
+        timings["namespaces_ms"] = _ms(t0)
+        t0 = time.monotonic()
+        for sw in switches:
+            netns.set_sysctls(ns_of[sw["name"]], SWITCH_SYSCTLS)
+        for srv in servers:
+            netns.set_sysctls(ns_of[srv["name"]], SERVER_BASE_SYSCTLS)
+            # like systemd-sysctl at boot: before the NICs appear (conf.default reaches them) ...
+            netns.set_sysctls(ns_of[srv["name"]], host_sysctls[srv["name"]], strict=False)
+        timings["sysctls_ms"] = _ms(t0)
+        t0 = time.monotonic()
+        mtu = plan["settings"].get("switch_mtu", 9216)
+        switch_names = {s["name"] for s in switches}
+        lines = []
+        for l in links:
+            a, b = l["a"], l["b"]
+            ma = f" mtu {mtu}" if a["device"] in switch_names else ""
+            mb = f" mtu {mtu}" if b["device"] in switch_names else ""
+            lines.append(f"link add {a['ifname']} index {a['ifindex']} netns {ns_of[a['device']]}{ma} type veth "
+                         f"peer name {b['ifname']} index {b['ifindex']} netns {ns_of[b['device']]}{mb}")
+        netns.batch(lines)
+        timings["veths_ms"] = _ms(t0)
+        t0 = time.monotonic()
+        per_ns = {}
+        for sw in switches:
+            per_ns[ns_of[sw["name"]]] = ["link set dev lo up"] + [f"link set dev {names[sw['name']][i['name']]} up" for i in sw["interfaces"]]
+        for srv in servers:
+            per_ns[ns_of[srv["name"]]] = ["link set dev lo up"] + host_cmds[srv["name"]]
+        netns.batches(per_ns)
+        for srv in servers:  # ... and again once they exist (udev re-applies per-interface keys)
+            absent = netns.set_sysctls(ns_of[srv["name"]], host_sysctls[srv["name"]], strict=False)
+            if absent:
+                raise InputErrors(Problem(f"hosts/{srv['name']}.sysctl.conf", f"no such setting in the twin: {', '.join(absent[:5])}"))
+        timings["configure_ms"] = _ms(t0)
+        t0 = time.monotonic()
+        errors = runtime.start([(ns_of[sw["name"]], run_dirs[sw["name"]]) for sw in switches], frr.daemons(plan))
+        for sw in switches:
+            state["switches"][sw["name"]]["pids"] = runtime.pids(run_dirs[sw["name"]])
+        _save(out, state)
+        if errors:
+            raise netns.TwinSystemError("FRR did not start:\n  " + "\n  ".join(errors[:10]))
+        timings["frr_start_ms"] = _ms(t0)
+        t0 = time.monotonic()
+        left = wait_converged(plan, state)
+        timings["converge_ms"] = _ms(t0)
+        if left:
+            raise netns.TwinSystemError("routes did not converge within the time limit: " + "; ".join(left[:5]))
+        timings["total_ms"] = _ms(t_all)
+        state["state"] = "up"
+        _save(out, state)
+    except BaseException:
+        state["state"] = "failed"
+        _save(out, state)
+        down(out, log=lambda *_: None)
+        raise
+    return state
+
+
+def expected_routes(plan: dict, sw: dict) -> tuple[str, set[str]]:
+    """(protocol, prefixes) the switch's kernel table must hold once converged."""
+    if frr.routing_mode(plan) == "bgp":
+        want = set()
+        for o in plan["switches"]:
+            if o["plane"] == sw["plane"] and o["name"] != sw["name"]:
+                want |= {o["host_block"], f"{o['loopback']}/32"}
+        return "bgp", want
+    return "static", {r["prefix"] for r in sw["routes"]}
+
+
+def installed_routes(ns: str, proto: str = "") -> set[str]:
+    """Prefixes in the main table of ``ns`` (zebra's protocol numbers print differently per machine, so no filter:
+    a remote switch's block or loopback can only come from the routing daemons)."""
+    p = subprocess.run(["nsenter", f"--net={netns.NETNS_DIR / ns}", "ip", "-4", "route", "show"],
+                       capture_output=True, text=True)
+    out = set()
+    for line in p.stdout.splitlines():
+        if line and not line[0].isspace():
+            pfx = line.split()[0]
+            if pfx in ("unreachable", "blackhole", "prohibit"):
+                continue
+            out.add(pfx if "/" in pfx else pfx + "/32")
+    return out
+
+
+def fib(ns: str) -> list[str]:
+    """The switch's IPv4 main table as text without kernel object ids: routes and every nexthop."""
+    p = subprocess.run(["nsenter", f"--net={netns.NETNS_DIR / ns}", "ip", "-4", "route", "show"], capture_output=True, text=True)
+    import re
+
+    return sorted(re.sub(r" nhid \d+", "", l).strip() for l in p.stdout.splitlines() if "linkdown" not in l)
+
+
+def wait_converged(plan: dict, state: dict, timeout: float = 180.0) -> list[str]:
+    """Poll every switch's kernel routes until each holds exactly what the plan expects; returns what is still missing."""
+    deadline = time.monotonic() + timeout
+    pending = {sw["name"]: expected_routes(plan, sw) for sw in plan["switches"]}
+    while True:
+        for name in list(pending):
+            proto, want = pending[name]
+            if want <= installed_routes(state["switches"][name]["netns"], proto):
+                del pending[name]
+        if not pending or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    left = [f"{n}: {len(w - installed_routes(state['switches'][n]['netns'], p))} of {len(w)} {p} routes missing"
+            for n, (p, w) in sorted(pending.items())]
+    if left or frr.routing_mode(plan) != "bgp":
+        return left
+    # mode bgp: every session Established, then the FIBs unchanged for a second (detours found before the
+    # direct sessions came up are replaced by the shortest paths and every ECMP member is in)
+    while time.monotonic() < deadline:
+        counts = [runtime.bgp_established(Path(sw["run_dir"])) for sw in state["switches"].values()]
+        if all(e == n and n > 0 for e, n in counts):
+            break
+        time.sleep(0.3)
+    else:
+        return ["BGP sessions not all Established"]
+    last = None
+    while time.monotonic() < deadline:
+        now = {n: fib(sw["netns"]) for n, sw in state["switches"].items()}
+        if now == last:
+            return []
+        last = now
+        time.sleep(1.0)
+    return ["switch FIBs still changing"]
+
+
+def _save(out: Path, state: dict) -> None:
+    tmp = out / (TWIN_FILE + ".tmp")
+    tmp.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+    tmp.replace(out / TWIN_FILE)
+
+
+def load(out_dir: str | Path) -> dict:
+    path = Path(out_dir) / TWIN_FILE
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputErrors(Problem(str(path), "no twin here", "build one with: zcube twin up PLAN -o DIR")) from None
+    except ValueError as exc:
+        raise InputErrors(Problem(str(path), f"not a twin description: {exc}")) from None
+
+
+def _is_our_daemon(pid: int, run_dir: str) -> bool:
+    try:
+        return run_dir in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False
+
+
+def down(out_dir: str | Path, log=print) -> dict:
+    """Stop every daemon by PID, delete every namespace, restore the initial namespace's sysctls."""
+    out = Path(out_dir).resolve()
+    state = load(out)
+    t0 = time.monotonic()
+    stopped, pids = 0, []
+    for name, sw in state["switches"].items():
+        found = {**sw.get("pids", {}), **runtime.pids(Path(sw["run_dir"]))}
+        ours = {d: p for d, p in found.items() if _is_our_daemon(p, sw["run_dir"])}
+        # SIGKILL: the namespace is deleted next, so zebra's graceful route removal is wasted work (~1 s)
+        stopped += len(runtime.stop(ours, signal.SIGKILL))
+        pids += list(ours.values())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in pids):
+        time.sleep(0.02)
+    for p in pids:
+        if Path(f"/proc/{p}").exists():
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    existing = set(netns.existing_namespaces())
+    mine = [n for n in state["namespaces"].values() if n in existing]
+    netns.batch([f"netns del {n}" for n in mine], force=True)
+    for k, v in state.get("host_sysctls_saved", {}).items():
+        netns.write_sysctl(k, v)
+    run_base = state.get("run_base")
+    if run_base and Path(run_base).parent == RUN_BASE and Path(run_base).is_dir():
+        for name in state["switches"]:
+            for log in (Path(run_base) / name).glob("*.log"):
+                (out / "frr" / name).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(log, out / "frr" / name / log.name)
+        shutil.rmtree(run_base, ignore_errors=True)
+    left = [n for n in state["namespaces"].values() if n in set(netns.existing_namespaces())]
+    state["state"] = "down" if not left else "down-incomplete"
+    state["down_ms"] = _ms(t0)
+    _save(out, state)
+    result = {"namespaces_deleted": len(mine) - len(left), "daemons_stopped": stopped, "namespaces_left": left,
+              "sysctls_restored": state.get("host_sysctls_saved", {}), "down_ms": state["down_ms"]}
+    if left:
+        raise netns.TwinSystemError(f"could not delete namespaces: {', '.join(left[:5])}")
+    return result

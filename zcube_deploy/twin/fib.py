@@ -1,0 +1,118 @@
+"""The switches' forwarding tables, read from the kernel: snapshots and a change monitor.
+
+Convergence after a failure is read from the kernel itself: ``ip -ts monitor route`` runs in every
+surviving switch's namespace while the failure happens, and the FIB has converged at the time of
+the last change after which no switch forwards to a dead next hop or holds a dead switch's prefix.
+No polling, so the measurement costs the routing daemons nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from datetime import datetime
+
+from zcube_deploy.twin.netns import NETNS_DIR
+
+TS = re.compile(r"^\[(\d{4}-\d\d-\d\dT[\d:.]+)\] ?(.*)$")
+
+
+def _nexthops(lines: list[str]) -> list[str]:
+    """Live next hops ("via A dev D") of one route's lines (dead or linkdown members left out)."""
+    out = []
+    head = lines[0]
+    members = [l for l in lines[1:] if l.strip().startswith("nexthop")]
+    for text in (members or [head]):
+        if " dead" in text or "linkdown" in text:
+            continue
+        m = re.search(r"via (\S+) dev (\S+)", text)
+        if m:
+            out.append(f"via {m.group(1)} dev {m.group(2)}")
+        elif " dev " in text:
+            out.append("dev " + text.split(" dev ")[1].split()[0])
+        elif "blackhole" in text or "unreachable" in text:
+            out.append(text.split()[0])
+    return out
+
+
+def _routes(text: str) -> list[tuple[str, list[str]]]:
+    groups: list[list[str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line[0].isspace() and groups:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    return [(g[0].split()[0], g) for g in groups]
+
+
+def table(ns: str) -> dict[str, tuple[str, ...]]:
+    """prefix -> sorted live next hops of the switch's IPv4 main table."""
+    p = subprocess.run(["nsenter", f"--net={NETNS_DIR / ns}", "ip", "-4", "route", "show"], capture_output=True, text=True)
+    out = {}
+    for prefix, lines in _routes(p.stdout):
+        if prefix in ("blackhole", "unreachable", "prohibit"):
+            prefix = lines[0].split()[1]
+        out[prefix if "/" in prefix else prefix + "/32"] = tuple(sorted(_nexthops(lines)))
+    return out
+
+
+def shape(tables: dict[str, dict[str, tuple]]) -> dict[str, dict[str, int]]:
+    """switch -> prefix -> number of live next hops (which 64 of 128 equal paths BGP keeps may differ)."""
+    return {sw: {p: len(nh) for p, nh in t.items()} for sw, t in tables.items()}
+
+
+class Monitor:
+    """``ip -4 -ts monitor route`` in one namespace, parsed when stopped."""
+
+    def __init__(self, ns: str):
+        # unbuffered: ip exits on SIGTERM without flushing stdio, which would lose the last events
+        self.proc = subprocess.Popen(["nsenter", f"--net={NETNS_DIR / ns}", "stdbuf", "-oL", "ip", "-4", "-ts", "monitor", "route"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def stop(self) -> list[tuple[float, str, bool, list[str]]]:
+        """(epoch time, prefix, deleted, lines) of every route change seen."""
+        self.proc.terminate()
+        out, _ = self.proc.communicate(timeout=10)
+        events, cur = [], None
+        for line in out.splitlines():
+            m = TS.match(line)
+            if m:
+                cur = [datetime.fromisoformat(m.group(1)).timestamp(), m.group(2)]
+                events.append(cur)
+            elif cur is not None:
+                cur.append(line)
+        parsed = []
+        for ev in events:
+            ts, first, rest = ev[0], ev[1], ev[2:]
+            deleted = first.startswith("Deleted ")
+            body = first[len("Deleted "):] if deleted else first
+            if not body or "table local" in body or body.startswith(("local ", "broadcast ")):
+                continue
+            prefix = body.split()[0]
+            if prefix in ("blackhole", "unreachable"):
+                prefix = body.split()[1]
+            parsed.append((ts, prefix if "/" in prefix else prefix + "/32", deleted, [body, *rest]))
+        return parsed
+
+
+def is_clean(tables: dict[str, dict[str, tuple]], dead: dict[str, set[str]], prefixes: set[str]) -> bool:
+    """No switch holds a dead prefix with a live next hop or a live next hop to a dead address."""
+    for sw, t in tables.items():
+        for p, nh in t.items():
+            live = [h for h in nh if h.startswith("via ")]
+            if (p in prefixes and nh) or any(h.split()[1] in dead.get(sw, set()) for h in live):
+                return False
+    return True
+
+
+def converged_at(end: dict[str, dict[str, tuple]], events: dict[str, list], dead: dict[str, set[str]],
+                 prefixes: set[str], t_fail: float) -> float | None:
+    """Epoch time of the last route change after the failure, when the tables read at the end are clean
+    (None: still a dead next hop or prefix at the end). Without any change: the failure time itself
+    (carrier loss makes the kernel skip the dead next hops at once, marked ``dead linkdown``)."""
+    if not is_clean(end, dead, prefixes):
+        return None
+    times = [ts for evs in events.values() for ts, *_ in evs if ts >= t_fail]
+    return max(times, default=t_fail)
