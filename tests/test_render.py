@@ -196,3 +196,11 @@ def test_routing_proof_fails_on_a_broken_file(tmp_path, lab64_build):
     r = run_zcube("check-routing", str(tmp_path / "b"))
     assert r.returncode == 1
     assert "black hole at ZC-E002" in r.stdout
+
+
+@pytest.mark.parametrize("value", ["gpu01\n", "ZC-O001\r\n", "A01\n"])
+def test_a_trailing_line_break_is_refused(value):
+    """'$' in a validation pattern also matches before a final newline: the checks must not."""
+    from zcube_deploy.safety import check_description, check_interface, check_name
+
+    assert check_name(value) and check_interface(value) and check_description(value)

@@ -182,11 +182,15 @@ def test_bgp_survives_every_single_failure(shape):
                 assert path_switches(plan, g[2]["address"], h[1]["address"]) == 2
 
 
-def test_static_default_loses_pairs_on_a_switch_failure():
-    """Mode static: a switch failure is not rerouted (the pairs the walk loses are really lost)."""
-    plan = small_plan({"mode": "static"})
-    lost = [predict_gpu_pairs(plan, failed_switches={s["name"]})["gpu_pairs_unreachable"] for s in plan["switches"]]
+def test_static_without_fallback_loses_pairs_on_a_switch_failure():
+    """Mode static: a switch failure is not rerouted by the switches; without the same-group fallback
+    routes (off here, on by default) the pairs the walk loses are really lost, with them none are."""
+    off = small_plan({"mode": "static", "same_group_fallback": False})
+    lost = [predict_gpu_pairs(off, failed_switches={s["name"]})["gpu_pairs_unreachable"] for s in off["switches"]]
     assert max(lost) > 0
+    on = small_plan({"mode": "static"})
+    assert on["routing"]["same_group_fallback"] is True
+    assert [predict_gpu_pairs(on, failed_switches={s["name"]})["gpu_pairs_unreachable"] for s in on["switches"]] == [0] * len(lost)
 
 
 # ---------------------------------------------------------------- plan, render, proof (mode bgp)

@@ -36,7 +36,7 @@ def check_name(value: str) -> str | None:
     """Return None when ``value`` is a safe device/rack/server name, else what is wrong."""
     if not isinstance(value, str):
         return "must be a string"
-    if NAME_RE.match(value):
+    if NAME_RE.fullmatch(value):  # fullmatch: "$" would also accept a trailing newline
         return None
     if not value:
         return "must not be empty"
@@ -46,13 +46,13 @@ def check_name(value: str) -> str | None:
 
 
 def check_interface(value: str) -> str | None:
-    if isinstance(value, str) and INTERFACE_RE.match(value) and len(value) <= 64:
+    if isinstance(value, str) and INTERFACE_RE.fullmatch(value) and len(value) <= 64:
         return None
     return describe_bad(value) if isinstance(value, str) else "must be a string"
 
 
 def check_description(value: str) -> str | None:
-    if isinstance(value, str) and DESCRIPTION_RE.match(value):
+    if isinstance(value, str) and DESCRIPTION_RE.fullmatch(value):
         return None
     return describe_bad(value) if isinstance(value, str) else "must be a string"
 
