@@ -87,7 +87,7 @@ def _print_plan_summary(s: dict, path: Path | None) -> None:
     t.add_row("ports", f"{p['host_used']:,} host + {p['fabric_used']:,} fabric used, {p['host_reserved_for_growth']:,} host reserved for growth, "
               f"{p['free']:,} free of {p['total']:,}")
     t.add_row("cages", f"host {p['host_cages'][0]}-{p['host_cages'][1]}, fabric {p['fabric_cages'][0]}-{p['fabric_cages'][1]}")
-    t.add_row("static routes", f"{s['static_routes']:,}")
+    t.add_row("routing", s["routing"])
     t.add_row("pools", ", ".join(f"{k} {v['used']:,}/{v['size']:,}" for k, v in s["pools"].items()))
     inv = s["invariants"]
     t.add_row("invariants", f"{sum(1 for v in inv.values() if v == 'passed')} passed, "
@@ -323,7 +323,7 @@ def check_routing_cmd(directory: str, samples: int | None, seed: int, as_json: b
         click.echo(json.dumps(r, indent=2, sort_keys=True))
     else:
         out.print(f"routing proof from {directory} ({r['mode']}): {r['switches']} switches, {r['ports']} NIC ports")
-        out.print(f"  pairs of NIC ports in different groups: {r['pairs_total']:,}; walked {r['checked']:,}; "
+        out.print(f"  NIC port pairs their tables route: {r['pairs_total']:,}; walked {r['checked']:,}; "
                   f"delivered {r['delivered']:,}; at most {r['max_switches']} switches per path; path lengths {r['path_lengths']}")
         for f in r["failures"]:
             out.print(f"  [red]FAIL[/] {f}")

@@ -47,6 +47,24 @@ class SpeedMode(_Model):
     confirmed: bool = False
 
 
+class BgpSyntax(_Model):
+    """Platform data for mode bgp: the lines no vendor guide has confirmed (ruijie.md, [U]).
+
+    `router bgp`, `neighbor X remote-as`, `neighbor X fall-over bfd` and the interface `bfd
+    interval` line are confirmed and live in the template; everything here is rendered as given."""
+
+    confirmed: bool = False
+    router_id: str = Field(default="bgp router-id {router_id}", description="field {router_id}")
+    global_lines: list[str] = Field(default_factory=list, description="lines right after `router bgp`, e.g. multipath relax")
+    address_family: str | None = Field(default="address-family ipv4 unicast", description="None: no address-family block")
+    exit_address_family: str = "exit-address-family"
+    network: str = Field(default="network {network} mask {mask}", description="fields {network}, {mask}, {prefix_len}")
+    maximum_paths: str = Field(default="maximum-paths {paths}", description="field {paths}")
+    max_paths: int = Field(default=64, ge=1, le=1024, description="ECMP path limit rendered by default")
+    discard_route: str | None = Field(default="ip route {network} {mask} Null 0",
+                                      description="static discard route that makes the host block exist for `network`")
+
+
 class SwitchModel(_Model):
     description: str = ""
     placeholder: bool = False
@@ -60,6 +78,7 @@ class SwitchModel(_Model):
     breakout_command: str | None = Field(default=None, description="per split cage; fields {cage}, {speed}, {lanes}, {name}")
     config_lines: list[str] = Field(default_factory=list, description="global lines; fields {switch_mtu}")
     unit_price_usd: float | None = None
+    bgp: BgpSyntax | None = Field(default=None, description="mode bgp syntax (platform data, unconfirmed lines)")
 
     def logical_ports(self, speed: str) -> int:
         """R: logical ports at ``speed``."""

@@ -382,6 +382,30 @@ def _prune(data: Any, err: dict, n: int) -> bool:
     return True
 
 
+def _check_routing(spec: m.Inventory, sw: SwitchModel | None, problems: list[Problem]) -> None:
+    """routing: what can be checked before sizing (the ASN range is checked by the planner)."""
+    rt = spec.routing
+    if rt.mode == "bgp":
+        if rt.same_group_fallback is not None:
+            problems.append(Problem("routing.same_group_fallback", "applies to mode static only (BGP finds same-group paths itself)",
+                                    "remove it, or set routing.mode: static"))
+        if sw is not None and sw.bgp is None:
+            problems.append(Problem("routing.mode", f"switch model {spec.switch_model} has no `bgp:` syntax entry in the catalog",
+                                    "add one (see RG-S6990-128QC2XS in inventories/catalog.yaml) or use mode: static"))
+        elif sw is not None:
+            b = sw.bgp
+            for key, line in [("router_id", b.router_id), ("address_family", b.address_family or ""),
+                              ("exit_address_family", b.exit_address_family), ("network", b.network),
+                              ("maximum_paths", b.maximum_paths), ("discard_route", b.discard_route or "")] + \
+                             [(f"global_lines[{i}]", x) for i, x in enumerate(b.global_lines)]:
+                if any(c in line for c in "\r\n!?") or any(ord(c) < 32 for c in line):
+                    problems.append(Problem(f"catalog.switch_models.{spec.switch_model}.bgp.{key}",
+                                            f"{line!r} contains a line break, '!', '?' or a control character"))
+    else:
+        if rt.maximum_paths is not None:
+            problems.append(Problem("routing.maximum_paths", "applies to mode bgp only", "remove it, or set routing.mode: bgp"))
+
+
 def _validate_structure(data: dict) -> tuple[m.Inventory | None, list[Problem]]:
     """Validate; on errors, neutralise the bad parts and retry so the semantic checks can still run."""
     import copy
@@ -472,6 +496,7 @@ def resolve_inventory(data: dict, base: Path = Path("."), source: str = "invento
     for i, line in enumerate(spec.lossless.lines + spec.lossless.interface_lines):
         if any(c in line for c in "\r\n!?") or any(ord(c) < 32 for c in line):
             problems.append(Problem(f"lossless.lines[{i}]", f"{line!r} contains a line break, '!', '?' or a control character"))
+    _check_routing(spec, sw, problems)
     if problems:
         # semantic checks ran on the inventory with the structurally bad parts left out: report
         # those, and the semantic problems that are not just echoes of them

@@ -142,6 +142,25 @@ class Lossless(_Model):
     interface_lines: list[str] = Field(default_factory=list, description="lines added under every fabric/host port")
 
 
+class Bfd(_Model):
+    interval_ms: int = Field(default=300, ge=50, le=10000, description="BFD transmit and minimum receive interval (ms)")
+    multiplier: int = Field(default=3, ge=2, le=50, description="missed packets before the session goes down")
+
+
+class Routing(_Model):
+    """How the fabric routes (docs/routing.md). ``static``: today's switch static routes, nothing
+    reroutes around a failure. ``bgp``: eBGP with BFD on every fabric /31, one private ASN per switch."""
+
+    mode: Literal["static", "bgp"] = "static"
+    asn_base: int = Field(default=4200000000, ge=1, le=4294967294,
+                          description="ASN of the first switch; the others follow (RFC 6996 private 4-byte range by default)")
+    bfd: Bfd = Bfd()
+    same_group_fallback: bool | None = Field(default=None, description="mode static: also route the own group's aggregate via the "
+                                             "other group (default: topology.same_group_fallback)")
+    maximum_paths: int | None = Field(default=None, ge=1, le=1024,
+                                      description="mode bgp: ECMP paths (default: the switch model's bgp.maximum_paths)")
+
+
 class Inventory(_Model):
     cluster: Name
     description: str = ""
@@ -156,3 +175,4 @@ class Inventory(_Model):
     servers: Servers
     addressing: Addressing
     lossless: Lossless = Lossless()
+    routing: Routing = Routing()

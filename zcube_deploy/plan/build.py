@@ -29,7 +29,7 @@ from zcube_deploy.plan.placement import place_switches
 from zcube_deploy.safety import check_interface, check_name
 from zcube_deploy.topology.sizing import size_fabric
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: routing section, switches[].asn, host fallback routes (issue 14)
 Stage = Callable[[ResolvedInventory, dict], dict]
 
 
@@ -274,6 +274,7 @@ def _assemble(inv: ResolvedInventory, acc: dict) -> dict:
         servers=len(inv.servers),
         gpus=len(inv.servers) * sz.gpus_per_server,
         static_routes=sum(len(s["routes"]) for s in acc["switches"]),
+        bgp_sessions=counts["fabric_cables"] if acc["routing"]["mode"] == "bgp" else 0,
     )
     return {
         "schema_version": SCHEMA_VERSION,
@@ -296,11 +297,12 @@ def _assemble(inv: ResolvedInventory, acc: dict) -> dict:
                        "u_height": r.u_height, "allow_switches": r.allow_switches} for r in inv.racks],
         },
         "settings": {"mtu": spec.topology.mtu, "switch_mtu": spec.topology.switch_mtu,
-                     "same_group_fallback": spec.topology.same_group_fallback,
+                     "same_group_fallback": acc["routing"]["same_group_fallback"],
                      "lossless": spec.lossless.model_dump(mode="json"),
                      "mgmt_gateway": str(spec.addressing.management.gateway) if spec.addressing.management.gateway else None,
                      "mgmt_prefix_len": spec.addressing.management.network.prefixlen},
         "addressing": acc["addressing"],
+        "routing": acc["routing"],
         "counts": counts,
         "switches": acc["switches"],
         "servers": servers,

@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 
 from zcube_deploy.errors import InvariantViolation, Problem
 from zcube_deploy.inventory import ResolvedInventory
+from zcube_deploy.plan.bgp import best_routes, plan_sessions
 from zcube_deploy.plan.ipam import aton
 from zcube_deploy.topology.forwarding import Network
 
@@ -19,10 +20,17 @@ SAMPLED_PAIRS = 4_000
 SEED = 20250901
 
 
-def network_from_plan(switches: list[dict], nics: dict[str, list[dict]]) -> Network:
+def network_from_plan(switches: list[dict], nics: dict[str, list[dict]], mode: str = "static") -> Network:
+    """Mode bgp: the switches' routes are the best paths of AS-path length 1 (the direct paths the
+    cross-group walk needs; the whole best-path model is in analysis/predict.py)."""
     net = Network()
+    bgp_routes = None
+    if mode == "bgp":
+        bgp_routes = best_routes(*plan_sessions(switches), max_as_path=1)
     for sw in switches:
         routes = []
+        if bgp_routes is not None:
+            routes = [(n, plen, nh) for n, plen, hops in bgp_routes[sw["name"]] for nh in hops]
         for rt in sw["routes"]:
             prefix, plen = rt["prefix"].split("/")
             routes.append((aton(prefix), int(plen), aton(rt["next_hop"])))
@@ -129,7 +137,7 @@ def check_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
             if nic["address"] in seen:
                 errs.append(f"{nic['address']} on {server} {nic['port']} is also {seen[nic['address']]}")
             seen[nic["address"]] = f"{server} {nic['port']}"
-    fwd = network_from_plan(switches, nics)
+    fwd = network_from_plan(switches, nics, acc["routing"]["mode"])
     for sw in switches:
         own = {aton(i["address"]) for i in sw["interfaces"]}
         for rt in sw["routes"]:

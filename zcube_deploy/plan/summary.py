@@ -25,6 +25,8 @@ def plan_summary(plan: dict) -> dict:
         "host_cables": counts["host_cables"],
         "fabric_cables": counts["fabric_cables"],
         "static_routes": counts["static_routes"],
+        "routing_mode": plan["routing"]["mode"],
+        "routing": routing_text(plan),
         "ports": {
             "total": switches * R,
             "host_used": used_host,
@@ -37,3 +39,15 @@ def plan_summary(plan: dict) -> dict:
         "invariants": {c["name"]: c["status"] for c in plan["checks"]},
         "invariants_passed": all(c["status"] != "failed" for c in plan["checks"]),
     }
+
+
+def routing_text(plan: dict) -> str:
+    """One line for the summary: the routing mode and what it means when something fails."""
+    rt, counts = plan["routing"], plan["counts"]
+    if rt["mode"] == "bgp":
+        bfd = rt["bfd"]
+        return (f"bgp: eBGP + BFD ({bfd['interval_ms']} ms x {bfd['multiplier']}) on {counts['bgp_sessions']:,} fabric /31 sessions, "
+                f"ASNs {rt['asn_base']}-{rt['asn_last']}, ECMP up to {rt['maximum_paths']} paths; reroutes around failed links and switches")
+    sgf = "with" if rt["same_group_fallback"] else "without"
+    return (f"static: {counts['static_routes']:,} switch static routes ({sgf} same-group fallback); NOTHING reroutes around a "
+            "failed link or switch (only hosts fall back to their other NIC port); use routing.mode: bgp")

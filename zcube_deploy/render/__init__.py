@@ -12,17 +12,18 @@ from pathlib import Path
 from zcube_deploy.errors import InputErrors, Problem, RenderError
 from zcube_deploy.render.jinja import template
 from zcube_deploy.render.selfcheck import check_switch_config
-from zcube_deploy.render.views import PlanIndex, server_view, switch_view
+from zcube_deploy.render.views import PlanIndex, server_view, switch_view, sysctl_view
 
 # what rendering reads of a plan (the cable list, the largest part, is not needed)
 PLAN_FIELDS: dict[str, set[str] | None] = {
     "switches": None, "servers": None, "port_map": None, "models": None, "settings": None, "sizing": None,
-    "cluster": None, "inputs": None, "tool_version": None,
+    "cluster": None, "inputs": None, "tool_version": None, "routing": None,
 }
 
 SWITCH_TEMPLATE = "switch.cfg.j2"
 HOST_PLATFORM = "netplan"
 HOST_TEMPLATE = "host.yaml.j2"
+SYSCTL_TEMPLATE = "host.sysctl.conf.j2"
 
 _STATE: dict = {}  # the plan, shared with forked workers (copy-on-write)
 
@@ -56,18 +57,22 @@ def _render_switches(indices: list[int]) -> tuple[dict[str, str], list[str]]:
         text = tpl.render(view)
         rel = f"configs/{sw['name']}.cfg"
         hashes[rel] = _write(out / rel, text)
-        problems += check_switch_config(text, sw, [u["name"] for u in view["unused"]], view["mgmt"]["name"], settings["mgmt_prefix_len"])
+        problems += check_switch_config(text, sw, [u["name"] for u in view["unused"]], view["mgmt"]["name"], settings["mgmt_prefix_len"],
+                                        view["bgp"])
     return hashes, problems
 
 
 def _render_servers(indices: list[int]) -> dict[str, str]:
     plan, out, index = _STATE["plan"], _STATE["out"], _STATE["index"]
     tpl = template(HOST_PLATFORM, HOST_TEMPLATE)
+    sysctl = template(HOST_PLATFORM, SYSCTL_TEMPLATE)
     hashes = {}
     for i in indices:
         srv = plan["servers"][i]
         rel = f"hosts/{srv['name']}.yaml"
         hashes[rel] = _write(out / rel, tpl.render(server_view(index, srv)))
+        rel = f"hosts/{srv['name']}.sysctl.conf"
+        hashes[rel] = _write(out / rel, sysctl.render(sysctl_view(index, srv)))
     return hashes
 
 

@@ -1,10 +1,14 @@
 """Routing proof from the rendered files alone (not the plan).
 
 Reads DIR/configs/*.cfg (RGOS) and DIR/hosts/*.yaml (netplan), builds every device's forwarding
-table (switches: connected /31s and static routes; hosts: the policy table of the source
-address), and walks packets between NIC ports in different groups: each must be delivered to
-the right NIC through at most two switches, the source port's switch then the destination
-port's switch (zcube.md section 6), with one next hop per step, no loop and no black hole.
+table (switches: connected /31s and static routes, or in mode bgp the best paths of the
+configured sessions: a session counts when both ends name each other with the right ASN;
+hosts: the policy table of the source address, longest prefix then lowest metric), and walks
+packets from every NIC port to every port its table routes to: each must be delivered to the
+right NIC through at most two switches, the first being a switch of the source's NIC, the last
+the destination port's switch (zcube.md section 6), with one next switch per step, no loop and
+no black hole. Cross-group pairs take the source port's switch; same-group pairs the other
+port's switch (its fallback through the other port) or, on one switch, that switch alone.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import yaml
 
 from zcube_deploy.devices.hconfig import parse_config
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.bgp import best_routes
 from zcube_deploy.plan.ipam import aton
 from zcube_deploy.topology.forwarding import Network
 
@@ -47,8 +52,26 @@ def load_switch(text: str) -> tuple[str, list[tuple[str, int, int]], list[tuple[
     routes = []
     for rt in cfg.get_children(startswith="ip route "):
         parts = rt.text.split()
-        routes.append((aton(parts[2]), _plen(parts[3]), aton(parts[4])))
+        if len(parts) >= 5 and parts[4][0].isdigit():  # discard routes (Null 0) forward nothing
+            routes.append((aton(parts[2]), _plen(parts[3]), aton(parts[4])))
     return hostname, interfaces, routes
+
+
+def load_bgp(text: str) -> dict | None:
+    """`router bgp` of one config: {asn, neighbors: {address: remote AS}, networks: [(net, plen)]}."""
+    cfg = parse_config(text)
+    routers = list(cfg.get_children(startswith="router bgp "))
+    if not routers:
+        return None
+    out = {"asn": int(routers[0].text.split()[2]), "neighbors": {}, "networks": []}
+    for c in routers[0].all_children():
+        parts = c.text.split()
+        if parts[0] == "neighbor" and len(parts) == 4 and parts[2] == "remote-as":
+            out["neighbors"][aton(parts[1])] = int(parts[3])
+        elif parts[0] == "network" and len(parts) >= 2:
+            mask = parts[3] if len(parts) >= 4 and parts[2] == "mask" else "255.255.255.255"
+            out["networks"].append((aton(parts[1]), _plen(mask)))
+    return out
 
 
 def load_host(text: str, name: str) -> list[dict]:
@@ -61,14 +84,43 @@ def load_host(text: str, name: str) -> list[dict]:
             continue
         address = str(addrs[0]).split("/")[0]
         tables = [p["table"] for p in cfg.get("routing-policy", []) if str(p.get("from", "")).split("/")[0] == address]
-        routes = [r for r in cfg.get("routes", []) if (r.get("table") in tables) if tables] or \
-                 [r for r in cfg.get("routes", []) if "table" not in r]
+        ports.append({"host": name, "port": port, "address": aton(address), "tables": tables,
+                      "own": [r for r in cfg.get("routes", []) if "table" not in r]})
+    # a table's routes may sit under any interface (a fallback leaves on the other port)
+    every = [r for cfg in (doc.get("network", {}).get("ethernets") or {}).values() for r in cfg.get("routes", []) if "table" in r]
+    for p in ports:
+        routes = [r for r in every if r["table"] in p["tables"]] if p["tables"] else p["own"]
         parsed = []
         for r in routes:
             net, plen = str(r["to"]).split("/")
-            parsed.append((aton(net), int(plen), aton(str(r["via"]))))
-        ports.append({"host": name, "port": port, "address": aton(address), "routes": parsed})
+            parsed.append((int(plen), int(r.get("metric", 0)), aton(net), aton(str(r["via"]))))
+        parsed.sort(key=lambda x: (-x[0], x[1]))  # the kernel: longest prefix, then lowest metric
+        p["routes"] = [(n, plen, via) for plen, _, n, via in parsed]
+        del p["tables"], p["own"]
     return ports
+
+
+def _bgp_best_routes(parsed: list) -> dict[str, list[tuple[int, int, int]]]:
+    """Best paths over the sessions the configs establish: A's neighbour X counts when X is an
+    address of switch B on a /31 shared with A, A's remote-as for X is B's ASN, and B has A's
+    address as a neighbour with A's ASN."""
+    speakers = {name: bgp for name, _, _, bgp in parsed if bgp}
+    if not speakers:
+        return {}
+    owner = {addr: name for name, interfaces, _, _ in parsed for _, addr, _ in interfaces}
+    sessions: dict[str, list[tuple[int, str]]] = {name: [] for name in speakers}
+    for name, interfaces, _, bgp in parsed:
+        if not bgp:
+            continue
+        mine = {addr for _, addr, plen in interfaces if plen == 31}
+        for addr, remote_as in bgp["neighbors"].items():
+            peer = owner.get(addr)
+            local = addr ^ 1
+            if peer in speakers and local in mine and speakers[peer]["asn"] == remote_as \
+                    and speakers[peer]["neighbors"].get(local) == bgp["asn"]:
+                sessions[name].append((addr, peer))
+    routes = best_routes(sessions, {name: bgp["networks"] for name, bgp in speakers.items()})
+    return {name: [(n, plen, nh) for n, plen, hops in rs for nh in hops] for name, rs in routes.items()}
 
 
 def load_rendered(directory: str | Path) -> tuple[Network, list[dict]]:
@@ -78,9 +130,13 @@ def load_rendered(directory: str | Path) -> tuple[Network, list[dict]]:
     if not configs or not hosts:
         raise InputErrors(Problem(str(d), "no rendered configs/*.cfg and hosts/*.yaml here", "run `zcube render PLAN -o DIR` first"))
     net = Network()
+    parsed = []
     for path in configs:
-        name, interfaces, routes = load_switch(path.read_text(encoding="utf-8"))
-        net.add_switch(name, interfaces, routes)
+        text = path.read_text(encoding="utf-8")
+        parsed.append((*load_switch(text), load_bgp(text)))
+    extra = _bgp_best_routes(parsed)
+    for name, interfaces, routes, _ in parsed:
+        net.add_switch(name, interfaces, routes + extra.get(name, []))
     ports: list[dict] = []
     for path in hosts:
         for p in load_host(path.read_text(encoding="utf-8"), path.stem):
@@ -99,7 +155,20 @@ def prove_routing(directory: str | Path, samples: int | None = None, seed: int =
             if p["address"] >> (32 - plen) == net_ >> (32 - plen):
                 members[(net_, plen)].append(p)
     # the destinations of a port are the ports inside the prefixes it routes to (the other group)
-    targets = [(p, [members[(r[0], r[1])] for r in p["routes"]]) for p in ports]
+    # every port its table routes to (cross-group, and its own group through its fallbacks)
+    targets = []
+    for p in ports:
+        seen: set[int] = {p["address"]}
+        group = []
+        for r in p["routes"]:
+            for q in members[(r[0], r[1])]:
+                if q["address"] not in seen:
+                    seen.add(q["address"])
+                    group.append(q)
+        targets.append((p, [group]))
+    attached: dict[str, set] = defaultdict(set)
+    for p in ports:
+        attached[p["host"]].add(net.port_of.get(p["address"] ^ 1, (None,))[0])
     total = sum(len(g) for _, groups in targets for g in groups)
     report = {"ports": len(ports), "switches": len(net.tables), "pairs_total": total, "checked": 0, "delivered": 0,
               "max_switches": 0, "path_lengths": {}, "failures": []}
@@ -108,10 +177,13 @@ def prove_routing(directory: str | Path, samples: int | None = None, seed: int =
         path, err = net.walk((src["host"], src["port"]), dst["address"])
         report["checked"] += 1
         if err is None:
-            first = net.owner.get(src["routes"][0][2]) if src["routes"] else None
+            via = next(r[2] for r in src["routes"] if dst["address"] >> (32 - r[1]) == r[0] >> (32 - r[1]))
+            first = net.owner.get(via)
             last = net.port_of.get(dst["address"] ^ 1, (None,))[0]
             if len(path) > 2:
                 err = f"{len(path)} switches"
+            elif first not in attached[src["host"]]:
+                err = f"first switch {first} is not cabled to {src['host']}"
             elif path[0] != first or path[-1] != last:
                 err = f"path {path} is not {first} -> {last}"
             elif len(path) == 2 and path[0] == path[1]:

@@ -39,6 +39,12 @@ class PlanIndex:
         G = plan["sizing"]["gpus_per_server"]
         self.gpus_per_server = G
         self.global_lines = [line.format(switch_mtu=self.settings["switch_mtu"]) for line in self.model.get("config_lines", [])]
+        self.routing = plan.get("routing") or {"mode": "static"}
+        self.bgp_syntax = self.model.get("bgp") or {}
+        if self.routing["mode"] == "bgp":
+            if not self.bgp_syntax:
+                raise RenderError(f"switch model {self.model.get('name')} has no bgp syntax in the catalog; cannot render mode bgp")
+            self.asn_of = {s["name"]: s["asn"] for s in plan["switches"]}
         lossless = self.settings["lossless"]
         self.lossless = {"enabled": bool(lossless["enabled"]), "lines": list(lossless["lines"]),
                          "interface_lines": list(lossless["interface_lines"])}
@@ -84,6 +90,7 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
     for rt in sw["routes"]:
         net, plen = rt["prefix"].split("/")
         routes.append({"network": net, "mask": masks[int(plen)], "next_hop": rt["next_hop"]})
+    bgp = bgp_view(index, sw, interfaces) if index.routing["mode"] == "bgp" else None
     return {
         "header": index.header,
         "hostname": hostname,
@@ -97,6 +104,38 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
         "unused": unused,
         "routes": routes,
         "lossless": index.lossless,
+        "bgp": bgp,
+    }
+
+
+def bgp_view(index: PlanIndex, sw: dict, interfaces: list[dict]) -> dict:
+    """Mode bgp: BFD on every fabric port, one neighbour per fabric /31 (remote AS = the peer
+    switch's ASN), the host block (with its discard route) and the loopback as networks. The
+    lines that no Ruijie guide confirms come from the catalog (models.switch.bgp), formatted here."""
+    syn, rt = index.bgp_syntax, index.routing
+    bfd = rt["bfd"]
+    bfd_line = f"bfd interval {bfd['interval_ms']} min_rx {bfd['interval_ms']} multiplier {bfd['multiplier']}"
+    for itf in interfaces:
+        itf["bfd"] = bfd_line if itf["kind"] == "fabric" else None
+    neighbors = []
+    for itf in sorted((i for i in sw["interfaces"] if i["kind"] == "fabric"), key=lambda i: index.port_order[i["name"]]):
+        peer = itf["peer"]
+        neighbors.append({"address": peer["address"], "remote_as": index.asn_of[peer["device"]],
+                          "description": _safe("description", f"{peer['device']} {peer['port']}", check_description)})
+    block, plen = sw["host_block"].split("/")
+    nets = [(block, int(plen)), (sw["loopback"], 32)]
+    networks = [syn["network"].format(network=n, mask=index.masks[p], prefix_len=p) for n, p in nets]
+    discard = syn.get("discard_route")
+    return {
+        "asn": sw["asn"],
+        "router_id": syn["router_id"].format(router_id=sw["loopback"]),
+        "global_lines": list(syn.get("global_lines") or []),
+        "neighbors": neighbors,
+        "address_family": syn.get("address_family"),
+        "exit_address_family": syn["exit_address_family"],
+        "networks": networks,
+        "maximum_paths": syn["maximum_paths"].format(paths=rt["maximum_paths"]),
+        "discard_routes": [discard.format(network=block, mask=index.masks[int(plen)], prefix_len=int(plen))] if discard else [],
     }
 
 
@@ -114,7 +153,23 @@ def server_view(index: PlanIndex, srv: dict) -> dict:
             "mtu": mtu,
             "table": nic["table"],
             "metric": nic["table"],
-            "routes": [{"to": r["to"], "via": r["via"]} for r in nic["routes"]],
+            "routes": [{"to": r["to"], "via": r["via"]} for r in nic["routes"][:1]],
             "comment": f"GPU {nic['gpu']} port {nic['nic_port']} -> {nic['switch']} {nic['switch_port']} ({nic['group']}, plane {nic['plane']}, cable {nic['cable']})",
         })
+    # each port's policy table, laid out under the interface each route leaves on
+    by_name = {p["name"]: p for p in ports}
+    for p in ports:
+        p["table_routes"] = []
+    for nic in sorted(srv["nics"], key=lambda n: (n["gpu"], n["nic_port"])):
+        for r in nic["routes"]:
+            dev = r.get("dev", nic["port"])
+            by_name[dev]["table_routes"].append({"to": r["to"], "via": r["via"], "table": nic["table"], "metric": r.get("metric"),
+                                                 "role": r.get("role", "")})
     return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name), "rack": srv["rack"], "u": srv["u"], "ports": ports}
+
+
+def sysctl_view(index: PlanIndex, srv: dict) -> dict:
+    """The kernel settings the host routes need (docs/routing.md "Hosts"), per NIC port and for all."""
+    names = sorted({_safe("NIC interface", n["port"], check_interface) for n in srv["nics"]})
+    return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name),
+            "interfaces": ["all", "default"] + [n.replace(".", "/") for n in names]}

@@ -76,9 +76,11 @@ class Network:
             hops = self.lookup(device, dst)
             if not hops:
                 return path, f"black hole at {device}: no route"
-            if len(set(hops)) != 1:
-                return path, f"{len(set(hops))} next hops at {device}"
-            if not self.connected_to(device, hops[0]):
-                return path, f"next hop {hops[0]} not directly connected at {device}"
+            nxt = {self.owner.get(h) for h in hops}
+            if len(nxt) != 1:
+                return path, f"{len(nxt)} next switches at {device}"
+            for h in hops:  # ECMP over parallel links to one switch (mode bgp) is one path
+                if not self.connected_to(device, h):
+                    return path, f"next hop {h} not directly connected at {device}"
             device = self.owner.get(hops[0])
         return path, "black hole: next hop unknown"

@@ -1,0 +1,292 @@
+"""What the plan's routing delivers, packet by packet: the reference model shared with the lab,
+verify and the data-plane twin (routing contract, /work/briefs/routing-contract.md).
+
+A probe is ``ping -I <source port address> <destination port address>`` from the source server:
+it succeeds when the echo request reaches the destination port AND the reply (sourced from the
+destination address) comes back to the source port. Each leg is walked hop by hop:
+
+- **Host.** A packet sourced from NIC port address ``a`` is looked up in ``a``'s policy table (the
+  rule ``from a lookup <table>``): the routes of that NIC entry in the plan, each
+  ``{"to", "via", "metric", "dev"}`` (``dev`` defaults to the port itself). Routes whose device has
+  no carrier are skipped (``ignore_routes_with_linkdown = 1`` in the rendered sysctl file); among
+  the rest the longest prefix wins, then the lowest metric. The packet leaves on ``dev`` towards
+  the switch at the other end of that port's host cable. A port whose host cable or switch is down
+  has no carrier; its address cannot receive anything.
+- **Switch, mode static.** Connected /31s of live ports, then the plan's static routes whose next
+  hop is the far end of a live fabric link (a static route whose next hop is unreachable is not
+  installed), longest prefix first; several routes with the same prefix are ECMP.
+- **Switch, mode bgp.** After convergence (BFD takes a dead link's sessions down) every live switch
+  has, for each live switch's originated host block and loopback, the shortest AS paths over the
+  live fabric links (one AS per switch, so AS-path length = switch hops), ECMP across every
+  neighbour on a shortest path and across the parallel links of a pair. Connected /31s of live
+  ports are more specific. An originated block whose host /31 is down is discarded at its switch.
+
+ECMP: a leg succeeds only when every equal-cost branch delivers (a flow may hash onto any of them).
+A loop or 64 hops is a drop.
+
+**GPU pair reachable** (what ``predict_gpu_pairs`` counts, and what the twin measures with real
+packets): GPUs a != b are reachable when SOME port address of a and SOME port address of b (both
+ports of each, same plane) pass the probe above in the direction a -> b. This is what a collective
+library does when it retries a connection on the other port of a NIC. A GPU is a server's GPU with
+its NIC ports; a port pair is an ordered (source port, destination port) of two different GPUs.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from zcube_deploy.errors import PlanFileError
+
+MAX_HOPS = 64
+
+
+def _aton(text: str) -> int:
+    a, b, c, d = (int(x) for x in text.split("."))
+    return (a << 24) | (b << 16) | (c << 8) | d
+
+
+def _net(prefix: str) -> tuple[int, int]:
+    addr, _, plen = prefix.partition("/")
+    n = int(plen) if plen else 32
+    mask = (0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF if n else 0
+    return _aton(addr) & mask, n
+
+
+def _in(addr: int, net: tuple[int, int]) -> bool:
+    base, n = net
+    mask = (0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF if n else 0
+    return (addr & mask) == base
+
+
+def routing_mode(plan: dict) -> str:
+    return (plan.get("routing") or {}).get("mode", "static")
+
+
+@dataclass
+class _Port:
+    server: str
+    name: str
+    address: int
+    switch: str
+    cable: str
+    gpu: tuple[str, int]
+    plane: int
+    routes: list[tuple[tuple[int, int], int, str]] = field(default_factory=list)  # (net, metric, dev) in the port's table
+
+
+class Forwarding:
+    """The plan's forwarding state under a set of failed cables and switches (one of them per state)."""
+
+    def __init__(self, plan: dict, failed_cables=(), failed_switches=()):
+        self.plan = plan
+        self.mode = routing_mode(plan)
+        if self.mode not in ("static", "bgp"):
+            raise PlanFileError(f"unknown routing mode {self.mode!r} in the plan")
+        failed_cables, failed_switches = set(failed_cables), set(failed_switches)
+        self.switch_up = {s["name"]: s["name"] not in failed_switches for s in plan["switches"]}
+        unknown = failed_switches - set(self.switch_up)
+        if unknown:
+            raise PlanFileError(f"no switch named {sorted(unknown)[0]!r} in the plan")
+        known_cables = {c["id"] for c in plan["cables"]}
+        unknown = failed_cables - known_cables
+        if unknown:
+            raise PlanFileError(f"no cable {sorted(unknown)[0]!r} in the plan")
+        self.cable_up = {c["id"]: c["id"] not in failed_cables and self.switch_up.get(c["a"]["device"], True)
+                         and self.switch_up.get(c["b"]["device"], True) for c in plan["cables"]}
+        self.ports: dict[int, _Port] = {}
+        self.port_by_name: dict[tuple[str, str], _Port] = {}
+        for srv in plan["servers"]:
+            for nic in srv.get("nics", ()):
+                p = _Port(srv["name"], nic["port"], _aton(nic["address"]), nic["switch"], nic["cable"],
+                          (srv["name"], nic["gpu"]), nic.get("plane", 0))
+                self.ports[p.address] = p
+                self.port_by_name[(srv["name"], nic["port"])] = p
+        for srv in plan["servers"]:
+            for nic in srv.get("nics", ()):
+                p = self.port_by_name[(srv["name"], nic["port"])]
+                for r in nic.get("routes", ()):
+                    dev = r.get("dev", nic["port"])
+                    if (srv["name"], dev) not in self.port_by_name:
+                        raise PlanFileError(f"{srv['name']} {nic['port']}: route via unknown device {dev!r}")
+                    p.routes.append((_net(r["to"]), int(r.get("metric", 0)), dev))
+        # switches: connected host /31s, fabric adjacencies
+        self.host_port_of: dict[str, dict[int, _Port]] = {}  # switch -> NIC address -> port
+        self.fabric: dict[str, list[tuple[int, str, str]]] = {}  # switch -> [(peer address, peer switch, cable)]
+        self.blocks: list[tuple[tuple[int, int], str]] = []  # originated prefixes (bgp): (net, switch)
+        self.static: dict[str, list[tuple[tuple[int, int], int]]] = {}
+        for sw in plan["switches"]:
+            name = sw["name"]
+            self.host_port_of[name] = {}
+            self.fabric[name] = []
+            for itf in sw["interfaces"]:
+                if itf["kind"] == "host":
+                    addr = _aton(itf["peer"]["address"])
+                    if addr in self.ports:
+                        self.host_port_of[name][addr] = self.ports[addr]
+                else:
+                    self.fabric[name].append((_aton(itf["peer"]["address"]), itf["peer"]["device"], itf["cable"]))
+            self.static[name] = [(_net(r["prefix"]), _aton(r["next_hop"])) for r in sw.get("routes", ())]
+            if "host_block" in sw:
+                self.blocks.append((_net(sw["host_block"]), name))
+            self.blocks.append(((_aton(sw["loopback"]), 32), name))
+        self._dist: dict[str, dict[str, int]] = {}
+        self._memo: dict[tuple[str, int], bool] = {}
+
+    # ---------------------------------------------------------------- state
+    def port_alive(self, p: _Port) -> bool:
+        return self.cable_up[p.cable] and self.switch_up[p.switch]
+
+    def _live_fabric(self, sw: str):
+        for peer_addr, peer, cable in self.fabric[sw]:
+            if self.cable_up[cable]:
+                yield peer_addr, peer
+
+    def _distances_to(self, target: str) -> dict[str, int]:
+        """Switch hops to ``target`` over live fabric links (BFS; the AS-path length in mode bgp)."""
+        d = self._dist.get(target)
+        if d is None:
+            d = {target: 0}
+            q = deque([target])
+            while q:
+                u = q.popleft()
+                for _, v in self._live_fabric(u):
+                    if v not in d and self.switch_up[v]:
+                        d[v] = d[u] + 1
+                        q.append(v)
+            self._dist[target] = d
+        return d
+
+    # ---------------------------------------------------------------- switches
+    def next_hops(self, sw: str, dst: int) -> list[str] | None:
+        """Where switch ``sw`` sends a packet for ``dst``: [] = delivered to a live local port,
+        None = dropped, else the next switches (ECMP, one entry per equal-cost link)."""
+        local = self.host_port_of[sw].get(dst)
+        if local is not None and self.port_alive(local):
+            return []
+        if self.mode == "static":
+            live = {}
+            for peer_addr, peer in self._live_fabric(sw):
+                live[peer_addr] = peer
+            best, hops = -1, []
+            for net, nh in self.static[sw]:
+                if nh not in live or not _in(dst, net) or net[1] < best:
+                    continue
+                if net[1] > best:
+                    best, hops = net[1], []
+                hops.append(live[nh])
+            return hops or None
+        # bgp: the longest originated prefix containing dst, reached by shortest AS paths
+        owner, best = None, -1
+        for net, name in self.blocks:
+            if net[1] > best and _in(dst, net) and self.switch_up[name]:
+                owner, best = name, net[1]
+        if owner is None or owner == sw:
+            return None  # unknown, or our own block whose /31 is down: discarded
+        d = self._distances_to(owner)
+        if sw not in d:
+            return None
+        hops = [peer for _, peer in self._live_fabric(sw) if d.get(peer, 1 << 30) == d[sw] - 1 and self.switch_up[peer]]
+        return hops or None
+
+    def delivers(self, sw: str, dst: int, seen: frozenset = frozenset()) -> bool:
+        """True when a packet for ``dst`` entering switch ``sw`` reaches it on every ECMP branch."""
+        key = (sw, dst)
+        if key in self._memo:
+            return self._memo[key]
+        if not self.switch_up[sw] or sw in seen or len(seen) >= MAX_HOPS:
+            return False
+        hops = self.next_hops(sw, dst)
+        if hops is None:
+            ok = False
+        elif not hops:
+            ok = True
+        else:
+            ok = all(self.delivers(h, dst, seen | {sw}) for h in set(hops))
+        if not seen:
+            self._memo[key] = ok
+        return ok
+
+    # ---------------------------------------------------------------- hosts
+    def host_route(self, src: _Port, dst: int) -> _Port | None:
+        """The port a packet sourced from ``src`` for ``dst`` leaves on (None: no usable route)."""
+        best = None
+        for net, metric, dev in src.routes:
+            if not _in(dst, net):
+                continue
+            out = self.port_by_name[(src.server, dev)]
+            if not self.port_alive(out):
+                continue  # ignore_routes_with_linkdown
+            key = (-net[1], metric)
+            if best is None or key < best[0]:
+                best = (key, out)
+        return best[1] if best else None
+
+    def leg(self, src: _Port, dst: _Port) -> bool:
+        if not self.port_alive(dst):
+            return False
+        out = self.host_route(src, dst.address)
+        return out is not None and self.delivers(out.switch, dst.address)
+
+    def probe(self, src_addr: str | int, dst_addr: str | int) -> bool:
+        s = self.ports.get(src_addr if isinstance(src_addr, int) else _aton(src_addr))
+        d = self.ports.get(dst_addr if isinstance(dst_addr, int) else _aton(dst_addr))
+        if s is None or d is None:
+            raise PlanFileError(f"{src_addr} or {dst_addr} is not a NIC port address of the plan")
+        return self.port_alive(s) and self.leg(s, d) and self.leg(d, s)
+
+    def path(self, src_addr: str, dst_addr: str) -> list[str] | None:
+        """Switches of one request path (the first ECMP branch at each hop), None when not delivered."""
+        s, d = self.ports[_aton(src_addr)], self.ports[_aton(dst_addr)]
+        if not self.leg(s, d):
+            return None
+        sw = self.host_route(s, d.address).switch
+        out = [sw]
+        while True:
+            hops = self.next_hops(sw, d.address)
+            if not hops:
+                return out
+            sw = sorted(hops)[0]
+            out.append(sw)
+
+
+def predict_pairs(plan: dict, pairs, failed_cables=(), failed_switches=()) -> list[bool]:
+    """For each (source port address, destination port address): does the probe pass (see module doc)."""
+    fw = Forwarding(plan, failed_cables, failed_switches)
+    return [fw.probe(a, b) for a, b in pairs]
+
+
+def path_switches(plan: dict, src: str, dst: str) -> int:
+    """Switches on the failure-free request path from port address ``src`` to ``dst`` (0: not routed)."""
+    p = Forwarding(plan).path(src, dst)
+    return len(p) if p else 0
+
+
+def predict_gpu_pairs(plan: dict, failed_cables=(), failed_switches=()) -> dict:
+    """Counts of unreachable GPU pairs (unordered) and port pairs (ordered, different GPUs, same plane)
+    under the given failures, walking every probe (meant for lab-sized plans)."""
+    fw = Forwarding(plan, failed_cables, failed_switches)
+    gpus: dict[tuple[str, int], list[_Port]] = {}
+    for p in fw.ports.values():
+        gpus.setdefault(p.gpu, []).append(p)
+    keys = sorted(gpus)
+    ok: dict[tuple[int, int], bool] = {}
+    port_total = port_bad = 0
+    for i, a in enumerate(keys):
+        for j, b in enumerate(keys):
+            if i == j:
+                continue
+            any_ok = False
+            for pa in gpus[a]:
+                for pb in gpus[b]:
+                    if pa.plane != pb.plane:
+                        continue
+                    good = fw.probe(pa.address, pb.address)
+                    port_total += 1
+                    port_bad += not good
+                    any_ok |= good
+            ok[(i, j)] = any_ok
+    gpu_total = len(keys) * (len(keys) - 1) // 2
+    gpu_bad = sum(1 for i in range(len(keys)) for j in range(i + 1, len(keys)) if not (ok[(i, j)] or ok[(j, i)]))
+    return {"gpu_pairs_unreachable": gpu_bad, "gpu_pairs_total": gpu_total,
+            "port_pairs_unreachable": port_bad, "port_pairs_total": port_total, "mode": fw.mode}
