@@ -409,6 +409,13 @@ class Session:
         if len(words) < start + 3:
             raise _CliError(INCOMPLETE)
         net, mask, nh = words[start:start + 3]
+        if nh.lower() in ("null", "null0"):  # a discard route: `ip route N M Null 0`
+            tail = words[start + 2:]
+            if len(tail) == 1 and nh.lower() == "null":
+                raise _CliError(INCOMPLETE)
+            if tail not in (["Null", "0"], ["null", "0"], ["Null0"], ["null0"]) or not _is_ip(net) or _plen(mask) is None:
+                raise _CliError(self._invalid(line, _offset(line, start + 2)))
+            return f"ip route {net} {mask} Null 0"
         for i, tok in enumerate((net, mask, nh)):
             if not _is_ip(tok) or (i == 1 and _plen(tok) is None):
                 raise _CliError(self._invalid(line, _offset(line, start + i)))
@@ -587,7 +594,11 @@ def show_ip_route(sw: SwitchState, link_up: Callable[[SwitchState, str], bool], 
         entries.append((net, f"C     {net} is directly connected, {name}"))
         entries.append((IPv4Network(f"{addr}/32"), f"L     {addr}/32 is directly connected, {name}"))
     for text in sw.routes:
-        _, _, n, m, nh = text.split()
+        _, _, n, m, nh = text.split()[:5]
+        if nh == "Null":
+            net = IPv4Network(f"{n}/{m}", strict=False)
+            entries.append((net, f"S     {net} is directly connected, Null 0"))
+            continue
         nh_ip = IPv4Address(nh)
         if any(nh_ip in net for net, _, _ in connected):
             net = IPv4Network(f"{n}/{m}", strict=False)

@@ -1,0 +1,143 @@
+"""Verify in routing mode bgp (pure): planned eBGP sessions that are not Established, and installed B routes
+against the shortest AS paths of the plan (over the sessions that are up).
+
+A session finding (kind ``bgp``) names the fabric cable of the session, both ends, and the likely
+cause, checked in this order:
+
+- ``cabling``: the cable already has a finding (down, missing, wrong_peer, swapped, duplicate):
+  the session follows the link; the finding refers to that one (``refers_to``).
+- ``link_down``: a port of the session reports no link, with no cabling finding (e.g. out of scope).
+- ``bgp_missing``: a switch runs no ``router bgp``.
+- ``wrong_asn``: a switch runs another AS than the plan's, or names its neighbour with another
+  remote AS than the neighbour's planned AS.
+- ``wrong_address``: a fabric port carries another address than the plan's.
+- ``wrong_peer_address``: a switch has a neighbour on the link's subnet, at another address than
+  the planned peer address.
+- ``not_configured``: a switch has no neighbour for the planned peer address.
+- ``unknown``: both ends are configured as planned and the links are up (look at BFD, logs).
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Network
+
+CABLE_KINDS = ("down", "missing", "wrong_peer", "swapped", "duplicate")
+
+
+def planned_sessions(plan: dict, scope: set[str]) -> list[dict]:
+    """One entry per fabric cable with an end in scope: both ends' switch, port, address, planned AS."""
+    asn = {s["name"]: s.get("asn") for s in plan["switches"]}
+    out, seen = [], set()
+    for sw in plan["switches"]:
+        if sw["name"] not in scope:
+            continue
+        for itf in sw["interfaces"]:
+            if itf["kind"] != "fabric" or itf["cable"] in seen:
+                continue
+            seen.add(itf["cable"])
+            p = itf["peer"]
+            out.append({"cable": itf["cable"], "a": {"device": sw["name"], "port": itf["name"], "address": itf["address"], "asn": asn[sw["name"]]},
+                        "b": {"device": p["device"], "port": p["port"], "address": p["address"], "asn": asn.get(p["device"])},
+                        "prefix_len": itf.get("prefix_len", 31)})
+    return out
+
+
+def session_state(observed: dict, end: dict, peer: dict) -> str | None:
+    """The state ``end``'s switch reports for its session to ``peer``; None when not observed."""
+    o = observed.get(end["device"])
+    if o is None or o.get("bgp") is None:
+        return None
+    s = o["bgp"]["sessions"].get(peer["address"])
+    return s["state"] if s else "not configured"
+
+
+def likely_cause(s: dict, observed: dict, cable_findings: dict[str, dict]) -> tuple[str, str, str | None]:
+    """(cause, explanation, id of the finding it refers to)."""
+    if s["cable"] in cable_findings:
+        f = cable_findings[s["cable"]]
+        return "cabling", f"cable {s['cable']} already has a '{f['kind']}' finding ({f['id']}): the session follows the link", f["id"]
+    ends = [(s["a"], s["b"]), (s["b"], s["a"])]
+    for me, peer in ends:
+        o = observed.get(me["device"])
+        if o is not None and not (o["interfaces"].get(me["port"]) or {}).get("up", False):
+            return "link_down", f"{me['device']} {me['port']} has no link", None
+    net = IPv4Network(f"{s['a']['address']}/{s['prefix_len']}", strict=False)
+    for me, peer in ends:
+        b = (observed.get(me["device"]) or {}).get("bgp")
+        if b is None:
+            continue
+        cfg = b["config"]
+        if cfg["asn"] is None:
+            return "bgp_missing", f"{me['device']} runs no BGP (no `router bgp {me['asn']}`)", None
+        if me["asn"] is not None and cfg["asn"] != me["asn"]:
+            return "wrong_asn", f"{me['device']} runs AS {cfg['asn']}; the plan gives it AS {me['asn']}", None
+        have = cfg["neighbors"].get(peer["address"])
+        if have is not None and peer["asn"] is not None and have != peer["asn"]:
+            return "wrong_asn", (f"{me['device']} expects AS {have} at {peer['address']}; {peer['device']} is AS {peer['asn']} in the plan"), None
+        addr = cfg["addresses"].get(me["port"])
+        if addr is not None and addr != me["address"]:
+            return "wrong_address", f"{me['device']} {me['port']} has address {addr}; the plan gives it {me['address']}", None
+        if have is None:
+            others = sorted(a for a in cfg["neighbors"] if _in(a, net) and a != me["address"])
+            if others:
+                return "wrong_peer_address", (f"{me['device']} has neighbour {others[0]} on the link's subnet {net}; "
+                                              f"the peer {peer['device']} is {peer['address']}"), None
+            return "not_configured", f"{me['device']} has no neighbour {peer['address']} ({peer['device']} {peer['port']})", None
+    return "unknown", "both ends are configured as planned and their ports are up: check BFD and the switches' logs", None
+
+
+def _in(addr: str, net: IPv4Network) -> bool:
+    try:
+        return IPv4Address(addr) in net
+    except ValueError:
+        return False
+
+
+INSTRUCTION = {
+    "cabling": "fix finding {ref} first; the session comes up with the link",
+    "link_down": "bring up the link between {a} and {b} (cable {cable})",
+    "bgp_missing": "push the planned config to {dev} (zcube push --only {dev})",
+    "wrong_asn": "push the planned config to {dev} (zcube push --only {dev}): its AS numbers differ from the plan",
+    "wrong_address": "push the planned config to {dev} (zcube push --only {dev}): a fabric port has the wrong address",
+    "wrong_peer_address": "push the planned config to {dev} (zcube push --only {dev}): a neighbour has the wrong address",
+    "not_configured": "push the planned config to {dev} (zcube push --only {dev}): a planned neighbour is missing",
+    "unknown": "check BFD (`show bfd neighbors`) and the logs of {a} and {b}",
+}
+
+
+def expected_routes(plan: dict, sources: set[str], down_cables: set[str]) -> dict[str, dict[str, tuple[set[str], int]]]:
+    """Per source switch: prefix -> (the planned peer addresses that are equal-best next hops, how many the
+    switch should install): shortest AS paths over the planned fabric minus ``down_cables``, ECMP across
+    every equal-length path (the plan's multipath relax), at most ``routing.maximum_paths``."""
+    rt = plan.get("routing") or {}
+    max_paths = int(rt.get("maximum_paths") or 1)
+    adj: dict[str, dict[str, list[str]]] = {}
+    prefixes: dict[str, list[str]] = {}
+    for sw in plan["switches"]:
+        prefixes[sw["name"]] = [sw["host_block"], f"{sw['loopback']}/32"]
+        for itf in sw["interfaces"]:
+            if itf["kind"] == "fabric" and itf["cable"] not in down_cables:
+                adj.setdefault(sw["name"], {}).setdefault(itf["peer"]["device"], []).append(itf["peer"]["address"])
+    out = {}
+    for src in sorted(sources):
+        dist, first, frontier = {src: 0}, {}, [src]
+        while frontier:
+            nxt = []
+            for u in frontier:
+                for v in adj.get(u, ()):
+                    if v not in dist:
+                        dist[v] = dist[u] + 1
+                        first[v] = {v} if u == src else set(first[u])
+                        nxt.append(v)
+                    elif dist[v] == dist[u] + 1:
+                        first[v] |= {v} if u == src else first[u]
+            frontier = nxt
+        routes = {}
+        for dst, d in dist.items():
+            if d == 0:
+                continue
+            hops = {a for nb in first[dst] for a in adj[src][nb]}
+            for p in prefixes[dst]:
+                routes[p] = (hops, min(len(hops), max_paths))
+        out[src] = routes
+    return out
