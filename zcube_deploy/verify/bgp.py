@@ -42,6 +42,10 @@ def planned_sessions(plan: dict, scope: set[str]) -> list[dict]:
     return out
 
 
+def planned_peers(plan: dict) -> dict[str, set[str]]:
+    return {sw["name"]: {i["peer"]["address"] for i in sw["interfaces"] if i["kind"] == "fabric"} for sw in plan["switches"]}
+
+
 def session_state(observed: dict, end: dict, peer: dict) -> str | None:
     """The state ``end``'s switch reports for its session to ``peer``; None when not observed."""
     o = observed.get(end["device"])
@@ -51,8 +55,11 @@ def session_state(observed: dict, end: dict, peer: dict) -> str | None:
     return s["state"] if s else "not configured"
 
 
-def likely_cause(s: dict, observed: dict, cable_findings: dict[str, dict]) -> tuple[str, str, str | None]:
-    """(cause, explanation, id of the finding it refers to)."""
+def likely_cause(s: dict, observed: dict, cable_findings: dict[str, dict],
+                 planned_peers: dict[str, set[str]] | None = None) -> tuple[str, str, str | None]:
+    """(cause, explanation starting with the switch at fault, id of the finding it refers to).
+    ``planned_peers``: switch -> the neighbour addresses the plan gives it."""
+    planned_peers = planned_peers or {}
     if s["cable"] in cable_findings:
         f = cable_findings[s["cable"]]
         return "cabling", f"cable {s['cable']} already has a '{f['kind']}' finding ({f['id']}): the session follows the link", f["id"]
@@ -78,10 +85,14 @@ def likely_cause(s: dict, observed: dict, cable_findings: dict[str, dict]) -> tu
         if addr is not None and addr != me["address"]:
             return "wrong_address", f"{me['device']} {me['port']} has address {addr}; the plan gives it {me['address']}", None
         if have is None:
-            others = sorted(a for a in cfg["neighbors"] if _in(a, net) and a != me["address"])
+            # a mistyped neighbour address
+            # (on the link's subnet, or not a planned neighbour of this switch but with the peer's AS)
+            unplanned = set(cfg["neighbors"]) - planned_peers.get(me["device"], set())
+            others = sorted(a for a in cfg["neighbors"] if _in(a, net) and a != me["address"]) or \
+                sorted(a for a in unplanned if cfg["neighbors"][a] == peer["asn"])
             if others:
-                return "wrong_peer_address", (f"{me['device']} has neighbour {others[0]} on the link's subnet {net}; "
-                                              f"the peer {peer['device']} is {peer['address']}"), None
+                return "wrong_peer_address", (f"{me['device']} has neighbour {others[0]}, which the plan does not have; "
+                                              f"the peer {peer['device']} on this link is {peer['address']}"), None
             return "not_configured", f"{me['device']} has no neighbour {peer['address']} ({peer['device']} {peer['port']})", None
     return "unknown", "both ends are configured as planned and their ports are up: check BFD and the switches' logs", None
 

@@ -261,6 +261,7 @@ class Compare:
         from zcube_deploy.verify import bgp
 
         by_cable = {c: f for f in findings if f["kind"] in bgp.CABLE_KINDS for c in f["cables"]}
+        peers = bgp.planned_peers(self.plan)
         out, down = [], set()
         for s in bgp.planned_sessions(self.plan, self.scope):
             a, b = s["a"], s["b"]
@@ -268,8 +269,8 @@ class Compare:
             if all(st in (None, "Established") for st in states) and any(states):
                 continue
             down.add(s["cable"])
-            cause, why, ref = bgp.likely_cause(s, self.obs, by_cable)
-            dev = next((e["device"] for e in (a, b) if e["device"] in why.split()[:1]), a["device"])
+            cause, why, ref = bgp.likely_cause(s, self.obs, by_cable, peers)
+            dev = b["device"] if why.split()[0] == b["device"] else a["device"]
             seen = ", ".join(f"{e['device']}: {st or 'not observed'}" for e, st in zip((a, b), states))
             out.append(self._f("bgp", [s["cable"]], [self.end(a["device"], a["port"]), self.end(b["device"], b["port"])],
                                f"eBGP session {a['device']} {a['address']} (AS {a['asn']}) - {b['device']} {b['address']} (AS {b['asn']}) "
