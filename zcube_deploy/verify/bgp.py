@@ -46,6 +46,16 @@ def planned_peers(plan: dict) -> dict[str, set[str]]:
     return {sw["name"]: {i["peer"]["address"] for i in sw["interfaces"] if i["kind"] == "fabric"} for sw in plan["switches"]}
 
 
+def session_counts(plan: dict, observed: dict, scope: set[str]) -> dict:
+    """{"planned": planned sessions with an end in scope, "established": those Established at every observed end}."""
+    planned = planned_sessions(plan, scope)
+    up = 0
+    for s in planned:
+        states = [session_state(observed, s["a"], s["b"]), session_state(observed, s["b"], s["a"])]
+        up += all(st in (None, "Established") for st in states) and any(states)
+    return {"planned": len(planned), "established": up}
+
+
 def session_state(observed: dict, end: dict, peer: dict) -> str | None:
     """The state ``end``'s switch reports for its session to ``peer``; None when not observed."""
     o = observed.get(end["device"])
