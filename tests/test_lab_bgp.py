@@ -245,6 +245,7 @@ def test_cli_grammar_prompts_errors_and_no_forms(bgp64):
     for ln in ("network 10.0.0.0 mask 255.255.255.240", "maximum-paths 64", "exit-address-family"):
         assert s.feed(ln) == ""
     assert s.prompt().endswith("(config-router)#")
+    assert s.feed("show version").endswith("marker.") and s.prompt().endswith("(config-router)#")  # invalid: mode kept
     assert s.feed("interface TwoHundredGigabitEthernet 0/5:1") == "" and "config-if" in s.prompt()  # falls back to config
     assert s.feed("no switchport") == "" and s.feed("bfd interval 300 min_rx 300 multiplier 3") == ""
     assert s.feed("bfd interval 300 min_rx 300").startswith("% Incomplete")
@@ -314,3 +315,28 @@ def test_push_verify_clean_then_fabric_cable_removed_over_ssh(bgp64, tmp_path):
                 b = next(f for f in findings if f["kind"] == "bgp")
                 assert b["cause"] == "cabling" and b["refers_to"] == next(f["id"] for f in findings if f["kind"] == "down")
                 assert states.count("Established") == len(states) - 2
+
+
+def test_link_rule_is_the_labs(bgp64):
+    """lab/bgp.py's port state equals what the lab's `show interface status` reports, faults included."""
+    from zcube_deploy.lab.faults import apply_faults, load_faults
+
+    out, plan = bgp64
+    m = lab(out, plan)
+    fab = [c for c in plan["cables"] if c["kind"] == "fabric"]
+    faults = load_faults("random:7", plan, seed=3)
+    faults["cabling"] += [{"remove": fab[0]["id"]}, {"down": fab[1]["b"]}]
+    expected = apply_faults(m, faults)
+    assert ("bgp", [fab[0]["id"]]) in [(e["kind"], e["cables"]) for e in expected]
+    links = m.bgp_model().links
+    n = 0
+    for name, st in m.switches.items():
+        status = {r["interface"]: r["status"] for r in parse("show interface status", show(m, name, "show interface status"))}
+        for port, itf in st.interfaces.items():
+            if itf.physical and not port.startswith("Mgmt"):
+                assert ((name, port) in links.up) == (status[port] == "up"), (name, port)
+                n += status[port] == "up"
+    assert n > len(plan["cables"])  # most ports are up
+    for c in fab[:2]:  # the removed cable and the forced-down one: both ends down
+        for e in (c["a"], c["b"]):
+            assert (e["device"], e["port"]) not in links.up

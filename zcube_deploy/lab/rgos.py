@@ -208,6 +208,7 @@ class Session:
 
     def _dispatch(self, line: str) -> str:
         words = line.split()
+        entered = self.mode
         while self.mode in rgos_router.ROUTER_MODES and words[0].lower() not in ("exit", "end", "do"):
             try:
                 self.mode = rgos_router.router_command(self.sw, self.mode, words)
@@ -216,6 +217,15 @@ class Session:
                 raise _CliError(self._router_error(line, err, 1 if words[0].lower() == "no" else 0)) from None
             except rgos_router.Fallback:  # not a command of this sub-mode: the enclosing mode takes it
                 self.mode = "config-router" if self.mode == "config-router-af" else "config"
+        if entered != self.mode:
+            try:
+                return self._dispatch_mode(line, words)
+            except _CliError:
+                self.mode = entered  # an invalid line leaves the router sub-mode as it was
+                raise
+        return self._dispatch_mode(line, words)
+
+    def _dispatch_mode(self, line: str, words: list[str]) -> str:
         mode = self.mode
         common = ["exit", "end", "show", "terminal", "write", "copy", "configure", "enable", "disable", "ping"]
         if mode == "user":
