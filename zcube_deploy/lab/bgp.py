@@ -223,12 +223,15 @@ def _connected(cfg: SwitchConfig, name: str, links: Links, me: str) -> bool:
     return (me, name) in links.up
 
 
-def _subnet_index(cfg: SwitchConfig) -> tuple[list[int], dict[IPv4Network, str]]:
-    idx: dict[IPv4Network, str] = {}
+def _subnet_index(cfg: SwitchConfig) -> tuple[list[tuple[int, int]], dict[tuple[int, int], str]]:
+    """(prefix lengths present, longest first, with their masks), {(network as int, length): interface}."""
+    idx: dict[tuple[int, int], str] = {}
     for itf in cfg.interfaces.values():
         if itf.address is not None:
-            idx.setdefault(itf.address.network, itf.name)
-    return sorted({n.prefixlen for n in idx}, reverse=True), idx
+            n = itf.address.network
+            idx.setdefault((int(n.network_address), n.prefixlen), itf.name)
+    plens = sorted({p for _, p in idx}, reverse=True)
+    return [(p, (0xFFFFFFFF << (32 - p)) & 0xFFFFFFFF) for p in plens], idx
 
 
 class Model:
@@ -243,7 +246,7 @@ class Model:
         self._routes: dict[tuple[str, bool], dict[IPv4Network, list[Session]]] = {}
         self._rib: dict[str, set[IPv4Network]] = {}
         self._rid: dict[str, str] = {}
-        self._idx: dict[str, tuple[list[int], dict[IPv4Network, str]]] = {}
+        self._idx: dict[str, tuple] = {}
         for name in sorted(configs):
             self._sessions_of(name)
         self.origins = self._origins()
@@ -289,10 +292,12 @@ class Model:
 
     def _interface_for(self, me: str, addr: IPv4Address) -> str | None:
         """The interface whose subnet holds ``addr`` (longest prefix, not its own address), whatever its state."""
-        plens, idx = _subnet_index(self.configs[me]) if me not in self._idx else self._idx[me]
-        self._idx[me] = (plens, idx)
-        for plen in plens:
-            name = idx.get(IPv4Network((int(addr) & ((0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF), plen)))
+        if me not in self._idx:
+            self._idx[me] = _subnet_index(self.configs[me])
+        plens, idx = self._idx[me]
+        a = int(addr)
+        for plen, mask in plens:
+            name = idx.get((a & mask, plen))
             if name is not None:
                 return None if self.configs[me].interfaces[name].address.ip == addr else name
         return None
@@ -402,6 +407,8 @@ class Model:
                             first[v] |= first[u]
                 frontier = nxt
             own = self.rib_prefixes(name) | set(self.originated(name))
+            rank = {nb: (_ip_key(self.router_id(nb)), nb) for nb in self.adj[name]}  # tie-break: lowest router ID
+            links = {nb: sorted(ss, key=lambda s: _ip_key(s.neighbor)) for nb, ss in self.adj[name].items()}
             for net, origins in self.origins.items():
                 if net in own:
                     continue
@@ -409,11 +416,15 @@ class Model:
                 if not reach:
                     continue
                 d = min(dist[o] for o in reach)
-                hops = sorted(set().union(*(first[o] for o in reach if dist[o] == d)), key=lambda h: (_ip_key(self.router_id(h)), h))
+                hops = sorted(set().union(*(first[o] for o in reach if dist[o] == d)), key=rank.__getitem__)
                 if not (every_candidate or r.multipath_relax):
                     hops = hops[:1]  # only the paths with the best path's AS path: the links to the best neighbour
-                sess = [s for nb in hops for s in sorted(self.adj[name][nb], key=lambda s: _ip_key(s.neighbor))]
-                out[net] = sess if every_candidate else sess[: max(1, r.maximum_paths)]
+                sess, cap = [], None if every_candidate else max(1, r.maximum_paths)
+                for nb in hops:
+                    sess += links[nb]
+                    if cap is not None and len(sess) >= cap:
+                        break
+                out[net] = sess if cap is None else sess[:cap]
         self._routes[key] = out
         return out
 
