@@ -107,3 +107,10 @@ def test_cli_inventory_and_plan_agree(tmp_path):
 def test_cli_bad_input(args, where):
     r = run_zcube("compare", *args)
     assert r.returncode == 2 and where in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_reports_every_bad_flag_at_once():
+    r = run_zcube("compare", "--gpus", "-5", "--switch-capacity", "7X", "--oversubscription", "0")
+    assert r.returncode == 2 and "internal error" not in r.stderr and "3 problems" in r.stderr
+    for flag in ("--switch-capacity", "--gpus", "--oversubscription"):
+        assert f"- {flag}:" in r.stderr

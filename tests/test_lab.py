@@ -104,7 +104,7 @@ def test_config_no_forms_write_and_startup(lab):
         c.send_config_set(["interface TwoHundredGigabitEthernet 0/1:2", "no shutdown", "no description", "no ip address",
                            "switchport", "exit", "no ip route 10.8.0.0 255.255.255.0 10.9.9.1", "no mtu forwarding"])
         run = c.send_command("show running-config")
-        assert "interface TwoHundredGigabitEthernet 0/1:2\n!" in run and "ip route" not in run and "mtu" not in run
+        assert "interface TwoHundredGigabitEthernet 0/1:2\n!" in run and "ip route 10.8.0.0" not in run and "mtu" not in run
         set_hostname(c, "ZC-E002-t")
         assert "[OK]" in c.save_config()
         assert "hostname ZC-E002-t" in c.send_command("show startup-config")

@@ -105,21 +105,32 @@ def test_render_refuses_a_plan_with_an_unsafe_string(tmp_path, glm1k_plan):
 
 
 LINE_BREAKERS = st.text(alphabet=string.printable + "\u2028\x85\x00\x1b", min_size=1, max_size=20)
+# half the examples are names the inventory must accept, so the render path is really exercised
+# (with LINE_BREAKERS alone nearly every example was refused and the test returned early)
+NAMES = st.one_of(st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,18}", fullmatch=True), LINE_BREAKERS)
 
 
 @settings(max_examples=80, deadline=None)
-@given(server_name=LINE_BREAKERS, rack=LINE_BREAKERS, cluster=LINE_BREAKERS)
+@given(server_name=NAMES, rack=NAMES, cluster=NAMES)
 def test_no_inventory_string_breaks_out_of_its_line(server_name, rack, cluster):
     """Any string either is refused by the inventory, or renders inside exactly one config line."""
+    from zcube_deploy.safety import check_name
+
     data = yaml.safe_load((INVENTORIES / "lab-64.yaml").read_text())
     data["cluster"] = cluster
     data["layout"]["rows"][0]["racks"].append({"name": rack, "role": "network"})
     data["servers"]["list"] = [{"name": server_name, "rack": rack, "u": 1}]
     data["topology"]["capacity_servers"] = 16
+    unsafe = [v for v in (server_name, rack, cluster) if check_name(v) is not None]
+    clash = rack in {r["name"] for row in data["layout"]["rows"] for r in row["racks"][:-1]}
     try:
         plan = build_plan(resolve_inventory(data, base=INVENTORIES))
-    except InputErrors:
+    except InputErrors as exc:
+        # refused only for a reason: an unsafe string (named in the message) or a rack name already taken
+        assert unsafe or clash, f"safe names refused: {exc}"
+        assert clash or any(repr(v) in str(exc) for v in unsafe), str(exc)
         return
+    assert not unsafe, f"accepted unsafe {unsafe!r}"
     index = PlanIndex(plan)
     srv = next(s for s in plan["servers"] if s["name"] == server_name)
     host = template("netplan", "host.yaml.j2").render(server_view(index, srv))

@@ -33,10 +33,16 @@ def test_oversubscription_reduces_fabric_links():
 
 
 def test_non_rail_fallback_is_reported():
-    # 3 GPUs per server, tiny radix: no multiple of G fits, a smaller S does
-    sz = size_fabric(12, 3, 12, 1, 12, 1.0)
-    assert not sz.rail or sz.S % 3 == 0
-    assert any("S=" in r for r in sz.reasons)
+    # 6 GPUs, 2 per server, R = 5: S = 2 and S = 4 do not fit (K + S*m > R), S = 3 does
+    sz = size_fabric(6, 2, 5, 1, 5, 1.0)
+    assert (sz.S, sz.K, sz.m, sz.rail) == (3, 2, 1, False)
+    assert any("no multiple of G=2 fits" in r and "NOT rail switches" in r for r in sz.reasons)
+    # worked independently: the smallest S of all with K = ceil(N/S) rounded up to G, m = ceil(K/S), K + S*m <= R
+    def fits(S):
+        K = -(-6 // S)
+        K = -(-K // 2) * 2
+        return K + S * max(1, -(-K // S)) <= 5
+    assert [S for S in range(1, 6) if fits(S)][0] == 3 and not any(fits(S) for S in (2, 4))
 
 
 def test_refuses_beyond_non_blocking_max():

@@ -229,8 +229,9 @@ def build_cmd(inventory: str, out_dir: str, jobs: int | None) -> None:
 
 
 def _build_extras(plan: dict, out_dir: str) -> None:
-    """Later stages of `zcube build`: the cabling outputs."""
+    """Later stages of `zcube build`: the cabling outputs, the hall page."""
     _cabling(plan, out_dir, None)
+    _hall(plan, out_dir)
 
 
 # ---------------------------------------------------------------- cabling
@@ -364,6 +365,17 @@ def _endpoints(lab_path: str | None, known_hosts: str | None):
     return eps, known_hosts or kh
 
 
+def _known_hosts_for(known_hosts: str | None, trust_on_first_use: bool) -> str | None:
+    """--trust-on-first-use with no known_hosts file records new keys in ~/.ssh/known_hosts (as the docs say)."""
+    if known_hosts or not trust_on_first_use:
+        return known_hosts
+    from zcube_deploy.safety import make_private_dir
+
+    ssh = Path.home() / ".ssh"
+    make_private_dir(ssh)
+    return str(ssh / "known_hosts")
+
+
 @cli.command("push")
 @click.argument("plan_path", metavar="PLAN", type=click.Path())
 @click.option("--configs", "configs_dir", required=True, type=click.Path(file_okay=False), help="folder with configs/ (from render)")
@@ -381,16 +393,16 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
     """Push rendered configs to the switches of PLAN, safely (see the README)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from zcube_deploy.push import PushOptions, push_all, select_targets
+    from zcube_deploy.push import PLAN_FIELDS, PushOptions, push_all, select_targets
     from zcube_deploy.plan.io import read_plan
 
-    plan = read_plan(plan_path, {"switches": {"name", "mgmt_address", "rack"}, "inputs": None, "tool_version": None})
+    plan = read_plan(plan_path, PLAN_FIELDS)
     warn_if_stale(plan)
     endpoints, kh = _endpoints(lab_path, known_hosts)
     targets = select_targets(plan, Path(configs_dir), only, endpoints)
     creds = _credentials(bool(lab_path))
     opts = PushOptions(dry_run=dry_run, concurrency=concurrency, canary=canary, max_failures=max_failures,
-                       known_hosts=kh, trust_on_first_use=trust_on_first_use, timeout=timeout)
+                       known_hosts=_known_hosts_for(kh, trust_on_first_use), trust_on_first_use=trust_on_first_use, timeout=timeout)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=False) as progress:
         task = progress.add_task("dry-run" if dry_run else "push", total=len(targets))
@@ -398,25 +410,33 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
     t = Table(title=f"push{' (dry run)' if dry_run else ''}: {len(targets)} switches", title_justify="left")
     for col in ("switch", "status", "lines", "seconds", "detail"):
         t.add_column(col)
-    colour = {"changed": "green", "unchanged": "green", "would_change": "cyan", "rolled_back": "yellow"}
+    colour = {"changed": "green", "unchanged": "green", "would_change": "cyan", "rolled_back": "yellow", "refused": "magenta"}
     for d in report["devices"]:
         st = d["status"]
         detail = d.get("error") or (d.get("diff", "") if st == "would_change" else "")
         t.add_row(d["name"], f"[{colour.get(st, 'red')}]{st}[/]", str(d["lines_changed"]), f"{d['duration_s']:.1f}", detail or "")
     out.print(t)
     if dry_run:
-        for d in report["devices"]:
-            if d["status"] == "would_change" and d.get("diff"):
-                lines = Path(d["diff"]).read_text().splitlines()
-                out.print(f"[bold]--- {d['name']}: {d['lines_changed']} lines would change[/] ({d['diff']})")
-                for line in lines[:12]:
-                    out.print("  " + line, markup=False)
-                if len(lines) > 12:
-                    out.print(f"  ... {len(lines) - 12} more lines in {d['diff']}")
+        _print_diff_preview(report, Path(configs_dir) / "push")
     out.print(f"summary: {report['summary']}" + (f"; stopped: {report['stopped']}" if report["stopped"] else "")
               + f"; report {Path(configs_dir) / 'push-report.json'}", markup=False)
     if not report["ok"]:
         sys.exit(1)
+
+
+def _print_diff_preview(report: dict, diff_dir: Path, per_switch: int = 12, switches: int = 3) -> None:
+    """A bounded preview of the dry run's diffs; the diff files hold every line that would be sent."""
+    changing = [d for d in report["devices"] if d["status"] in ("would_change", "refused") and d.get("diff")]
+    for d in changing[:switches]:
+        lines = Path(d["diff"]).read_text().splitlines()
+        out.print(f"[bold]--- {d['name']}: {d['lines_changed']} lines would change[/] ({d['diff']})")
+        for line in lines[:per_switch]:
+            out.print("  " + line, markup=False)
+        if len(lines) > per_switch:
+            out.print(f"  ... {len(lines) - per_switch} more lines in {d['diff']}", markup=False)
+    if len(changing) > switches:
+        out.print(f"... and {len(changing) - switches} more switches would change: every line that would be sent "
+                  f"is in {diff_dir}/<switch>.diff", markup=False)
 
 
 # ---------------------------------------------------------------- verify
@@ -711,8 +731,10 @@ def lab_group() -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="seed for random faults")
 @click.option("--port-base", type=int, default=None, help="listen on PORT_BASE, PORT_BASE+1, ... (default: ephemeral ports)")
 @click.option("-o", "--output", "out_dir", default="out/lab", show_default=True, type=click.Path(file_okay=False))
+@click.option("--baseline", default=None, type=click.Path(dir_okay=False),
+              help="RGOS lines every switch starts from (default: the lab's site baseline; 'none' for a bare config)")
 @handle_errors
-def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | None, out_dir: str) -> None:
+def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | None, out_dir: str, baseline: str | None) -> None:
     """Serve every switch of PLAN over SSH until Ctrl-C; write DIR/lab.json, DIR/known_hosts, DIR/faults.json."""
     import asyncio
     import signal
@@ -722,7 +744,7 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
 
     plan = read_plan(plan_path, PLAN_FIELDS)
     keep_forever()
-    lab = Lab(plan, faults=faults, seed=seed, port_base=port_base)
+    lab = Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=_read_baseline(baseline))
 
     async def serve() -> None:
         await lab.start()
@@ -754,6 +776,17 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
         out.print("lab stopped")
 
     asyncio.run(serve())
+
+
+def _read_baseline(path: str | None) -> str | None:
+    if path is None:
+        return None
+    if path == "none":
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputErrors(Problem("--baseline", f"cannot read {path}: {exc}", "give a text file of RGOS config lines")) from None
 
 
 @lab_group.command("fix")
@@ -814,6 +847,37 @@ def lab_wiring_cmd(lab_dir: str, as_json: bool) -> None:
     out.print(t)
     if w["lldp_off"]:
         out.print("servers without LLDP: " + ", ".join(w["lldp_off"]))
+
+
+# ---------------------------------------------------------------- hall
+def _hall(plan: dict, out_dir: str, catalog: str | None = None, **overlays) -> dict:
+    from zcube_deploy.hall import write_hall
+
+    r = write_hall(plan, out_dir, catalog_path=catalog or plan["inputs"].get("cabling_catalog"), **overlays)
+    extra = f"; {r['findings']} verify findings in {r['racks_with_findings']} racks" if overlays.get("verify") else ""
+    out.print(f"hall: [bold]{r['path']}[/] ({r['racks']} racks in {r['rows']} rows, {r['bundles']:,} {r['bundle_level']}-to-"
+              f"{r['bundle_level']} cable bundles, {r['bytes'] / 2**20:.1f} MiB{extra})")
+    return r
+
+
+@cli.command("hall")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("-o", "--output", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False), help="writes DIR/hall/index.html")
+@click.option("--cabling", "cabling_xlsx", default=None, type=click.Path(dir_okay=False), help="cabling.xlsx with the technicians' progress")
+@click.option("--verify", "verify_json", default=None, type=click.Path(dir_okay=False), help="verify.json: racks and cables with findings in red")
+@click.option("--analyze", "analyze_json", default=None, type=click.Path(dir_okay=False), help="analyze.json (and unreachability.png beside it)")
+@click.option("--catalog", default=None, type=click.Path(dir_okay=False), help="cabling catalog (default: the plan's, else the bundled one)")
+@handle_errors
+def hall_cmd(plan_path: str, out_dir: str, cabling_xlsx: str | None, verify_json: str | None, analyze_json: str | None,
+             catalog: str | None) -> None:
+    """One self-contained page of the data hall: floor plan, rack elevations, summary, status overlays."""
+    from zcube_deploy.hall import PLAN_FIELDS
+    from zcube_deploy.plan.io import read_plan
+
+    plan = read_plan(plan_path, PLAN_FIELDS)
+    keep_forever()
+    warn_if_stale(plan)
+    _hall(plan, out_dir, catalog, cabling=cabling_xlsx, verify=verify_json, analyze=analyze_json)
 
 
 def main() -> None:

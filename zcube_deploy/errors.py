@@ -42,6 +42,8 @@ class ProblemsError(ZCubeError):
     def __init__(self, problems: list[Problem] | Problem, title: str | None = None):
         if isinstance(problems, Problem):
             problems = [problems]
+        if title is not None and not isinstance(title, str):  # InputErrors(*problems) would lose all but one
+            raise TypeError(f"{type(self).__name__}: pass the problems as one list, the title as a string")
         self.problems = list(problems)
         self.title = title or self.default_title
         super().__init__(f"{self.title}: " + "; ".join(str(p) for p in self.problems))

@@ -61,3 +61,50 @@ def assert_safe_line(line: str) -> None:
     """Last line of defence before a line is sent to a device or written to a config."""
     if "\n" in line or "\r" in line or "?" in line or any(ord(c) < 32 and c != "\t" for c in line):
         raise ValueError(f"unsafe config line refused: {line!r}")
+
+
+# ---- secrets in files, reports and logs
+def redact_secrets(text: str, platform: str = "ruijie_rgos") -> str:
+    """Mask the values of secret-bearing keywords (the platform's ``secrets`` patterns) as <redacted>.
+
+    >>> redact_secrets("username ops privilege 15 secret 5 $1$abc$xyz")
+    'username ops privilege 15 secret 5 <redacted>'
+    """
+    for pat in _secret_patterns(platform):
+        text = pat.sub(lambda m: m.group(0)[: m.start("value") - m.start(0)] + "<redacted>" + m.group(0)[m.end("value") - m.start(0):], text)
+    return text
+
+
+def _secret_patterns(platform: str) -> list[re.Pattern]:
+    cached = _SECRET_CACHE.get(platform)
+    if cached is None:
+        from zcube_deploy.platforms import platform_data
+
+        cached = _SECRET_CACHE[platform] = [re.compile(p, re.I) for p in platform_data(platform).get("secrets", ())]
+    return cached
+
+
+_SECRET_CACHE: dict[str, list[re.Pattern]] = {}
+
+
+def write_private(path, text: str) -> None:
+    """Write ``text`` to ``path`` readable by its owner only (0600), its folder 0700 when created here."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    make_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.chmod(path, 0o600)  # an existing file keeps its mode through O_TRUNC: set it
+
+
+def make_private_dir(path) -> None:
+    """Create ``path`` (and missing parents) as 0700; tighten it to 0700 if it exists."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)

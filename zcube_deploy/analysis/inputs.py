@@ -56,7 +56,7 @@ def from_parameters(gpus: int, capacity: str, nic_port_speed: str, gpus_per_serv
     if not oversubscription > 0:
         problems.append(Problem("--oversubscription", "must be positive (1.0 = non-blocking)"))
     if problems:
-        raise InputErrors(*problems)
+        raise InputErrors(problems)
     catalog = load_catalog(Path(catalog_path) if catalog_path else None)
     name, model = _switch_for_capacity(catalog, cap, switch_model)
     if model is not None:

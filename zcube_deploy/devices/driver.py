@@ -47,9 +47,22 @@ class _RuijieSSH(RuijieOSSSH):
         return check_string in output
 
 
-def remediation_lines(running: str, intended: str) -> list[str]:
-    """CLI lines that take ``running`` to ``intended``: interface blocks whole, each closed by 'exit'."""
-    wf = WorkflowRemediation(parse_config(running), parse_config(intended))
+def scoped_tree(text: str, owns=None):
+    """The config ``text`` as a hier_config tree, keeping only the top-level sections ``owns`` accepts."""
+    tree = parse_config(text)
+    if owns is not None:
+        for child in [c for c in tree.children if not owns(c.text)]:
+            child.delete()
+    return tree
+
+
+def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
+    """CLI lines that take ``running`` to ``intended``: interface blocks whole, each closed by 'exit'.
+
+    With ``owns`` (a test on a top-level line, e.g. ``ManagedScope.owns``) both sides are cut to the
+    sections it accepts first, so nothing outside them is ever negated or rewritten.
+    """
+    wf = WorkflowRemediation(scoped_tree(running, owns), scoped_tree(intended, owns))
     lines: list[str] = []
     open_block = False
     for child in wf.remediation_config.all_children_sorted():
@@ -79,6 +92,10 @@ class RuijieRGOSDriver(NetworkDriver):
         self.known_hosts = o.pop("known_hosts", None)
         self.trust_on_first_use = bool(o.pop("trust_on_first_use", False))
         self.read_timeout = float(o.pop("read_timeout", 60))
+        # optional_args["managed_scope"]: an object with ``owns(top_level_line) -> bool`` (push/scope.py);
+        # compare, commit and rollback then only ever touch the sections it owns
+        scope = o.pop("managed_scope", None)
+        self.owns = scope.owns if scope is not None else None
         self.netmiko_extra = o
         self.device: _RuijieSSH | None = None
         self.candidate: str | None = None
@@ -232,8 +249,8 @@ class RuijieRGOSDriver(NetworkDriver):
         running = self._send("show running-config") if running is None else running
         if self.merge:
             merged = running.rstrip().removesuffix("end") + "\n" + self.candidate
-            return remediation_lines(running, merged)
-        return remediation_lines(running, self.candidate)
+            return remediation_lines(running, merged, self.owns)
+        return remediation_lines(running, self.candidate, self.owns)
 
     def preflight(self, intended: str) -> list[str]:
         """Interfaces the intended config names that the device does not have."""
@@ -310,10 +327,10 @@ class RuijieRGOSDriver(NetworkDriver):
         """Push the remediation back to the backup taken by the last commit (the startup config is left alone)."""
         if self.backup is None:
             raise CommitError("no backup to roll back to")
-        lines = remediation_lines(self._send("show running-config"), self.backup)
+        lines = remediation_lines(self._send("show running-config"), self.backup, self.owns)
         if lines:
             self.apply_lines(lines)
-        left = remediation_lines(self._send("show running-config"), self.backup)
+        left = remediation_lines(self._send("show running-config"), self.backup, self.owns)
         if left:
             raise CommitError(f"rollback incomplete: {len(left)} lines still differ")
 

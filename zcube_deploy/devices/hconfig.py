@@ -27,9 +27,23 @@ VOLATILE = (
 _VOLATILE_RE = re.compile("|".join(f"(?:{v})" for v in VOLATILE))
 
 
+_ONE_LINE_BANNER = re.compile(r"^banner (\S+ )?(\^C|\S)(?=.*\2\s*$)")
+
+
 def strip_volatile(text: str) -> str:
-    """Drop volatile and default lines, and CRs, in one pass (faster than per-line rules)."""
-    return "\n".join(line for line in text.replace("\r", "").splitlines() if line.strip() and not _VOLATILE_RE.match(line))
+    """Drop volatile and default lines, and CRs, in one pass (faster than per-line rules).
+
+    A banner on one line (``banner motd ^Ctext^C``) is kept as one ordinary line: hier_config would
+    otherwise wait for a closing line that never comes.
+    """
+    out = []
+    for line in text.replace("\r", "").splitlines():
+        if not line.strip() or _VOLATILE_RE.match(line):
+            continue
+        if line.startswith("banner ") and _ONE_LINE_BANNER.match(line):
+            line = "banner\t" + line[len("banner "):]
+        out.append(line)
+    return "\n".join(out)
 
 
 class HConfigDriverRuijieRGOS(HConfigDriverBase):

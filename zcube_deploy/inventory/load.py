@@ -493,9 +493,10 @@ def resolve_inventory(data: dict, base: Path = Path("."), source: str = "invento
         elif "{number" not in spec.switch_naming and "{index" not in spec.switch_naming:
             problems.append(Problem("switch_naming", "the pattern has no {number} or {index}, so switch names would repeat"))
     _check_pools(spec, problems)
-    for i, line in enumerate(spec.lossless.lines + spec.lossless.interface_lines):
-        if any(c in line for c in "\r\n!?") or any(ord(c) < 32 for c in line):
-            problems.append(Problem(f"lossless.lines[{i}]", f"{line!r} contains a line break, '!', '?' or a control character"))
+    for key in ("lines", "interface_lines"):
+        for i, line in enumerate(getattr(spec.lossless, key)):
+            if any(c in line for c in "\r\n!?") or any(ord(c) < 32 for c in line):
+                problems.append(Problem(f"lossless.{key}[{i}]", f"{line!r} contains a line break, '!', '?' or a control character"))
     _check_routing(spec, sw, problems)
     if problems:
         # semantic checks ran on the inventory with the structurally bad parts left out: report

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from ipaddress import IPv4Network
+from pathlib import Path
+from string import Template
 
+from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.lab import bgp, lldp
 from zcube_deploy.lab.rgos import Interface, Session, SwitchState
 from zcube_deploy.lab.wiring import Wiring
@@ -35,8 +39,21 @@ class DeviceFaults:
     ask_password_change: bool = False
 
 
+DEFAULT_BASELINE = Path(__file__).resolve().parent / "baseline.cfg"
+
+
+def site_baseline(plan: dict, text: str | None = None) -> str:
+    """The site baseline for ``plan``: ``text`` (any RGOS lines) or the lab's default file, with
+    ``${mgmt_gateway}``, ``${mgmt_network}``, ``${mgmt_mask}`` and ``${mgmt_wildcard}`` filled in."""
+    raw = DEFAULT_BASELINE.read_text(encoding="utf-8") if text is None else text
+    net = IPv4Network(plan["addressing"]["management_network"])
+    return Template(raw).safe_substitute(mgmt_gateway=plan["settings"]["mgmt_gateway"], mgmt_network=str(net.network_address),
+                                         mgmt_mask=str(net.netmask), mgmt_wildcard=str(net.hostmask))
+
+
 class LabModel:
-    def __init__(self, plan: dict):
+    def __init__(self, plan: dict, baseline: str | None = None):
+        """``baseline``: the site baseline every switch starts from (None: the lab's default file; "": none)."""
         self.plan = plan
         self.wiring = Wiring.from_plan(plan)
         model = plan["models"]["switch"]
@@ -49,10 +66,17 @@ class LabModel:
         mgmt_if = model.get("mgmt_interface", "Mgmt 0")
         mgmt_mask = _mask(plan["settings"]["mgmt_prefix_len"])
         self.switches: dict[str, SwitchState] = {}
+        site = site_baseline(plan, baseline)
         for sw in plan["switches"]:
             st = SwitchState(model=self.model_name, interface_names=[mgmt_if] + ports, abbreviations=self.abbrev,
                              serial="G1" + hashlib.sha256(sw["name"].encode()).hexdigest()[:10].upper())
             st.interfaces[mgmt_if] = Interface(mgmt_if, physical=True, routed=True, address=(sw["mgmt_address"], mgmt_mask))
+            if site:
+                try:
+                    st.load_baseline(site)
+                except ValueError as exc:
+                    raise InputErrors(Problem("baseline", f"the simulated switch rejects {exc}",
+                                              "a baseline holds RGOS configuration lines, as `show running-config` prints them")) from None
             st.startup = st.running_config(header=False)
             self.switches[sw["name"]] = st
         self.mgmt = {sw["name"]: sw["mgmt_address"] for sw in plan["switches"]}

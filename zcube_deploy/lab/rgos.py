@@ -15,6 +15,23 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 from typing import Callable
 
+# Commands the lab does not model but accepts and keeps verbatim, in place, with their sub-commands
+# (a site baseline: users, AAA, SNMP, NTP, logging, banners, ACLs, vty lines, routing protocols ...).
+# Only these first words are accepted, so that a typo in a template still fails as on a device.
+VERBATIM_GLOBAL = frozenset({
+    "username", "enable", "aaa", "tacacs-server", "radius-server", "service", "snmp-server", "ntp", "logging", "clock",
+    "banner", "line", "router", "bfd", "lldp", "spanning-tree", "vlan", "access-list", "ipv6", "qos", "cpu-protect",
+    "class-map", "policy-map", "route-map", "key", "sflow", "errdisable", "split", "priority-flow-control", "dcb", "ecn",
+    "ip", "mtu", "password", "exec-timeout", "sntp", "dns", "hostname-alias", "ssh", "crypto", "nfpp", "interface-range"})
+VERBATIM_IF = frozenset({
+    "bfd", "mtu", "lldp", "speed", "fec", "qos", "priority-flow-control", "pfc", "storm-control", "load-interval",
+    "carrier-delay", "ip", "ipv6", "dcb", "ecn", "media-type", "service-policy", "flowcontrol", "port-speed"})
+# top-level verbatim commands that open a sub-mode, and the prompt word of that mode
+BLOCK_MODES = (("router ", "router"), ("line ", "line"), ("ip access-list extended ", "ext-nacl"),
+               ("ip access-list standard ", "std-nacl"), ("class-map ", "cmap"), ("policy-map ", "pmap"),
+               ("route-map ", "route-map"), ("vlan ", "vlan"), ("key chain ", "keychain"))
+NESTED_MODES = (("address-family ", "af"), ("class ", "pmap-c"))
+
 from zcube_deploy.lab import rgos_router
 from zcube_deploy.lab.rgos_router import RouterBgp
 
@@ -51,6 +68,7 @@ class Interface:
     address: tuple[str, str] | None = None  # (address, dotted mask)
     shutdown: bool = False
     bfd: str | None = None  # "bfd interval X min_rx Y multiplier Z" (lab/rgos_router.py)
+    extra: list[str] = field(default_factory=list)  # sub-commands the lab does not model, verbatim
 
     def lines(self) -> list[str]:
         out = []
@@ -62,9 +80,51 @@ class Interface:
             out.append(f" ip address {self.address[0]} {self.address[1]}")
         if self.bfd:
             out.append(f" {self.bfd}")
+        out += [f" {x}" for x in self.extra]
         if self.shutdown:
             out.append(" shutdown")
         return out
+
+
+@dataclass(slots=True)
+class Verbatim:
+    """A configuration line the lab does not model, with its sub-commands, kept as entered."""
+
+    text: str
+    children: list["Verbatim"] = field(default_factory=list)
+    body: list[str] = field(default_factory=list)  # a multi-line banner's text lines, as entered
+
+    def lines(self, depth: int = 0) -> list[str]:
+        out = [" " * depth + self.text] + self.body
+        for c in self.children:
+            out += c.lines(depth + 1)
+        return out
+
+
+def _verbatim_lines(blocks: list[Verbatim]) -> list[str]:
+    """Unmodelled sections as RGOS shows them: a '!' after each section with sub-commands and after the group."""
+    out: list[str] = []
+    for v in blocks:
+        out += v.lines() + (["!"] if v.children else [])
+    if out and out[-1] != "!":
+        out.append("!")
+    return out
+
+
+def _words_match(entry: str, text: str) -> bool:
+    """``no TEXT`` removes an entry equal to TEXT, or one that TEXT starts (word by word)."""
+    return entry == text or entry.startswith(text + " ")
+
+
+def _remove(entries: list, text: str, key=lambda e: e.text) -> bool:
+    text = " ".join(text.split())
+    for exact in (True, False):
+        for i, e in enumerate(entries):
+            k = " ".join(key(e).split())
+            if (k == text) if exact else _words_match(k, text):
+                del entries[i]
+                return True
+    return False
 
 
 @dataclass
@@ -84,6 +144,10 @@ class SwitchState:
     writes: int = 0
     bgp: RouterBgp | None = None  # `router bgp` (lab/rgos_router.py)
     generation: int = 0  # bumped by every configuration line: the lab's protocol model caches on it
+    # unmodelled top-level sections, verbatim, by where they stand: before the interfaces ("pre"),
+    # between the interfaces and the static routes ("mid"), after the routes ("post")
+    verbatim: dict[str, list[Verbatim]] = field(default_factory=lambda: {"pre": [], "mid": [], "post": []})
+    region: str = "mid"  # where a new unmodelled section goes
 
     def __post_init__(self) -> None:
         if not self.interfaces:
@@ -95,18 +159,58 @@ class SwitchState:
     def running_config(self, header: bool = True) -> str:
         body = [f"version {VERSION}", f"hostname {self.hostname}", "!"]
         body += self.global_lines + (["!"] if self.global_lines else [])
+        body += _verbatim_lines(self.verbatim["pre"])
         for itf in self.interfaces.values():
             body.append(f"interface {itf.name}")
             body += itf.lines()
             body.append("!")
+        body += _verbatim_lines(self.verbatim["mid"])
         if self.bgp is not None:
             body += self.bgp.render() + ["!"]
         body += self.routes + (["!"] if self.routes else [])
+        body += _verbatim_lines(self.verbatim["post"])
         body.append("end")
         text = "\n".join(body) + "\n"
         if not header:
             return text
         return f"Building configuration...\nCurrent configuration : {len(text)} bytes\n\n{text}"
+
+    def all_verbatim(self) -> list[Verbatim]:
+        return self.verbatim["pre"] + self.verbatim["mid"] + self.verbatim["post"]
+
+    def remove_verbatim(self, text: str) -> bool:
+        return any(_remove(self.verbatim[r], text) for r in ("pre", "mid", "post"))
+
+    def load_baseline(self, text: str) -> None:
+        """Apply a site baseline (RGOS config text) through the CLI, as an operator would have typed it.
+
+        Unmodelled sections keep their order: those before the first interface stand before the
+        interfaces, those after a static route after the routes. The startup config is saved.
+        Raises ValueError naming the first line the CLI rejects.
+        """
+        self.region = "pre"
+        sess = Session(self, enable_secret="", lldp=lambda *_: "", link_up=lambda *_: True)
+        sess.mode = "config"
+        for n, raw in enumerate(text.replace("\r", "").splitlines(), 1):
+            if not raw.strip() or raw.lstrip().startswith("!") or re.match(r"^(version |end$|Building |Current configuration)", raw):
+                continue
+            indent = len(raw) - len(raw.lstrip(" "))
+            if indent == 0:
+                while sess.mode in ("config-if", "config-sub"):
+                    sess.feed("exit")
+            elif sess.mode == "config":
+                raise ValueError(f"line {n}: {raw.strip()!r}: an indented line outside any section")
+            reply = sess.feed(raw)
+            if "%" in reply:
+                raise ValueError(f"line {n}: {raw.strip()!r}: {reply.strip().splitlines()[-1]}")
+            if indent == 0:
+                if raw.startswith("interface ") and self.region == "pre":
+                    self.region = "mid"
+                elif raw.startswith("ip route ") and sess.mode == "config" and self.region != "post" and self.routes:
+                    self.region = "post"
+        self.config_log.clear()
+        self.region = "mid"
+        self.startup = self.running_config(header=False)
 
     def resolve_interface(self, words: list[str]) -> str | None:
         """'TwoHundredGigabitEthernet 0/1:1', 'twohundredgigabitethernet0/1:1', 'Loopback 0' -> canonical name."""
@@ -136,6 +240,8 @@ class Session:
         self.link_up = link_up
         self.mode = "user"
         self.interface: str | None = None
+        self.stack: list[tuple[Verbatim, str]] = []  # open unmodelled sections (config-sub mode), innermost last
+        self.banner: tuple[Verbatim, str] | None = None  # a multi-line banner being entered, and its delimiter
         self.awaiting: str | None = "password_change" if ask_password_change else None
         self.closed = False
         self.reject = [r.strip() for r in (reject or [])]
@@ -157,6 +263,8 @@ class Session:
             return f"{host}(config)#"
         if self.mode in rgos_router.ROUTER_MODES:
             return f"{host}({self.mode})#"
+        if self.mode == "config-sub":
+            return f"{host}(config-{self.stack[-1][1]})#"
         return f"{host}(config-if-{self.interface})#"
 
     @property
@@ -175,6 +283,12 @@ class Session:
                 self.mode = "enable"
                 return ""
             return "% Access denied."
+        if self.banner is not None:  # banner text, verbatim, up to the line carrying the delimiter
+            block, delim = self.banner
+            block.body.append(line)
+            if delim in line:
+                self.banner = None
+            return ""
         stripped = line.strip()
         if not stripped or stripped.startswith("!"):
             return ""
@@ -185,6 +299,8 @@ class Session:
             if any(stripped == r or stripped.startswith(r + " ") for r in self.reject):
                 return self._invalid(line, 0)
         try:
+            if self.mode == "config-sub":
+                return self._sub_line(line)
             return self._dispatch(line)
         except _CliError as err:
             return err.text
@@ -233,9 +349,93 @@ class Session:
         elif mode == "enable":
             cmd = self._match(line, words, 0, [c for c in common if c != "enable"] + ["enable"])
         else:
+            first = words[0].lower()
+            modelled = rgos_router.modelled(mode, words)  # `router bgp`, interface `bfd interval` (and `no`)
+            if modelled:
+                return getattr(self, f"_cmd_{modelled}")(line, words, negate=first == "no")
+            if mode == "config-if" and first in VERBATIM_IF and first not in ("ip", "mtu"):
+                return self._verbatim_if(line)
+            if first in VERBATIM_GLOBAL and first not in ("ip", "mtu", "enable"):
+                return self._verbatim_top(line)
+            if first == "enable" and len(words) > 1:
+                return self._verbatim_top(line)
+            if first == "no" and len(words) > 1:
+                second = words[1].lower()
+                if mode == "config-if" and second in VERBATIM_IF and second not in ("ip", "mtu"):
+                    return self._no_verbatim_if(line)
+                if second in VERBATIM_GLOBAL and second not in ("ip", "mtu"):
+                    return self._no_verbatim_top(line)
             cmd = self._match(line, words, 0, ["hostname", "interface", "ip", "mtu", "no", "end", "exit", "description",
-                                               "switchport", "shutdown", "do", "lldp", "router", "bfd"])
+                                               "switchport", "shutdown", "do"])
         return getattr(self, f"_cmd_{cmd.replace('-', '_')}")(line, words)
+
+    # ---- unmodelled configuration, kept verbatim
+    def _verbatim_top(self, line: str) -> str:
+        self._need_config(line)
+        text = " ".join(line.split())
+        if self.mode == "config-if":  # a global command in interface mode leaves the interface, as on RGOS
+            self.mode, self.interface = "config", None
+        existing = next((v for v in self.sw.all_verbatim() if v.text == text), None)
+        block = existing or Verbatim(text)
+        if existing is None:
+            self.sw.verbatim[self.sw.region].append(block)
+        mode = next((m for prefix, m in BLOCK_MODES if text.startswith(prefix)), None)
+        if mode is not None:
+            self.mode, self.stack = "config-sub", [(block, mode)]
+        words = text.split()
+        if words[0] == "banner" and len(words) > 2:
+            delim = words[2][:2] if words[2].startswith("^") else words[2][:1]
+            if delim not in text.split(None, 2)[2][len(delim):]:
+                block.body.clear()
+                self.banner = (block, delim)  # multi-line: text follows up to the delimiter
+        return ""
+
+    def _no_verbatim_top(self, line: str) -> str:
+        self.sw.remove_verbatim(line.split(None, 1)[1])
+        return ""
+
+    def _verbatim_if(self, line: str) -> str:
+        text = " ".join(line.split())
+        itf = self.sw.interfaces[self.interface]
+        if text not in itf.extra:
+            itf.extra.append(text)
+        return ""
+
+    def _no_verbatim_if(self, line: str) -> str:
+        itf = self.sw.interfaces[self.interface]
+        _remove(itf.extra, line.split(None, 1)[1], key=lambda e: e)
+        return ""
+
+    def _sub_line(self, line: str) -> str:
+        """A line inside an unmodelled section: indentation (when sent) places it at its depth."""
+        words = line.split()
+        indent = len(line) - len(line.lstrip(" "))
+        if indent and indent < len(self.stack):
+            del self.stack[indent:]
+        first = words[0].lower()
+        if first == "exit" or first == "exit-address-family":
+            self.stack.pop()
+            if not self.stack:
+                self.mode = "config"
+            return ""
+        if first == "end":
+            self.mode, self.stack = "enable", []
+            return ""
+        if first == "do":
+            return self._cmd_do(line, words)
+        block = self.stack[-1][0]
+        text = " ".join(words)
+        if first == "no" and len(words) > 1:
+            _remove(block.children, text.split(None, 1)[1])
+            return ""
+        existing = next((c for c in block.children if c.text == text), None)
+        child = existing or Verbatim(text)
+        if existing is None:
+            block.children.append(child)
+        mode = next((m for prefix, m in NESTED_MODES if text.startswith(prefix)), None)
+        if mode is not None:
+            self.stack.append((child, f"{self.stack[-1][1]}-{mode}" if mode == "af" else mode))
+        return ""
 
     # ---- exec commands
     def _cmd_enable(self, line: str, words: list[str]) -> str:
@@ -403,6 +603,8 @@ class Session:
 
     def _cmd_mtu(self, line, words):
         self._need_config(line)
+        if self.mode == "config-if":  # interface mtu: not modelled, kept verbatim
+            return self._verbatim_if(line)
         self._match(line, words, 1, ["forwarding"])
         if len(words) < 3:
             raise _CliError(INCOMPLETE)
@@ -410,10 +612,6 @@ class Session:
             raise _CliError(self._invalid(line, _offset(line, 2)))
         self.sw.global_lines = [g for g in self.sw.global_lines if not g.startswith("mtu forwarding ")] + [f"mtu forwarding {words[2]}"]
         return ""
-
-    def _cmd_lldp(self, line, words):
-        self._need_config(line)
-        raise _CliError(self._invalid(line, _offset(line, 1 if len(words) > 1 else 0)))
 
     def _route_words(self, line, words, start) -> str:
         if len(words) < start + 3:
@@ -435,6 +633,10 @@ class Session:
 
     def _cmd_ip(self, line, words):
         self._need_config(line)
+        if len(words) > 1 and not any(k.startswith(words[1].lower()) for k in ("route", "address")) or \
+                (len(words) > 2 and words[1].lower() == "route" and not _is_ip(words[2])):
+            # ip ssh / ip access-list / ip route static bfd ...: not modelled, kept verbatim
+            return self._verbatim_if(line) if self.mode == "config-if" else self._verbatim_top(line)
         sub = self._match(line, words, 1, ["route", "address"])
         if sub == "route":
             text = self._route_words(line, words, 2)
@@ -495,16 +697,20 @@ class Session:
 
     def _cmd_no(self, line, words):
         self._need_config(line)
-        sub = self._match(line, words, 1, ["hostname", "ip", "mtu", "interface", "description", "switchport", "shutdown",
-                                           "router", "bfd"])
+        sub = self._match(line, words, 1, ["hostname", "ip", "mtu", "interface", "description", "switchport", "shutdown"])
         sw = self.sw
-        if sub in ("router", "bfd"):
-            return getattr(self, f"_cmd_{sub}")(line, words, negate=True)
         if sub == "hostname":
             sw.hostname = DEFAULT_HOSTNAME
         elif sub == "mtu":
             self._match(line, words, 2, ["forwarding"])
             sw.global_lines = [g for g in sw.global_lines if not g.startswith("mtu forwarding ")]
+        elif sub == "ip" and len(words) > 2 and (not any(k.startswith(words[2].lower()) for k in ("route", "address"))
+                                                 or (len(words) > 3 and words[2].lower() == "route" and not _is_ip(words[3]))):
+            if self.mode == "config-if":
+                return self._no_verbatim_if(line)
+            self.sw.remove_verbatim(line.split(None, 1)[1])
+        elif sub == "mtu" and self.mode == "config-if":
+            return self._no_verbatim_if(line)
         elif sub == "ip":
             what = self._match(line, words, 2, ["route", "address"])
             if what == "route":

@@ -73,6 +73,19 @@ def _mask_ok(addr: str, mask: str) -> bool:
         return False
 
 
+def modelled(mode: str, words: list[str]) -> str | None:
+    """'router' or 'bfd' when the line is one this module models in ``mode`` (other `router`/`bfd` lines
+    are kept verbatim by rgos.py), else None."""
+    w = [x.lower() for x in words]
+    if w and w[0] == "no":
+        w = w[1:]
+    if len(w) >= 2 and w[0] == "router" and len(w[1]) >= 2 and "bgp".startswith(w[1]):
+        return "router"
+    if mode == "config-if" and w and w[0] == "bfd" and (len(w) == 1 or (len(w[1]) >= 2 and "interval".startswith(w[1]))):
+        return "bfd"
+    return None
+
+
 # ---- config mode: router bgp / no router bgp
 def router_bgp(sw, words: list[str], negate: bool) -> str | None:
     """`[no] router bgp ASN`; returns the new mode, or None after a removal. ``words`` start at 'router'."""
@@ -100,7 +113,9 @@ def router_bgp(sw, words: list[str], negate: bool) -> str | None:
 def bfd_line(words: list[str]) -> str:
     """Validate `bfd interval X min_rx Y multiplier Z` (``words`` start at 'bfd'); return its canonical form."""
     kw = ["bfd", "interval", None, "min_rx", None, "multiplier", None]
-    if len(words) < 2 or not "interval".startswith(words[1].lower()):
+    if len(words) < 2:
+        raise RouterError("incomplete")
+    if not "interval".startswith(words[1].lower()):
         raise RouterError("invalid:1")
     for i, want in enumerate(kw):
         if i >= len(words):

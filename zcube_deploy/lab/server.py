@@ -25,7 +25,7 @@ from zcube_deploy.plan.io import write_canonical
 HOST = "127.0.0.1"
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
 PLAN_FIELDS: dict[str, set[str] | None] = {
-    "cables": {"id", "kind", "a", "b"}, "port_map": None, "models": None, "settings": None,
+    "cables": {"id", "kind", "a", "b"}, "port_map": None, "models": None, "settings": None, "addressing": None,
     "switches": {"name", "mgmt_address"}, "servers": {"name": None, "nics": {"port", "mac"}}, "routing": None,
 }
 DEFAULT_USERNAME = "admin"
@@ -192,9 +192,10 @@ class _Server(asyncssh.SSHServer):
 class Lab:
     """A running lab: model, faults, listeners. Start with ``start()`` in an event loop, or use ``running_lab``."""
 
-    def __init__(self, plan: dict, faults: str | dict | None = None, seed: int = 0, port_base: int | None = None):
+    def __init__(self, plan: dict, faults: str | dict | None = None, seed: int = 0, port_base: int | None = None,
+                 baseline: str | None = None):
         self.plan = plan
-        self.model = LabModel(plan)
+        self.model = LabModel(plan, baseline)
         self.credentials = lab_credentials()
         self.model.enable_secret = self.credentials[2]
         spec = faults if isinstance(faults, dict) else load_faults(faults, plan, seed)
@@ -336,9 +337,12 @@ class LabThread:
 
 @contextmanager
 def running_lab(plan: dict, faults: str | dict | None = None, seed: int = 0, out_dir: str | Path | None = None,
-                port_base: int | None = None):
-    """Start a lab for ``plan`` in a background thread; yields the Lab (endpoints, model, expected findings)."""
-    runner = LabThread(Lab(plan, faults=faults, seed=seed, port_base=port_base))
+                port_base: int | None = None, baseline: str | None = None):
+    """Start a lab for ``plan`` in a background thread; yields the Lab (endpoints, model, expected findings).
+
+    ``baseline``: the site baseline the switches start from (None: the lab's default; "": a bare factory config).
+    """
+    runner = LabThread(Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=baseline))
     lab = runner.start()
     lab.runner = runner
     try:

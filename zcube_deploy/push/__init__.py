@@ -19,8 +19,15 @@ from typing import Callable
 
 from zcube_deploy.devices.driver import RuijieRGOSDriver
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.platforms import platform_module
+from zcube_deploy.push.guard import after_change, management_problems
+from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 
 OK_STATUSES = ("unchanged", "changed", "would_change")
+# the plan sections push reads (a projection for read_plan)
+PLAN_FIELDS = {"switches": {"name", "mgmt_address", "rack", "interfaces"}, "port_map": None, "addressing": None,
+               "models": None, "cluster": None, "inputs": None, "tool_version": None}
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,9 @@ class Target:
     host: str
     port: int
     intended: str
+    scope: ManagedScope | None = None  # what push owns on this switch (None: the whole config, tests only)
+    mgmt_address: str | None = None
+    platform: str = "ruijie_rgos"
 
 
 @dataclass
@@ -82,7 +92,10 @@ def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: d
             host, port = endpoints[name]
         else:
             host, port = sw["mgmt_address"], 22
-        targets.append(Target(name, host, port, path.read_text(encoding="utf-8")))
+        intended = path.read_text(encoding="utf-8")
+        platform = plan["cluster"]["platform"]
+        scope = ManagedScope.for_switch(plan, sw, platform_module(platform).top_level_lines(intended), platform)
+        targets.append(Target(name, host, port, intended, scope, sw.get("mgmt_address"), platform))
     if problems:
         more = [Problem("", f"... and {len(problems) - 10} more")] if len(problems) > 10 else []
         raise InputErrors(problems[:10] + more, "cannot push")
@@ -96,13 +109,24 @@ def _stamp() -> str:
 
 
 def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> dict:
-    started = time.monotonic()
+    """Push one switch; every outcome is a result (a device's failure never stops the others)."""
     res: dict = {"name": t.name, "host": t.host, "port": t.port, "status": "failed", "lines_changed": 0, "error": None}
+    started = time.monotonic()
+    try:
+        return _push_device(t, creds, opts, out, res)
+    except Exception as exc:  # e.g. a config the parser cannot read: nothing was sent before the diff
+        res.update(status="failed", error=f"{_clean(exc, creds, t.platform)} (before any change)" if res["status"] != "changed" else res["error"])
+        res["duration_s"] = round(time.monotonic() - started, 3)
+        return res
+
+
+def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, res: dict) -> dict:
+    started = time.monotonic()
 
     def driver() -> RuijieRGOSDriver:
         return RuijieRGOSDriver(t.host, creds.username, creds.password, timeout=int(opts.timeout), optional_args={
             "port": t.port, "secret": creds.secret, "known_hosts": opts.known_hosts,
-            "trust_on_first_use": opts.trust_on_first_use, "read_timeout": opts.read_timeout})
+            "trust_on_first_use": opts.trust_on_first_use, "read_timeout": opts.read_timeout, "managed_scope": t.scope})
 
     drv = driver()
     try:
@@ -116,10 +140,10 @@ def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> 
         except Exception as exc:
             res.update(status="unreachable", error=f"could not read the running config: {_clean(exc, creds)}")
             return res
-        bdir = out / "backups" / t.name
-        bdir.mkdir(parents=True, exist_ok=True)
-        backup = bdir / f"{_stamp()}.cfg"
-        backup.write_text(running, encoding="utf-8")
+        # the backup holds the device's whole config, secrets included: owner-only
+        make_private_dir(out / "backups")
+        backup = out / "backups" / t.name / f"{_stamp()}.cfg"
+        write_private(backup, running)
         res["backup"] = str(backup)
         missing = drv.preflight(t.intended)
         if missing:
@@ -132,8 +156,12 @@ def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> 
         ddir = out / "push"
         ddir.mkdir(parents=True, exist_ok=True)
         diff = ddir / f"{t.name}.diff"
-        diff.write_text("".join(ln + "\n" for ln in lines), encoding="utf-8")
+        diff.write_text(redact_secrets("".join(ln + "\n" for ln in lines), t.platform), encoding="utf-8")
         res["diff"] = str(diff)
+        refused = _management_guard(t, running, lines)
+        if refused:
+            res.update(status="refused", error=redact_secrets("refused: " + "; ".join(refused) + "; nothing was changed", t.platform))
+            return res
         if opts.dry_run:
             res["status"] = "would_change" if lines else "unchanged"
             return res
@@ -149,7 +177,7 @@ def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> 
             res["status"] = "changed"
             return res
         except Exception as exc:
-            res["error"] = _clean(exc, creds)
+            res["error"] = _clean(exc, creds, t.platform)
         # roll back to the backup; reconnect when the session is gone; never write
         for attempt in range(1, opts.rollback_attempts + 1):
             try:
@@ -163,7 +191,7 @@ def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> 
                 res["rollback_attempts"] = attempt
                 return res
             except Exception as exc:
-                res["rollback_error"] = _clean(exc, creds)
+                res["rollback_error"] = _clean(exc, creds, t.platform)
                 try:
                     drv.close()
                 except Exception:
@@ -180,12 +208,21 @@ def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> 
         res["duration_s"] = round(time.monotonic() - started, 3)
 
 
-def _clean(exc: BaseException, creds: Credentials) -> str:
+def _management_guard(t: Target, running: str, lines: list[str]) -> list[str]:
+    """Why the change would cut this switch's management path ([] when it would not, or nothing changes)."""
+    if not lines or t.scope is None:
+        return []
+    plat = platform_module(t.platform)
+    after = after_change(running, t.intended, t.scope.owns, plat.parse_config)
+    return management_problems(plat.l3_facts(running), plat.l3_facts(after), [a for a in (t.mgmt_address, t.host) if a])
+
+
+def _clean(exc: BaseException, creds: Credentials, platform: str = "ruijie_rgos") -> str:
     text = f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]
     for s in (creds.password, creds.secret):
         if s:
             text = text.replace(s, "***")
-    return text
+    return redact_secrets(text, platform)
 
 
 def push_all(targets: list[Target], creds: Credentials, opts: PushOptions, out_dir: str | Path,

@@ -10,7 +10,8 @@ from zcube_deploy.errors import InputErrors, Problem
 PLAN_FIELDS = {"switches": {"name", "group", "index", "plane", "rack", "u", "mgmt_address", "interfaces", "routes", "asn", "host_block",
                             "loopback"}, "routing": None,
                "servers": {"name": None, "rack": None, "u": None, "nics": {"port", "mac"}},
-               "cables": None, "cluster": None, "inputs": None, "tool_version": None}
+               "cables": None, "cluster": None, "inputs": None, "tool_version": None,
+               "addressing": None, "models": None, "settings": None}
 
 
 def scope_of(plan: dict, only: str | None) -> list[str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from zcube_deploy.devices.driver import RuijieRGOSDriver
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.verify.observe import COMMANDS, observe, record_name
 
 
@@ -22,14 +23,13 @@ def collect_device(name: str, host: str, port: int, creds, known_hosts: str | No
         for s in (creds.password, creds.secret):
             if s:
                 text = text.replace(s, "***")
-        return None, text
+        return None, redact_secrets(text)
     finally:
         drv.close()
-    if record is not None:
-        d = record / name
-        d.mkdir(parents=True, exist_ok=True)
+    if record is not None:  # raw outputs hold the whole running config, secrets included: owner-only
+        make_private_dir(record)
         for cmd, text in outputs.items():
-            (d / record_name(cmd)).write_text(text, encoding="utf-8")
+            write_private(record / name / record_name(cmd), text)
     return observe(outputs), None
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
+from ipaddress import IPv4Network
 
 from zcube_deploy.devices.names import long_name
 
-KINDS = ("missing", "down", "wrong_peer", "swapped", "unexpected", "duplicate", "hostname", "route", "bgp")
+KINDS = ("missing", "down", "wrong_peer", "swapped", "unexpected", "duplicate", "hostname", "management", "route", "bgp")
 
 
 def _fid(kind: str, *parts: str) -> str:
@@ -78,6 +79,15 @@ class Compare:
         rack, u = self.where.get(device, ("?", 0))
         return f"rack {rack} U{u}"
 
+    def _in_pools(self, prefix: str) -> bool:
+        if self._pools is None:
+            a = self.plan.get("addressing") or {}
+            self._pools = [IPv4Network(a[k]) for k in ("host_pool", "fabric_pool", "loopback_pool") if a.get(k)]
+        net = IPv4Network(prefix)
+        return not self._pools or any(net.subnet_of(p) for p in self._pools)
+
+    _pools: list | None = None
+
     # ---- the comparison
     def run(self) -> list[dict]:
         findings: list[dict] = []
@@ -102,6 +112,21 @@ class Compare:
                 findings.append(self._f("hostname", [], [self.end(sw, "")], f"{sw} is configured as {h!r}; the plan names it {sw}",
                                         f"push the planned config to {sw} (zcube push --only {sw}) so its hostname is {sw}", [],
                                         expected=sw, observed=h))
+
+        # management address (push never changes it: a difference is for the operator to resolve)
+        mgmt_if = (self.plan.get("models", {}).get("switch") or {}).get("mgmt_interface")
+        plen = (self.plan.get("settings") or {}).get("mgmt_prefix_len")
+        for sw in sorted(self.scope):
+            addrs = self.obs[sw].get("addresses")
+            want = self.switches[sw].get("mgmt_address")
+            if not addrs or not mgmt_if or not want or plen is None:
+                continue  # recordings without a running config, or no management in the plan
+            have = addrs.get(mgmt_if, [])
+            if f"{want}/{plen}" not in have:
+                findings.append(self._f("management", [], [self.end(sw, mgmt_if)],
+                                        f"{sw} {mgmt_if} has {', '.join(have) or 'no address'}; the plan gives {want}/{plen}",
+                                        f"correct the management address of {sw} on the console or in the inventory "
+                                        f"(zcube push never changes {mgmt_if})", [], expected=f"{want}/{plen}", observed=have))
 
         # planned switch ports in scope
         for sw in sorted(self.scope):
@@ -237,7 +262,8 @@ class Compare:
         # installed static routes (mode static)
         for sw in sorted(self.scope if not bgp_mode else ()):
             want = {(r["prefix"], r["next_hop"]) for r in self.switches[sw]["routes"] if not r.get("fallback")}
-            have = {tuple(r) for r in self.obs[sw]["static_routes"]}
+            # routes outside the plan's pools (management, an operator's own) are not the plan's business
+            have = {tuple(r) for r in self.obs[sw]["static_routes"] if self._in_pools(r[0])}
             down_hops = set()
             o = self.obs[sw]
             for itf in self.switches[sw]["interfaces"]:

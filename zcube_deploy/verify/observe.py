@@ -6,6 +6,7 @@ import re
 
 from zcube_deploy.devices.names import long_name
 from zcube_deploy.devices.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos import l3_facts
 
 # the commands verify runs on every switch, and the file names --record / --from use
 COMMANDS = ("show version", "show running-config", "show interface status", "show lldp neighbors detail", "show ip route",
@@ -46,8 +47,9 @@ def observe(outputs: dict[str, str]) -> dict:
     for r in rib:
         if r["protocol"].startswith("B") and r["nexthop_ip"]:
             bgp_routes.setdefault(f"{r['network']}/{r['prefix_length']}", []).append(r["nexthop_ip"])
+    addresses = l3_facts(run)["interfaces"] if run else {}
     return {"hostname": hostname, "interfaces": interfaces, "lldp": lldp, "static_routes": [list(r) for r in routes],
-            "bgp": observe_bgp(outputs), "bgp_routes": {k: sorted(set(v)) for k, v in sorted(bgp_routes.items())}}
+            "addresses": addresses, "bgp": observe_bgp(outputs), "bgp_routes": {k: sorted(set(v)) for k, v in sorted(bgp_routes.items())}}
 
 
 def observe_bgp(outputs: dict[str, str]) -> dict | None:

@@ -1,0 +1,208 @@
+"""The data-hall model: what the hall page draws, computed from the plan and the overlays (pure).
+
+Everything here is a function of its arguments: no I/O, no clock. Coordinates are in metres on
+the floor (x along a row, y across rows) and in U inside a rack. The page writer (draw.py) turns
+this model into SVG and HTML.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+# Rack depth is not part of the plan's layout; the floor plan draws racks this deep (metres),
+# capped at half the row spacing so that the aisle stays visible.
+RACK_DEPTH_M = 1.2
+
+# Above this many rack-to-rack bundles the floor plan draws row-to-row bundles instead (the
+# rack-level bundles stay in each rack's details, loaded with its elevation).
+MAX_RACK_BUNDLES = 1500
+
+GROUPS = ("odd", "even", "fabric")
+
+
+def _group(cable: dict) -> str:
+    return "fabric" if cable["kind"] == "fabric" else cable["group"]
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+def _port_use(cables: list[dict]) -> tuple[Counter, Counter]:
+    """Cabled host and fabric ports per switch (a host cable's B end is its switch)."""
+    host = Counter(c["b"]["device"] for c in cables if c["kind"] != "fabric")
+    fabric = Counter(c["a"]["device"] for c in cables if c["kind"] == "fabric")
+    fabric.update(c["b"]["device"] for c in cables if c["kind"] == "fabric")
+    return host, fabric
+
+
+def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: dict | None = None,
+                     verify: dict | None = None, analysis: dict | None = None) -> dict:
+    """The hall page's content.
+
+    Args:
+        plan: a plan (layout, switches, servers, cables, port_map, models, sizing, counts,
+            cluster, addressing; routing when present).
+        colours: the cabling catalog's colours by group: ``{"odd": {"fill": "DDEBF7", "label": "blue"}, ...}``.
+        bom: ``bill_of_materials(plan, catalog)``.
+        status: ``read_status(workbook)`` of a filled-in cabling workbook, or None.
+        verify: a verify.json document, or None.
+        analysis: ``{"summary": {...}, "png_base64": str | None}`` from analyze.json, or None.
+    """
+    lay = plan["layout"]
+    pitch, spacing = float(lay["rack_pitch_m"]), float(lay["row_spacing_m"])
+    depth = min(RACK_DEPTH_M, spacing / 2)
+    racks_in = lay["racks"]
+    rack_by_name = {r["name"]: r for r in racks_in}
+    row_of = {r["name"]: r["row"] for r in racks_in}
+
+    # --- devices per rack
+    models = plan["models"]
+    srv_h = int(models["server"].get("u_height", 1))
+    sw_model = models["switch"]
+    sw_h = int(sw_model.get("u_height", 1))
+    devices: dict[str, list[dict]] = defaultdict(list)
+    for s in plan["servers"]:
+        devices[s["rack"]].append({"kind": "server", "name": s["name"], "model": s.get("model", models["server"]["name"]),
+                                   "u": s["u"], "height": srv_h})
+    # port use per switch from the cables' ends (host / fabric), the rest from the port map
+    host_used, fabric_used = _port_use(plan["cables"])
+    pm = plan["port_map"]
+    n_host_ports, n_fabric_ports = len(pm["host_ports"]), len(pm["fabric_ports"])
+    logical = int(plan["sizing"]["logical_ports"])
+    for s in plan["switches"]:
+        h, f = host_used[s["name"]], fabric_used[s["name"]]
+        reserved = (n_host_ports - h) + (n_fabric_ports - f)
+        devices[s["rack"]].append({
+            "kind": "switch", "name": s["name"], "model": s.get("model", sw_model["name"]), "u": s["u"], "height": sw_h,
+            "group": s["group"], "plane": s.get("plane", 0),
+            "ports": {"host": h, "fabric": f, "reserved": reserved, "unused": logical - h - f - reserved},
+        })
+    for lst in devices.values():
+        lst.sort(key=lambda d: (-d["u"], d["name"]))
+
+    # --- findings (verify.json)
+    findings = []
+    finding_cables: dict[str, list[str]] = defaultdict(list)
+    rack_findings: dict[str, list[str]] = defaultdict(list)
+    device_findings: dict[str, list[str]] = defaultdict(list)
+    if verify:
+        for f in verify.get("findings", []):
+            racks = sorted({e["rack"] for e in f.get("ends", []) if e.get("rack") in rack_by_name})
+            devs = sorted({e["device"] for e in f.get("ends", []) if e.get("device")})
+            cables = list(f.get("cables", []))
+            findings.append({"id": f["id"], "kind": f["kind"], "what": f.get("what", ""), "instruction": f.get("instruction", ""),
+                             "racks": racks, "devices": devs, "cables": cables})
+            for r in racks:
+                rack_findings[r].append(f["id"])
+            for d in devs:
+                device_findings[d].append(f["id"])
+            for c in cables:
+                finding_cables[c].append(f["id"])
+        sw_rack = {s["name"]: s["rack"] for s in plan["switches"]}
+        for name, error in sorted((verify.get("unreachable") or {}).items()):
+            fid = f"unreachable:{name}"
+            rack = sw_rack.get(name)
+            findings.append({"id": fid, "kind": "unreachable", "what": f"{name} could not be verified: {error}",
+                             "instruction": f"check {name}'s management connection and credentials, then run verify again",
+                             "racks": [rack] if rack else [], "devices": [name], "cables": []})
+            if rack:
+                rack_findings[rack].append(fid)
+            device_findings[name].append(fid)
+
+    # --- bundles: cables between two racks (and, for big halls, between two rows), per group
+    rack_bundles: Counter = Counter(
+        ((ra, rb) if (ra := c["a"]["rack"]) <= (rb := c["b"]["rack"]) else (rb, ra)) + ("fabric" if c["kind"] == "fabric" else c["group"],)
+        for c in plan["cables"])
+    bundle_findings: dict[tuple, list[str]] = defaultdict(list)
+    if finding_cables:
+        for c in plan["cables"]:
+            if c["id"] in finding_cables:
+                bundle_findings[(*_pair(c["a"]["rack"], c["b"]["rack"]), _group(c))].append(c["id"])
+    level = "rack" if len(rack_bundles) <= MAX_RACK_BUNDLES else "row"
+    if level == "rack":
+        drawn = rack_bundles
+        drawn_findings = bundle_findings
+    else:
+        drawn = Counter()
+        drawn_findings = defaultdict(list)
+        for (ra, rb, g), n in rack_bundles.items():
+            k = (*_pair(row_of[ra], row_of[rb]), g)
+            drawn[k] += n
+            if (ra, rb, g) in bundle_findings:
+                drawn_findings[k].extend(bundle_findings[(ra, rb, g)])
+    bundles = [{"a": a, "b": b, "group": g, "count": n, "finding_cables": sorted(drawn_findings.get((a, b, g), []))}
+               for (a, b, g), n in sorted(drawn.items())]
+    per_rack_bundles: dict[str, list[dict]] = defaultdict(list)
+    for (a, b, g), n in sorted(rack_bundles.items()):
+        fc = sorted(bundle_findings.get((a, b, g), []))
+        per_rack_bundles[a].append({"peer": b, "group": g, "count": n, "finding_cables": fc})
+        if b != a:
+            per_rack_bundles[b].append({"peer": a, "group": g, "count": n, "finding_cables": fc})
+
+    # --- cabling progress (read_status)
+    progress: dict[str, dict] = {}
+    row_progress: dict[str, dict] = {}
+    if status:
+        for sh in status["sheets"]:
+            title = sh["sheet"]
+            entry = {k: sh[k] for k in ("cables", "installed", "checked", "issues")}
+            if title.startswith("Rack ") and title[5:] in rack_by_name:
+                progress[title[5:]] = entry
+            elif title.startswith("Row "):
+                row_progress[title[4:]] = entry
+
+    # --- racks and rows
+    racks = []
+    for r in racks_in:
+        devs = devices.get(r["name"], [])
+        holds = {"servers": sum(d["kind"] == "server" for d in devs),
+                 "odd": sum(d["kind"] == "switch" and d["group"] == "odd" for d in devs),
+                 "even": sum(d["kind"] == "switch" and d["group"] == "even" for d in devs)}
+        used = sum(d["height"] for d in devs)
+        racks.append({
+            "name": r["name"], "row": r["row"], "row_index": r["row_index"], "position": r["position"],
+            "role": r["role"], "u_height": r["u_height"], "allow_switches": r.get("allow_switches", False),
+            "x_m": round((r["position"] - 1) * pitch, 4), "y_m": round(r["row_index"] * spacing, 4),
+            "holds": holds, "switch_rack": holds["odd"] + holds["even"] > 0, "u_used": used, "u_free": r["u_height"] - used,
+            "devices": devs, "bundles": per_rack_bundles.get(r["name"], []),
+            "findings": rack_findings.get(r["name"], []), "progress": progress.get(r["name"]) or row_progress.get(r["row"]),
+        })
+    rows = []
+    for name in dict.fromkeys(r["row"] for r in racks_in):
+        rr = [r for r in racks if r["row"] == name]
+        rows.append({"name": name, "row_index": rr[0]["row_index"], "y_m": rr[0]["y_m"],
+                     "x0_m": min(r["x_m"] for r in rr), "x1_m": max(r["x_m"] for r in rr) + pitch,
+                     "racks": [r["name"] for r in rr], "findings": sum(len(r["findings"]) for r in rr)})
+
+    # --- summary
+    sz, counts, ad = plan["sizing"], plan["counts"], plan["addressing"]
+    sw = plan["switches"]
+    summary = {
+        "cluster": plan["cluster"]["name"],
+        "shape": {"S": sz["S"], "K": sz["K"], "m": sz["m"], "R": logical, "planes": sz["planes"]},
+        "counts": {"rows": len(rows), "racks": len(racks), "switch_racks": sum(r["switch_rack"] for r in racks),
+                   "servers": counts["servers"], "gpus": counts["gpus"], "switches": counts["switches"],
+                   "odd_switches": sum(s["group"] == "odd" for s in sw), "even_switches": sum(s["group"] == "even" for s in sw),
+                   "host_cables": counts["host_cables"], "fabric_cables": counts["fabric_cables"], "cables": counts["cables"],
+                   "bundles": len(rack_bundles)},
+        "models": {"switch": sw_model["name"], "server": models["server"]["name"]},
+        "bom": bom["totals"],
+        "pools": [{"name": k, "prefix": ad.get(k) or ad.get(f"{k}_network") or "", "used": ad["used"][k], "size": ad["size"][k]}
+                  for k in sorted(ad["used"])],
+        "routing_mode": (plan.get("routing") or {}).get("mode", "static"),
+        "cages": {"host": pm.get("host_cages"), "fabric": pm.get("fabric_cages"), "unused": pm.get("unused_cages"),
+                  "lanes_per_cage": pm.get("lanes_per_cage"), "speed": pm.get("speed")},
+    }
+    if status:
+        summary["cabling"] = status["overall"]
+
+    return {
+        "summary": summary,
+        "colours": {g: {"fill": "#" + colours[g]["fill"].upper(), "stroke": colours[g]["label"]} for g in GROUPS},
+        "floor": {"rack_pitch_m": pitch, "row_spacing_m": spacing, "rack_depth_m": depth,
+                  "width_m": max((r["x1_m"] for r in rows), default=0), "depth_m": max((r["y_m"] for r in rows), default=0) + depth},
+        "rows": rows, "racks": racks, "bundle_level": level, "bundles": bundles,
+        "findings": findings, "verify": ({"mode": verify.get("mode"), "summary": verify.get("summary", {})} if verify else None),
+        "analysis": analysis,
+    }

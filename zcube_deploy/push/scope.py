@@ -1,0 +1,99 @@
+"""What push owns on a device: the managed scope, from the platform's rules and the plan (pure).
+
+A device carries configuration the tool does not own (users, AAA, vty lines, SSH, SNMP, NTP,
+logging, banners, ACLs, management routes, an operator's own routes). Push compares and changes
+only the top-level sections inside the managed scope; everything else is left out of both sides
+of the comparison, so it can never be negated, reordered or rewritten.
+
+The rules are platform data (``platforms/<name>/platform.yaml``, key ``managed_scope``); this
+module applies them. See that file for what each ``owned`` test means.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+
+from zcube_deploy.platforms import platform_data
+
+OWNED_TESTS = ("always", "planned_interface", "route_in_pools", "rendered_section", "intended_line")
+
+
+@dataclass(frozen=True)
+class ScopeRule:
+    match: re.Pattern
+    owned: str
+
+
+@dataclass(frozen=True)
+class ManagedScope:
+    """The scope of one switch: which top-level config lines push owns."""
+
+    rules: tuple[ScopeRule, ...]
+    interfaces: frozenset[str]
+    pools: tuple[IPv4Network, ...]
+    intended_keys: frozenset[str]
+    intended_sections: frozenset[int]  # indexes of rendered_section rules the intended config uses
+
+    @classmethod
+    def for_switch(cls, plan: dict, switch: dict, intended_top: list[str], platform: str | None = None) -> "ManagedScope":
+        """The scope of ``switch`` (a plan switch) given the top-level lines of its intended config."""
+        data = platform_data(platform or plan["cluster"]["platform"])
+        rules = tuple(ScopeRule(re.compile(r["match"]), r["owned"]) for r in data["managed_scope"])
+        for r in rules:
+            if r.owned not in OWNED_TESTS:
+                raise ValueError(f"managed_scope rule {r.match.pattern!r}: unknown test {r.owned!r}")
+        pm = plan.get("port_map") or {}
+        ports = set(pm.get("host_ports", ())) | set(pm.get("fabric_ports", ())) | set(pm.get("unused_ports", ()))
+        ports |= set(pm.get("reserved_ports", ()))
+        ports |= {i["name"] for i in switch.get("interfaces", ())}
+        ports.add(data["loopback_interface"])
+        mgmt = (plan.get("models", {}).get("switch") or {}).get("mgmt_interface")
+        ports.discard(mgmt)
+        addressing = plan.get("addressing", {})
+        pools = tuple(IPv4Network(addressing[k]) for k in ("host_pool", "fabric_pool", "loopback_pool") if addressing.get(k))
+        scope = cls(rules, frozenset(_norm(p) for p in ports), pools, frozenset(), frozenset())
+        keys = frozenset(_key(line) for line in intended_top)
+        sections = frozenset(scope._rule_index(line) for line in intended_top)
+        return cls(rules, scope.interfaces, pools, keys, frozenset(i for i in sections if i is not None
+                                                                    and rules[i].owned == "rendered_section"))
+
+    def _rule_index(self, line: str) -> int | None:
+        for i, rule in enumerate(self.rules):
+            if rule.match.search(line):
+                return i
+        return None
+
+    def owns(self, line: str) -> bool:
+        """Is the top-level config line ``line`` (with its sub-commands) inside the scope?"""
+        for i, rule in enumerate(self.rules):
+            m = rule.match.search(line)
+            if not m:
+                continue
+            test = rule.owned
+            if test == "always":
+                return True
+            if test == "planned_interface":
+                return _norm(m.group("interface")) in self.interfaces
+            if test == "route_in_pools":
+                try:
+                    net = IPv4Network(f"{m.group('network')}/{m.group('mask')}", strict=False)
+                except ValueError:
+                    return False
+                return any(net.subnet_of(p) for p in self.pools)
+            if test == "rendered_section":
+                return i in self.intended_sections
+            return _key(line) in self.intended_keys
+        return False
+
+
+def _norm(interface: str) -> str:
+    """'Loopback  0' and 'Loopback 0' are one interface."""
+    return " ".join(interface.split())
+
+
+def _key(line: str) -> str:
+    """A global setting's key: the line without its value (its last word)."""
+    words = line.split()
+    return " ".join(words[:-1]) if len(words) > 1 else line.strip()
