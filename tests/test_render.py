@@ -23,8 +23,9 @@ from zcube_deploy.render.views import PlanIndex, server_view, switch_view
 
 
 def test_golden_configs_lab64(lab64_build, update_golden):
-    files = sorted((lab64_build / "configs").glob("*.cfg")) + sorted((lab64_build / "hosts").glob("*.yaml"))
-    assert len(files) == 16 + 8
+    files = sorted((lab64_build / "configs").glob("*.cfg")) + sorted((lab64_build / "hosts").glob("*.yaml")) \
+        + sorted((lab64_build / "hosts").glob("*.sysctl.conf"))
+    assert len(files) == 16 + 8 + 8
     for f in files:
         check_golden(GOLDEN / "lab-64" / f.parent.name / f.name, f.read_text(), update_golden)
 
@@ -40,7 +41,7 @@ def test_manifest_hashes_every_file(glm1k_build):
     import hashlib
 
     manifest = json.loads((glm1k_build / "manifest.json").read_text())
-    assert len(manifest["files"]) == 16 + 128
+    assert len(manifest["files"]) == 16 + 128 + 128  # configs, netplan and sysctl files
     for rel, digest in manifest["files"].items():
         assert hashlib.sha256((glm1k_build / rel).read_bytes()).hexdigest() == digest
 
@@ -66,7 +67,7 @@ def test_netplan_is_valid_yaml_with_policy_routing(glm1k_build):
     assert len(eth) == 16
     p1 = eth["ens1f0np0"]
     assert p1["mtu"] == 9000 and p1["addresses"] == ["10.0.0.1/31"]
-    assert {"to": "10.0.8.0/21", "via": "10.0.0.0", "table": 101} in p1["routes"]
+    assert {"to": "10.0.8.0/21", "via": "10.0.0.0", "table": 101, "metric": 100} in p1["routes"]
     assert p1["routing-policy"][0]["from"] == "10.0.0.1/32"
 
 
@@ -162,15 +163,19 @@ def test_templates_render_without_undefined(inventory, glm1k_plan):
 def test_routing_proof_lab64_exhaustive(lab64_build):
     r = prove_routing(lab64_build)
     assert r["mode"] == "exhaustive"
-    assert r["pairs_total"] == 64 * 64 * 2  # every NIC port pair in different groups
+    assert r["pairs_total"] == 128 * 127  # every ordered pair of NIC ports: every table routes to every other port
     assert r["ok"] and r["delivered"] == r["pairs_total"] and r["max_switches"] == 2
+    # cross-group: every port pair in different groups leaves through its own switch (2 switches);
+    # same group: on one switch (GPU 8 per switch: 8 x 7 ordered pairs each) or through the other port
+    assert r["path_kinds"] == {"via own switch": 64 * 64 * 2, "same switch": 16 * 8 * 7,
+                               "via the other port's switch": 128 * 127 - 64 * 64 * 2 - 16 * 8 * 7}
 
 
 def test_routing_proof_glm1k_sampled(glm1k_build):
     r = run_zcube("check-routing", str(glm1k_build), "--samples", "20000", "--json")
     assert r.returncode == 0, r.stdout + r.stderr
     rep = json.loads(r.stdout)
-    assert rep["checked"] == rep["delivered"] == 20000 and rep["path_lengths"] == {"2": 20000}
+    assert rep["checked"] == rep["delivered"] == 20000 and rep["max_switches"] == 2
 
 
 def test_routing_proof_zcube16k_sampled(tmp_path):

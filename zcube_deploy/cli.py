@@ -705,7 +705,7 @@ def analyze_cmd(plan_path: str, out_dir: str, samples: int, seed: int, probabili
     _print_wide(t)
     t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
               title_justify="left")
-    for c in ("p", "ZCube (any path)", "ZCube (static routes)", "dual-plane Clos", "ZCube / Clos", "model 2p^2 / 4p^2"):
+    for c in ("p", "ZCube (any path)", f"ZCube ({doc['routing']['mode']} routing)", "dual-plane Clos", "ZCube / Clos", "model 2p^2 / 4p^2"):
         t.add_column(c, justify="right")
 
     def fmt(x: dict) -> str:

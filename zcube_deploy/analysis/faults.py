@@ -192,11 +192,14 @@ def _draw(fab: Fabric, p: float, rng: np.random.Generator) -> State:
     return State(rng.random((fab.n_gpus, 2)) >= p, rng.random(len(fab.link_u)) >= p, np.ones(fab.n_switches, bool))
 
 
-def monte_carlo(zc: Fabric, rt: Routing, clos: Fabric, probabilities: list[float], samples: int, seed: int) -> list[dict]:
+def monte_carlo(zc: Fabric, rt: Routing, clos: Fabric, probabilities: list[float], samples: int, seed: int,
+                routed_lost=None) -> list[dict]:
     """Independent link failures (host and switch-to-switch links alike) with probability p: the
     fraction of GPU pairs left unreachable, per design, mean over ``samples`` trials with a 95%
-    confidence interval, and the Clos/ZCube ratio with a bootstrap interval."""
+    confidence interval, and the Clos/ZCube ratio with a bootstrap interval. ``routed_lost(state)``
+    counts the GPU pairs without a routed path (default: the static switch routes alone)."""
     counter = RoutedCounter(zc, rt)
+    lost_of = routed_lost or counter.lost
     total_z, total_c = pairs(zc.n_gpus), pairs(clos.n_gpus)
     out = []
     for pi, p in enumerate(probabilities):
@@ -205,7 +208,7 @@ def monte_carlo(zc: Fabric, rt: Routing, clos: Fabric, probabilities: list[float
         routed, phys, cl = np.zeros(samples), np.zeros(samples), np.zeros(samples)
         for t in range(samples):
             st = _draw(zc, p, rz)
-            routed[t] = counter.lost(st) / total_z
+            routed[t] = lost_of(st) / total_z
             phys[t] = physical_lost_pairs(zc, st) / total_z
             cl[t] = physical_lost_pairs(clos, _draw(clos, p, rc)) / total_c
         boot = np.random.default_rng([seed, pi, 2])

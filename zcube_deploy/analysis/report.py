@@ -9,10 +9,12 @@ import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
 from zcube_deploy.analysis.faults import monte_carlo, path_statistics
+from zcube_deploy.analysis.routed import RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
 
 PLAN_FIELDS = {"switches": {"name", "group", "index", "interfaces", "routes"}, "servers": {"name": None, "nics": None},
-               "cables": {"id", "kind", "a", "b"}, "sizing": None, "models": None, "cluster": None}
+               "cables": {"id", "kind", "a", "b"}, "sizing": None, "models": None, "cluster": None, "routing": None,
+               "settings": None}
 DEFAULT_PROBABILITIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
 
 
@@ -44,8 +46,24 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     sw = plan["models"]["switch"]
     h = plan["sizing"]["logical_ports"]  # switch ports at the NIC speed; the Clos uplinks run at twice that
     clos = dual_plane_clos(fab.n_gpus, h, h // 2)
-    singles = single_failures(fab, rt)
+    model = RoutedModel(plan, fab, rt)
+    mode = model.mode
+    if mode == "bgp":
+        singles = bgp_single_failures(fab, model)
+        routed_lost = model.lost
+        modelled = "eBGP best paths (shortest AS paths over the surviving links, ECMP) and the host fallbacks"
+    else:
+        singles = single_failures(fab, rt)
+        exact = _static_with_fallbacks(model, singles, fab)
+        routed_lost = model.lost if exact else None
+        modelled = ("the static switch routes and the host fallbacks" if exact else
+                    "the static switch routes of the cross-group port pairs only (the host fallbacks are not counted at "
+                    "this size: too many GPU types; the figures are an upper bound on what is lost)")
     return {
+        "routing": {"mode": mode, "same_group_fallback": bool(model.same_group) if mode == "static" else None,
+                    "routed_means": modelled,
+                    "reachable_gpu_pair": "some port of GPU a and some port of GPU b pass a probe (request and reply) "
+                                          "under the routing mode after convergence (analysis/predict.py)"},
         "plan": {"cluster": plan["cluster"].get("name"), "gpus": fab.n_gpus, "switches": fab.n_switches,
                  "fabric_links": len(fab.link_u), "S": plan["sizing"]["S"], "K": plan["sizing"]["K"], "m": plan["sizing"]["m"],
                  "switch_model": sw["name"]},
@@ -53,11 +71,45 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
                             "rule": "HPN-style, the `zcube compare` rule for the same GPU count and switch capacity"},
         "parameters": {"probabilities": list(probabilities), "samples": samples, "seed": seed,
                        "failures": "independent, each host link and each switch-to-switch link with probability p"},
-        "path_statistics": path_statistics(fab, rt),
+        "path_statistics": _path_statistics(fab, rt, mode),
         "single_failures": {"switch": _single_summary(singles, "switch"), "fabric_link": _single_summary(singles, "fabric_link"),
                             "elements": singles},
-        "random_link_failures": monte_carlo(fab, rt, clos, list(probabilities), samples, seed),
+        "random_link_failures": monte_carlo(fab, rt, clos, list(probabilities), samples, seed, routed_lost),
     }
+
+
+def _path_statistics(fab, rt, mode: str) -> dict:
+    ps = path_statistics(fab, rt)
+    if mode == "bgp":  # the routed path is the shortest one (AS-path length 1 across groups)
+        cg = ps["cross_group"]
+        unique = cg.get("every_pair_has_exactly_one_shortest_switch_path")
+        cg["routed_paths_per_port_pair"] = cg["shortest_switch_paths"]["max"] if unique else None
+        ps["gpu_pairs"]["routed_path_switches"] = cg["path_switches"]["max"] if unique else None
+    return ps
+
+
+def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool:
+    """Mode static: recount each single failure's GPU pairs without a routed path with the host
+    fallbacks (the static cross-group count is kept as ..._switch_routes_only). False when the
+    plan has too many GPU types for the exact count."""
+    from zcube_deploy.analysis.faults import State
+
+    healthy = State.healthy(fab)
+    if model.counts(healthy)["gpu_pairs"] is None:
+        return False
+    idx = {n: i for i, n in enumerate(fab.switch_names)}
+    link = {cid: k for k, cid in enumerate(fab.link_ids)}
+    for row in singles:
+        st = State(healthy.host_up, healthy.link_up.copy(), healthy.switch_up.copy())
+        if row["kind"] == "switch":
+            st.switch_up[idx[row["element"]]] = False
+        else:
+            st.link_up[link[row["element"]]] = False
+        lost = model.lost(st)
+        row["gpu_pairs_without_routed_path_switch_routes_only"] = row["gpu_pairs_without_routed_path"]
+        row["gpu_pairs_without_routed_path"] = lost
+        row["every_gpu_keeps_a_routed_path"] = lost == 0
+    return True
 
 
 def plot_unreachability(doc: dict, path: Path) -> Path:
@@ -70,7 +122,7 @@ def plot_unreachability(doc: dict, path: Path) -> Path:
     p = np.array([r["p"] for r in rows])
     fig, ax = plt.subplots(figsize=(7.5, 5), dpi=110)
     series = (("zcube", "ZCube (any live path)", "tab:blue", "o"),
-              ("zcube_routed", "ZCube (static routes as rendered)", "tab:cyan", "s"),
+              ("zcube_routed", f"ZCube ({doc.get('routing', {}).get('mode', 'static')} routing as rendered)", "tab:cyan", "s"),
               ("dual_plane_clos", "dual-plane Clos, same size", "tab:red", "^"))
     for key, label, colour, marker in series:
         mean = np.array([r[key]["mean"] for r in rows])

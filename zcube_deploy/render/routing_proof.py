@@ -171,7 +171,7 @@ def prove_routing(directory: str | Path, samples: int | None = None, seed: int =
         attached[p["host"]].add(net.port_of.get(p["address"] ^ 1, (None,))[0])
     total = sum(len(g) for _, groups in targets for g in groups)
     report = {"ports": len(ports), "switches": len(net.tables), "pairs_total": total, "checked": 0, "delivered": 0,
-              "max_switches": 0, "path_lengths": {}, "failures": []}
+              "max_switches": 0, "path_lengths": {}, "path_kinds": {}, "failures": []}
 
     def check(src: dict, dst: dict) -> None:
         path, err = net.walk((src["host"], src["port"]), dst["address"])
@@ -193,6 +193,9 @@ def prove_routing(directory: str | Path, samples: int | None = None, seed: int =
                 report["failures"].append(f"{src['host']} {src['port']} -> {dst['host']} {dst['port']}: {err} (path {path})")
             return
         report["delivered"] += 1
+        own = net.port_of.get(src["address"] ^ 1, (None,))[0]
+        kind = "same switch" if len(path) == 1 else ("via own switch" if path[0] == own else "via the other port's switch")
+        report["path_kinds"][kind] = report["path_kinds"].get(kind, 0) + 1
         report["max_switches"] = max(report["max_switches"], len(path))
         report["path_lengths"][len(path)] = report["path_lengths"].get(len(path), 0) + 1
 
