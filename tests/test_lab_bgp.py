@@ -340,3 +340,14 @@ def test_link_rule_is_the_labs(bgp64):
     for c in fab[:2]:  # the removed cable and the forced-down one: both ends down
         for e in (c["a"], c["b"]):
             assert (e["device"], e["port"]) not in links.up
+
+
+def test_recordings_without_bgp_outputs_give_no_bgp_findings(bgp64):
+    """A recording made before verify collected BGP outputs: the sessions are not judged (no invented findings)."""
+    out, plan = bgp64
+    m = lab(out, plan)
+    m.wiring.remove(next(c["id"] for c in plan["cables"] if c["kind"] == "fabric"))
+    obs = {name: observe({cmd: show(m, name, cmd) for cmd in COMMANDS if "bgp" not in cmd and "bfd" not in cmd})
+           for name in m.switches}
+    assert all(o["bgp"] is None for o in obs.values())
+    assert [f["kind"] for f in compare(plan, obs)] == ["down"]
