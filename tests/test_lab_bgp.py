@@ -351,3 +351,20 @@ def test_recordings_without_bgp_outputs_give_no_bgp_findings(bgp64):
            for name in m.switches}
     assert all(o["bgp"] is None for o in obs.values())
     assert [f["kind"] for f in compare(plan, obs)] == ["down"]
+
+
+def test_bfd_not_up_on_an_established_session_is_a_bgp_finding(bgp64):
+    out, plan = bgp64
+    m = lab(out, plan)
+    asn = {s["name"]: s["asn"] for s in plan["switches"]}
+    i0, i1 = _peer(plan, "ZC-O005", 0), _peer(plan, "ZC-O005", 1)
+    configure(m, "ZC-O005", [f"interface {i0['name']}", " no bfd interval", "exit",
+                             f"router bgp {asn['ZC-O005']}", f" no neighbor {i1['peer']['address']} fall-over bfd", "exit"])
+    model = m.bgp_model()
+    assert {s.state for s in model.sessions["ZC-O005"]} == {"Established"}
+    for i in (i0, i1):  # the far ends' BFD sessions stay down
+        assert {b.neighbor: b.up for b in model.bfd[i["peer"]["device"]]}[i["address"]] is False
+    fs = compare(plan, observed(m))
+    assert sorted((f["kind"], f["cause"], f["cables"][0]) for f in fs) == [("bgp", "bfd", i0["cable"]), ("bgp", "bfd", i1["cable"])]
+    why = {f["cables"][0]: f["what"] for f in fs}
+    assert "bfd interval" in why[i0["cable"]] and "fall-over bfd" in why[i1["cable"]]

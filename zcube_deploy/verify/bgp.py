@@ -15,6 +15,10 @@ cause, checked in this order:
   the planned peer address.
 - ``not_configured``: a switch has no neighbour for the planned peer address.
 - ``unknown``: both ends are configured as planned and the links are up (look at BFD, logs).
+
+An Established session whose BFD session is not Up at an observed end is a ``bgp`` finding too,
+cause ``bfd`` (the plan runs BFD on every fabric session: without it a dead link is noticed only
+when the BGP hold timer expires), naming the missing `bfd interval` or `fall-over bfd` line.
 """
 
 from __future__ import annotations
@@ -54,6 +58,25 @@ def session_counts(plan: dict, observed: dict, scope: set[str]) -> dict:
         states = [session_state(observed, s["a"], s["b"]), session_state(observed, s["b"], s["a"])]
         up += all(st in (None, "Established") for st in states) and any(states)
     return {"planned": len(planned), "established": up}
+
+
+def bfd_problem(s: dict, observed: dict) -> str | None:
+    """Why the BFD session of an Established session is not Up at an observed end (a missing line at
+    either end first), or None when it is Up wherever observed."""
+    ends = [(me, peer, (observed.get(me["device"]) or {}).get("bgp")) for me, peer in ((s["a"], s["b"]), (s["b"], s["a"]))]
+    ends = [(me, peer, b) for me, peer, b in ends if b is not None]
+    down = [(me, peer, (b["bfd"].get(peer["address"]) or {}).get("state")) for me, peer, b in ends]
+    down = [(me, peer, st) for me, peer, st in down if st != "Up"]
+    if not down:
+        return None
+    for me, peer, b in ends:
+        cfg = b["config"]
+        if me["port"] not in cfg.get("bfd_ports", ()):
+            return f"{me['device']} {me['port']} has no `bfd interval` line"
+        if peer["address"] not in cfg.get("fall_over_bfd", ()):
+            return f"{me['device']} has no `neighbor {peer['address']} fall-over bfd`"
+    me, peer, st = down[0]
+    return f"{me['device']} reports BFD to {peer['address']} as {st or 'absent'}"
 
 
 def session_state(observed: dict, end: dict, peer: dict) -> str | None:
@@ -123,6 +146,7 @@ INSTRUCTION = {
     "wrong_peer_address": "push the planned config to {dev} (zcube push --only {dev}): a neighbour has the wrong address",
     "not_configured": "push the planned config to {dev} (zcube push --only {dev}): a planned neighbour is missing",
     "unknown": "check BFD (`show bfd neighbors`) and the logs of {a} and {b}",
+    "bfd": "push the planned config to {dev} (zcube push --only {dev}): BFD must run on every fabric session",
 }
 
 

@@ -293,17 +293,22 @@ class Compare:
             a, b = s["a"], s["b"]
             states = [bgp.session_state(self.obs, a, b), bgp.session_state(self.obs, b, a)]
             if all(st in (None, "Established") for st in states):
-                continue  # Established where observed (or no BGP output at all: a recording made before)
-            down.add(s["cable"])
-            cause, why, ref = bgp.likely_cause(s, self.obs, by_cable, peers)
+                why = bgp.bfd_problem(s, self.obs) if any(states) else None
+                if why is None:
+                    continue  # Established where observed (or no BGP output at all: a recording made before)
+                cause, ref = "bfd", None
+            else:
+                down.add(s["cable"])
+                cause, why, ref = bgp.likely_cause(s, self.obs, by_cable, peers)
             dev = b["device"] if why.split()[0] == b["device"] else a["device"]
             seen = ", ".join(f"{e['device']}: {st or 'not observed'}" for e, st in zip((a, b), states))
             out.append(self._f("bgp", [s["cable"]], [self.end(a["device"], a["port"]), self.end(b["device"], b["port"])],
                                f"eBGP session {a['device']} {a['address']} (AS {a['asn']}) - {b['device']} {b['address']} (AS {b['asn']}) "
-                               f"is not Established ({seen}): {why}",
+                               + (f"is Established but its BFD is not Up: {why}" if cause == "bfd" else f"is not Established ({seen}): {why}"),
                                bgp.INSTRUCTION[cause].format(ref=ref, dev=dev, cable=s["cable"], a=f"{a['device']} {a['port']}",
                                                              b=f"{b['device']} {b['port']}"),
-                               [], cause=cause, refers_to=ref, expected="Established", observed=seen))
+                               [], cause=cause, refers_to=ref, expected="Established" + (", BFD Up" if cause == "bfd" else ""),
+                               observed=seen))
         # installed B routes
         sources = {sw for sw in self.scope if self.obs[sw].get("bgp") is not None}
         want_all = bgp.expected_routes(self.plan, sources, down)

@@ -71,7 +71,9 @@ def observe_bgp(outputs: dict[str, str]) -> dict | None:
     cfg = parse_config(outputs.get("show running-config", ""))
     config = {"asn": cfg.bgp.asn if cfg.bgp else None,
               "neighbors": {a: n.remote_as for a, n in sorted(cfg.bgp.neighbors.items())} if cfg.bgp else {},
-              "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None}}
+              "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},
+              "bfd_ports": sorted(name for name, i in cfg.interfaces.items() if i.bfd),
+              "fall_over_bfd": sorted(a for a, n in cfg.bgp.neighbors.items() if n.fall_over_bfd) if cfg.bgp else []}
     return {"local_as": local_as if local_as is not None else config["asn"], "sessions": sessions, "bfd": bfd, "config": config}
 
 
