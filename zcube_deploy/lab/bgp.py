@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 End = tuple[str, str]
@@ -50,6 +51,7 @@ class Neighbor:
 class Itf:
     name: str
     address: IPv4Interface | None = None
+    ip: str | None = None  # the address as text (compared often)
     shutdown: bool = False
     bfd: tuple[int, int, int] | None = None  # interval, min_rx, multiplier (ms, ms, n)
 
@@ -114,10 +116,9 @@ def parse_config(text: str) -> SwitchConfig:
             continue
         if block == "itf" and itf is not None:
             if words[:2] == ["ip", "address"] and len(words) == 4:
-                try:
-                    itf.address = IPv4Interface(f"{words[2]}/{words[3]}")
-                except ValueError:
-                    pass
+                a, plen = _aton(words[2]), _mask_len(words[3])
+                if a is not None and plen is not None:
+                    itf.address, itf.ip = IPv4Interface((a, plen)), words[2]
             elif words == ["shutdown"]:
                 itf.shutdown = True
             elif words[0] == "bfd" and len(words) == 7 and words[1] == "interval" and words[3] == "min_rx" and words[5] == "multiplier":
@@ -247,6 +248,7 @@ class Model:
         self._rib: dict[str, set[IPv4Network]] = {}
         self._rid: dict[str, str] = {}
         self._idx: dict[str, tuple] = {}
+        self._far: dict[tuple[str, str, str], tuple[str | None, str | None]] = {}
         for name in sorted(configs):
             self._sessions_of(name)
         self.origins = self._origins()
@@ -254,21 +256,26 @@ class Model:
     # -- one end of each configured neighbour
     def _far_switch(self, me: str, port: str, addr: str) -> tuple[str | None, str | None]:
         """(far switch, its port) at the other end of the cable in ``port`` that holds ``addr``, if any."""
+        key = (me, port, addr)
+        if key not in self._far:
+            self._far[key] = self._find_far(me, port, addr)
+        return self._far[key]
+
+    def _find_far(self, me: str, port: str, addr: str) -> tuple[str | None, str | None]:
         for dev, pport in self.links.far.get((me, port), ()):
             peer = self.configs.get(dev)
             if peer is None or (dev, pport) not in self.links.up:
                 continue
             itf = peer.interfaces.get(pport)
-            if itf is not None and itf.address is not None and str(itf.address.ip) == addr and not itf.shutdown:
+            if itf is not None and itf.ip == addr and not itf.shutdown:
                 return dev, pport
         return None, None
 
     def _judge(self, me: str, n: Neighbor) -> Session:
         cfg = self.configs[me]
         r = cfg.bgp
-        try:
-            addr = IPv4Address(n.address)
-        except ValueError:
+        addr = _aton(n.address)
+        if addr is None:
             return Session(me, n.address, n.remote_as, r.asn, IDLE, "no_interface")
         port = self._interface_for(me, addr)
         if port is None:
@@ -290,16 +297,15 @@ class Model:
             return Session(**base, state=IDLE, reason="bad_as", peer=dev)
         return Session(**base, state=ESTABLISHED, reason="ok", peer=dev)
 
-    def _interface_for(self, me: str, addr: IPv4Address) -> str | None:
+    def _interface_for(self, me: str, addr: int) -> str | None:
         """The interface whose subnet holds ``addr`` (longest prefix, not its own address), whatever its state."""
         if me not in self._idx:
             self._idx[me] = _subnet_index(self.configs[me])
         plens, idx = self._idx[me]
-        a = int(addr)
         for plen, mask in plens:
-            name = idx.get((a & mask, plen))
+            name = idx.get((addr & mask, plen))
             if name is not None:
-                return None if self.configs[me].interfaces[name].address.ip == addr else name
+                return None if int(self.configs[me].interfaces[name].address.ip) == addr else name
         return None
 
     def _sessions_of(self, me: str) -> None:
@@ -438,10 +444,31 @@ class Model:
 
 
 def _ip_key(text: str) -> tuple[int, str]:
+    a = _aton(text)
+    return (1 << 32 if a is None else a), text
+
+
+@lru_cache(maxsize=1 << 18)
+def _aton(text: str) -> int | None:
+    """Dotted quad -> int (None when not one); cached: the same addresses come back at both ends of a link."""
+    parts = text.split(".")
+    if len(parts) != 4 or not all(p.isdigit() and len(p) <= 3 for p in parts):
+        return None
+    v = 0
+    for p in parts:
+        o = int(p)
+        if o > 255:
+            return None
+        v = v << 8 | o
+    return v
+
+
+@lru_cache(maxsize=64)
+def _mask_len(mask: str) -> int | None:
     try:
-        return int(IPv4Address(text)), text
+        return IPv4Network(f"0.0.0.0/{mask}").prefixlen
     except ValueError:
-        return 1 << 32, text
+        return None
 
 
 def compute(configs: dict[str, SwitchConfig], wiring) -> Model:
