@@ -287,8 +287,7 @@ def test_model_is_cached_per_generation_and_parses_config_text(bgp64):
 
 
 # ---------------------------------------------------------------- over SSH
-@pytest.mark.lab
-@pytest.mark.slow
+@pytest.mark.lab  # about 15 s: lab-64 pushed twice over SSH
 def test_push_verify_clean_then_fabric_cable_removed_over_ssh(bgp64, tmp_path):
     from zcube_deploy.lab.server import lab_credentials, running_lab
     from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
