@@ -76,7 +76,7 @@ def test_rgos_config_shape(glm1k_build):
     assert "\nhostname ZC-O001\n" in text
     block = text.split("interface TwoHundredGigabitEthernet 0/1:1\n")[1].split("!")[0]
     assert block == (" description gpu0001 ens1f0np0 H000001\n no switchport\n ip address 10.0.0.0 255.255.255.254\n no shutdown\n")
-    assert text.count("\nip route ") == 128
+    assert text.count("\nip route ") == 128 + 4  # cross-group routes, then the same-group fallback (4 ECMP next hops)
     assert text.rstrip().endswith("end")
 
 

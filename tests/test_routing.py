@@ -155,8 +155,10 @@ def test_models_match_the_exhaustive_walk(routing, shape):
         want = ref.counts(down)
         got = predict_gpu_pairs(plan, down & set(cables), down & set(switches))
         assert (got["gpu_pairs_unreachable"], got["port_pairs_unreachable"]) == want, (trial, down)
-        c = model.counts(_state(plan, fab, down))
+        st = _state(plan, fab, down)
+        c = model.counts(st)
         assert (c["gpu_pairs"], c["port_pairs"]) == want, (trial, down)
+        assert model.lost(st) == want[0], (trial, down)
         seen_loss += want[0] > 0
     assert seen_loss  # the trials do exercise losses
 

@@ -105,7 +105,8 @@ def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool
             st.switch_up[idx[row["element"]]] = False
         else:
             st.link_up[link[row["element"]]] = False
-        lost = model.lost(st)
+        # the host fallbacks only add paths: nothing lost by the switch routes alone, nothing lost
+        lost = model.lost(st) if row["gpu_pairs_without_routed_path"] else 0
         row["gpu_pairs_without_routed_path_switch_routes_only"] = row["gpu_pairs_without_routed_path"]
         row["gpu_pairs_without_routed_path"] = lost
         row["every_gpu_keeps_a_routed_path"] = lost == 0

@@ -121,6 +121,36 @@ class RoutedModel:
             out[:, z::2] = ok
         return out
 
+    def _same_group_ok(self, dm: np.ndarray, alive: np.ndarray, a: np.ndarray, b: np.ndarray, x: int) -> np.ndarray:
+        """Port x of GPUs a <-> port x of GPUs b (same group), request and reply, for pair arrays."""
+        def leg(src, dst):
+            own, partner, t = self.sw[src, x], self.sw[src, 1 - x], self.sw[dst, x]
+            same = own == t
+            use_partner = ~same & alive[src, 1 - x]
+            h = np.where(use_partner, partner, own)
+            return (same | use_partner | self.same_group) & dm[h, 2 * dst + x]
+        return alive[a, x] & leg(a, b) & leg(b, a)
+
+    def lost(self, st: State) -> int | None:
+        """GPU pairs without a routed path (the cross-group combinations densely, the same-group
+        ones only for the pairs both cross-group combinations lost)."""
+        n = self.fab.n_gpus
+        alive = st.port_alive(self.fab)
+        ctx = self._context(st)
+        if self.mode == "bgp" or n > DENSE_GPU_LIMIT:
+            return self.counts(st)["gpu_pairs"]
+        dm = self.delivery_table(st, ctx)
+        l01 = dm[self.sw[:, 0]][:, 1::2]  # port 1 of row GPU -> port 2 of column GPU
+        l10 = dm[self.sw[:, 1]][:, 0::2]
+        cross = alive[:, 0][:, None] & l01 & l10.T  # probe a.1 -> b.2; b.2 -> a.1 is its transpose
+        lost = ~cross & ~cross.T
+        np.fill_diagonal(lost, False)
+        a, b = np.nonzero(np.triu(lost, 1))
+        if len(a):
+            keep = ~(self._same_group_ok(dm, alive, a, b, 0) | self._same_group_ok(dm, alive, a, b, 1))
+            return int(keep.sum())
+        return 0
+
     def counts(self, st: State) -> dict:
         """GPU pairs (unordered) and port pairs (ordered, different GPUs) without a routed path."""
         n = self.fab.n_gpus
@@ -162,8 +192,6 @@ class RoutedModel:
         gpu_bad = int((~ok_any & off).sum()) // 2
         return {"gpu_pairs": gpu_bad, "port_pairs": port_bad, "exact": True}
 
-    def lost(self, st: State) -> int | None:
-        return self.counts(st)["gpu_pairs"]
 
 
 def bgp_single_failures(fab: Fabric, model: RoutedModel) -> list[dict]:

@@ -118,7 +118,8 @@ class Topology(_Model):
     nic_port_speed: str = "200G"
     mtu: int = Field(default=9000, ge=1280, le=9216, description="host NIC MTU")
     switch_mtu: int = Field(default=9216, ge=1500, le=9216)
-    same_group_fallback: bool = Field(default=False, description="also route the own group's aggregate via the other group")
+    same_group_fallback: bool = Field(default=False, description="also route the own group's aggregate via the other group "
+                                      "(when not given, routing.same_group_fallback decides: true by default)")
     fallback_paths: int = Field(default=4, ge=1, le=64, description="ECMP next hops of the fallback route")
 
 
@@ -156,7 +157,7 @@ class Routing(_Model):
                           description="ASN of the first switch; the others follow (RFC 6996 private 4-byte range by default)")
     bfd: Bfd = Bfd()
     same_group_fallback: bool | None = Field(default=None, description="mode static: also route the own group's aggregate via the "
-                                             "other group (default: topology.same_group_fallback)")
+                                             "other group (default: topology.same_group_fallback if given, else true; docs/routing.md)")
     maximum_paths: int | None = Field(default=None, ge=1, le=1024,
                                       description="mode bgp: ECMP paths (default: the switch model's bgp.maximum_paths)")
 

@@ -21,6 +21,7 @@ from zcube_deploy.plan.ipam import aton, cidr, next_pow2, ntoa
 
 
 PRIVATE_ASNS = ((64512, 65534), (4200000000, 4294967294))  # RFC 6996
+SAME_GROUP_FALLBACK_DEFAULT = True
 # host policy-table metrics (docs/routing.md)
 METRIC_PRIMARY, METRIC_OTHER_PORT, METRIC_SAME_GROUP = 100, 200, 300
 
@@ -29,7 +30,12 @@ def routing_settings(inv: ResolvedInventory, n_switches: int) -> dict:
     """plan["routing"]: the mode and its parameters with defaults filled in (ASN range checked)."""
     rt, topo = inv.spec.routing, inv.spec.topology
     if rt.mode == "static":
-        sgf = topo.same_group_fallback if rt.same_group_fallback is None else rt.same_group_fallback
+        if rt.same_group_fallback is not None:
+            sgf = rt.same_group_fallback
+        elif "same_group_fallback" in topo.model_fields_set:
+            sgf = topo.same_group_fallback
+        else:  # measured with `zcube analyze` (docs/routing.md): one switch down cuts 0 GPU pairs with it, 7,168 without (glm-1k)
+            sgf = SAME_GROUP_FALLBACK_DEFAULT
         return {"mode": "static", "asn_base": rt.asn_base, "asn_last": None,
                 "bfd": rt.bfd.model_dump(mode="json"), "same_group_fallback": sgf,
                 "fallback_paths": topo.fallback_paths, "maximum_paths": None}

@@ -46,7 +46,8 @@ class Switch(_Open):
     rack: str
     u: int
     interfaces: list[Interface]
-    routes: list[StaticRoute]
+    routes: list[StaticRoute] = Field(description="static routes (mode static); [] in mode bgp")
+    asn: int | None = Field(description="BGP AS number (mode bgp), null in mode static")
 
 
 class Server(_Open):
@@ -62,11 +63,19 @@ class Cable(_Open):
     b: End = Field(description="host: the switch port; fabric: the even switch")
 
 
+class RoutingSection(_Open):
+    mode: Literal["static", "bgp"]
+    asn_base: int
+    bfd: dict
+    same_group_fallback: bool
+
+
 class Plan(_Open):
     schema_version: int
     tool_version: str
     inputs: dict
     sizing: dict
+    routing: RoutingSection
     switches: list[Switch]
     servers: list[Server]
     cables: list[Cable]
