@@ -261,7 +261,8 @@ class Compare:
             findings += self._bgp(findings)
         # installed static routes (mode static)
         for sw in sorted(self.scope if not bgp_mode else ()):
-            want = {(r["prefix"], r["next_hop"]) for r in self.switches[sw]["routes"] if not r.get("fallback")}
+            # every rendered route, the same-group fallbacks included (they are installed like the others)
+            want = {(r["prefix"], r["next_hop"]) for r in self.switches[sw]["routes"]}
             # routes outside the plan's pools (management, an operator's own) are not the plan's business
             have = {tuple(r) for r in self.obs[sw]["static_routes"] if self._in_pools(r[0])}
             down_hops = set()
