@@ -463,6 +463,9 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
     summary = summarize(findings)
     summary["switches_verified"] = len(observed)
     summary["switches_unreachable"] = len(errors)
+    if (plan.get("routing") or {}).get("mode") == "bgp":  # issue 14: eBGP sessions (verify/bgp.py)
+        from zcube_deploy.verify.bgp import session_counts
+        summary["bgp_sessions"] = session_counts(plan, observed, set(observed))
     meta = {"cluster": plan["cluster"]["name"], "scope": names, "mode": "offline" if replay_dir else "live"}
     paths = write_reports(findings, summary, errors, out_dir, meta) if out_dir else None
     if not quiet:
@@ -487,6 +490,8 @@ def _print_verify(findings, summary, errors, paths) -> None:
         out.print(f"[red]unreachable[/] {name}: {e}", markup=True)
     if paths:
         out.print(f"reports: {paths[0]}, {paths[1]}")
+    if "bgp_sessions" in summary:
+        out.print(f"eBGP sessions: {summary['bgp_sessions']['established']} of {summary['bgp_sessions']['planned']} planned are Established")
     if not findings and not errors:
         out.print("[green]clean: every planned port sees its planned neighbour[/]")
 

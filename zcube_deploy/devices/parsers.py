@@ -15,6 +15,8 @@ COMMANDS = {
     "show lldp neighbors": "ruijie_os_show_lldp_neighbors.textfsm",
     "show lldp neighbors detail": "ruijie_os_show_lldp_neighbors_detail.textfsm",
     "show ip route": "ruijie_os_show_ip_route.textfsm",
+    "show ip bgp summary": "ruijie_os_show_ip_bgp_summary.textfsm",
+    "show bfd neighbors": "ruijie_os_show_bfd_neighbors.textfsm",
 }
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from string import Template
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.lab import lldp
+from zcube_deploy.lab import bgp, lldp
 from zcube_deploy.lab.rgos import Interface, Session, SwitchState
 from zcube_deploy.lab.wiring import Wiring
 
@@ -88,6 +88,9 @@ class LabModel:
                     self.nic_mac[(srv["name"], nic["port"])] = nic["mac"]
         self.faults: dict[str, DeviceFaults] = {name: DeviceFaults() for name in self.switches}
         self.state_of = {id(st): name for name, st in self.switches.items()}
+        self._bgp_key = None
+        self._bgp_model: bgp.Model | None = None
+        self._bgp_parsed: dict[str, tuple[int, bgp.SwitchConfig]] = {}
 
     # ---- physical layer
     def name_of(self, st: SwitchState) -> str:
@@ -158,7 +161,26 @@ class LabModel:
     def new_session(self, name: str) -> Session:
         f = self.faults[name]
         return Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_output, link_up=self.link_up,
-                       ask_password_change=f.ask_password_change, reject=f.reject_lines)
+                       ask_password_change=f.ask_password_change, reject=f.reject_lines, routing=self.routing)
+
+    # ---- routing protocols (lab/bgp.py), recomputed only when a config or the wiring changed
+    def bgp_model(self) -> bgp.Model:
+        w = self.wiring
+        key = (tuple(st.generation for st in self.switches.values()), len(w.cables), w.generation, frozenset(w.forced_down))
+        if key != self._bgp_key:
+            configs = {}
+            for name, st in self.switches.items():
+                cached = self._bgp_parsed.get(name)
+                if cached is None or cached[0] != st.generation:
+                    cached = (st.generation, bgp.parse_config(st.running_config(header=False)))
+                    self._bgp_parsed[name] = cached
+                configs[name] = cached[1]
+            self._bgp_model = bgp.compute(configs, w)
+            self._bgp_key = key
+        return self._bgp_model
+
+    def routing(self, st: SwitchState) -> tuple[bgp.Model, str]:
+        return self.bgp_model(), self.name_of(st)
 
     enable_secret = ""
 

@@ -224,6 +224,10 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
         port = e.pop("_port", None)
         if port is not None and w.cables_at(port):
             e["kind"] = "missing"  # its port is up with another cable in it
+    if (model.plan.get("routing") or {}).get("mode") == "bgp":  # a fabric cable fault also takes its eBGP session down
+        kinds = {c["id"]: c["kind"] for c in model.plan["cables"]}
+        expected += [{"kind": "bgp", "cables": [cid], "fault": e["fault"]} for e in list(expected) if e["kind"] != "bgp"
+                     for cid in e["cables"] if kinds.get(cid) == "fabric"]
     return expected
 
 

@@ -32,6 +32,9 @@ BLOCK_MODES = (("router ", "router"), ("line ", "line"), ("ip access-list extend
                ("route-map ", "route-map"), ("vlan ", "vlan"), ("key chain ", "keychain"))
 NESTED_MODES = (("address-family ", "af"), ("class ", "pmap-c"))
 
+from zcube_deploy.lab import rgos_router
+from zcube_deploy.lab.rgos_router import RouterBgp
+
 INVALID = "% Invalid input detected at '^' marker."
 INCOMPLETE = "% Incomplete command."
 VERSION = "RGOS 11.0(5)B9P66"
@@ -64,6 +67,7 @@ class Interface:
     routed: bool = False
     address: tuple[str, str] | None = None  # (address, dotted mask)
     shutdown: bool = False
+    bfd: str | None = None  # "bfd interval X min_rx Y multiplier Z" (lab/rgos_router.py)
     extra: list[str] = field(default_factory=list)  # sub-commands the lab does not model, verbatim
 
     def lines(self) -> list[str]:
@@ -74,6 +78,8 @@ class Interface:
             out.append(" no switchport")
         if self.address:
             out.append(f" ip address {self.address[0]} {self.address[1]}")
+        if self.bfd:
+            out.append(f" {self.bfd}")
         out += [f" {x}" for x in self.extra]
         if self.shutdown:
             out.append(" shutdown")
@@ -136,6 +142,8 @@ class SwitchState:
     startup: str = ""
     config_log: list[str] = field(default_factory=list)  # every line entered in config mode
     writes: int = 0
+    bgp: RouterBgp | None = None  # `router bgp` (lab/rgos_router.py)
+    generation: int = 0  # bumped by every configuration line: the lab's protocol model caches on it
     # unmodelled top-level sections, verbatim, by where they stand: before the interfaces ("pre"),
     # between the interfaces and the static routes ("mid"), after the routes ("post")
     verbatim: dict[str, list[Verbatim]] = field(default_factory=lambda: {"pre": [], "mid": [], "post": []})
@@ -157,6 +165,8 @@ class SwitchState:
             body += itf.lines()
             body.append("!")
         body += _verbatim_lines(self.verbatim["mid"])
+        if self.bgp is not None:
+            body += self.bgp.render() + ["!"]
         body += self.routes + (["!"] if self.routes else [])
         body += _verbatim_lines(self.verbatim["post"])
         body.append("end")
@@ -223,7 +233,7 @@ class Session:
 
     def __init__(self, state: SwitchState, enable_secret: str, lldp: Callable[[SwitchState, bool], str],
                  link_up: Callable[[SwitchState, str], bool], ask_password_change: bool = False,
-                 reject: list[str] | None = None):
+                 reject: list[str] | None = None, routing: Callable | None = None):
         self.sw = state
         self.secret = enable_secret
         self.lldp = lldp
@@ -236,6 +246,7 @@ class Session:
         self.closed = False
         self.reject = [r.strip() for r in (reject or [])]
         self.commands = 0
+        self.routing = routing  # SwitchState -> (lab.bgp.Model, switch name), for BGP/BFD shows and B routes
 
     # ---- prompt
     def prompt(self) -> str:
@@ -250,6 +261,8 @@ class Session:
             return f"{host}#"
         if self.mode == "config":
             return f"{host}(config)#"
+        if self.mode in rgos_router.ROUTER_MODES:
+            return f"{host}({self.mode})#"
         if self.mode == "config-sub":
             return f"{host}(config-{self.stack[-1][1]})#"
         return f"{host}(config-if-{self.interface})#"
@@ -280,8 +293,9 @@ class Session:
         if not stripped or stripped.startswith("!"):
             return ""
         self.commands += 1
-        if self.mode in ("config", "config-if", "config-sub"):
+        if self.mode.startswith("config"):
             self.sw.config_log.append(stripped)
+            self.sw.generation += 1
             if any(stripped == r or stripped.startswith(r + " ") for r in self.reject):
                 return self._invalid(line, 0)
         try:
@@ -310,6 +324,24 @@ class Session:
 
     def _dispatch(self, line: str) -> str:
         words = line.split()
+        entered = self.mode
+        while self.mode in rgos_router.ROUTER_MODES and words[0].lower() not in ("exit", "end", "do"):
+            try:
+                self.mode = rgos_router.router_command(self.sw, self.mode, words)
+                return ""
+            except rgos_router.RouterError as err:
+                raise _CliError(self._router_error(line, err, 1 if words[0].lower() == "no" else 0)) from None
+            except rgos_router.Fallback:  # not a command of this sub-mode: the enclosing mode takes it
+                self.mode = "config-router" if self.mode == "config-router-af" else "config"
+        if entered != self.mode:
+            try:
+                return self._dispatch_mode(line, words)
+            except _CliError:
+                self.mode = entered  # an invalid line leaves the router sub-mode as it was
+                raise
+        return self._dispatch_mode(line, words)
+
+    def _dispatch_mode(self, line: str, words: list[str]) -> str:
         mode = self.mode
         common = ["exit", "end", "show", "terminal", "write", "copy", "configure", "enable", "disable", "ping"]
         if mode == "user":
@@ -318,6 +350,9 @@ class Session:
             cmd = self._match(line, words, 0, [c for c in common if c != "enable"] + ["enable"])
         else:
             first = words[0].lower()
+            modelled = rgos_router.modelled(mode, words)  # `router bgp`, interface `bfd interval` (and `no`)
+            if modelled:
+                return getattr(self, f"_cmd_{modelled}")(line, words, negate=first == "no")
             if mode == "config-if" and first in VERBATIM_IF and first not in ("ip", "mtu"):
                 return self._verbatim_if(line)
             if first in VERBATIM_GLOBAL and first not in ("ip", "mtu", "enable"):
@@ -416,7 +451,9 @@ class Session:
         return ""
 
     def _cmd_exit(self, line, words):
-        if self.mode == "config-if":
+        if self.mode == "config-router-af":
+            self.mode = "config-router"
+        elif self.mode in ("config-if", "config-router"):
             self.mode, self.interface = "config", None
         elif self.mode == "config":
             self.mode = "enable"
@@ -425,7 +462,7 @@ class Session:
         return ""
 
     def _cmd_end(self, line, words):
-        if self.mode in ("config", "config-if"):
+        if self.mode.startswith("config"):
             self.mode, self.interface = "enable", None
             return ""
         raise _CliError(self._invalid(line, 0))
@@ -473,7 +510,7 @@ class Session:
     def _cmd_show(self, line, words):
         if self.mode not in ("user", "enable") and words[0].lower() != "show":
             raise _CliError(self._invalid(line, 0))
-        sub = self._match(line, words, 1, ["running-config", "startup-config", "version", "interface", "lldp", "ip", "clock", "cpu"])
+        sub = self._match(line, words, 1, ["running-config", "startup-config", "version", "interface", "lldp", "ip", "clock", "cpu", "bfd"])
         if sub == "running-config":
             if self.mode == "user":
                 raise _CliError(self._invalid(line, _offset(line, 1)))
@@ -493,8 +530,62 @@ class Session:
             self._match(line, words, 2, ["neighbors"])
             detail = len(words) > 3 and self._match(line, words, 3, ["detail"]) == "detail"
             return self.lldp(self.sw, bool(detail))
-        self._match(line, words, 2, ["route"])
-        return show_ip_route(self.sw, self.link_up)
+        if sub == "bfd":
+            self._match(line, words, 2, ["neighbors"])
+            return self._protocols("bfd")
+        if self._match(line, words, 2, ["route", "bgp"]) == "bgp":
+            self._match(line, words, 3, ["summary"])
+            return self._protocols("bgp")
+        extra = None
+        if self.routing is not None:
+            from zcube_deploy.lab import bgp
+            extra = bgp.route_lines(*self.routing(self.sw))
+        return show_ip_route(self.sw, self.link_up, extra)
+
+    def _protocols(self, what: str) -> str:
+        from zcube_deploy.lab import bgp
+
+        if self.routing is None:
+            return "% BGP instance is not running." if what == "bgp" else ""
+        model, name = self.routing(self.sw)
+        if what == "bgp":
+            return bgp.show_bgp_summary(model, name)
+        return bgp.show_bfd_neighbors(model, name, lambda n: self.sw.abbreviations.get(n, n))
+
+    def _router_error(self, line: str, err: Exception, shift: int) -> str:
+        text = str(err)
+        if text == "incomplete":
+            return INCOMPLETE
+        if text.startswith("invalid:"):
+            return self._invalid(line, _offset(line, int(text.split(":")[1]) + shift))
+        return text
+
+    def _cmd_router(self, line, words, negate=False):
+        self._need_config(line)
+        try:
+            mode = rgos_router.router_bgp(self.sw, words[1:] if negate else words, negate)
+        except rgos_router.RouterError as err:
+            raise _CliError(self._router_error(line, err, 1 if negate else 0)) from None
+        if mode:
+            self.mode, self.interface = mode, None
+            self.sw.bgp_af = None
+        return ""
+
+    def _cmd_bfd(self, line, words, negate=False):
+        self._need_if(line)
+        itf = self.sw.interfaces[self.interface]
+        if negate:
+            if len(words) < 3 or not "interval".startswith(words[2].lower()):
+                raise _CliError(INCOMPLETE if len(words) < 3 else self._invalid(line, _offset(line, 2)))
+            itf.bfd = None
+            return ""
+        if not itf.routed:
+            raise _CliError("% BFD needs a routed port: configure 'no switchport' first.")
+        try:
+            itf.bfd = rgos_router.bfd_line(words)
+        except rgos_router.RouterError as err:
+            raise _CliError(self._router_error(line, err, 0)) from None
+        return ""
 
     # ---- configuration commands
     def _need_config(self, line):
@@ -526,6 +617,13 @@ class Session:
         if len(words) < start + 3:
             raise _CliError(INCOMPLETE)
         net, mask, nh = words[start:start + 3]
+        if nh.lower() in ("null", "null0"):  # a discard route: `ip route N M Null 0`
+            tail = words[start + 2:]
+            if len(tail) == 1 and nh.lower() == "null":
+                raise _CliError(INCOMPLETE)
+            if tail not in (["Null", "0"], ["null", "0"], ["Null0"], ["null0"]) or not _is_ip(net) or _plen(mask) is None:
+                raise _CliError(self._invalid(line, _offset(line, start + 2)))
+            return f"ip route {net} {mask} Null 0"
         for i, tok in enumerate((net, mask, nh)):
             if not _is_ip(tok) or (i == 1 and _plen(tok) is None):
                 raise _CliError(self._invalid(line, _offset(line, start + i)))
@@ -695,7 +793,7 @@ def _speed_of(name: str) -> str:
     return "Unknown"
 
 
-def show_ip_route(sw: SwitchState, link_up: Callable[[SwitchState, str], bool]) -> str:
+def show_ip_route(sw: SwitchState, link_up: Callable[[SwitchState, str], bool], extra: list | None = None) -> str:
     """Connected, local and static routes; a static route is installed only when its next hop is on an up subnet."""
     lines = ["", "Codes:  C - Connected, L - Local, S - Static", "        R - RIP, O - OSPF, B - BGP, I - IS-IS", "",
              "Gateway of last resort is no set"]
@@ -712,10 +810,15 @@ def show_ip_route(sw: SwitchState, link_up: Callable[[SwitchState, str], bool]) 
         entries.append((net, f"C     {net} is directly connected, {name}"))
         entries.append((IPv4Network(f"{addr}/32"), f"L     {addr}/32 is directly connected, {name}"))
     for text in sw.routes:
-        _, _, n, m, nh = text.split()
+        _, _, n, m, nh = text.split()[:5]
+        if nh == "Null":
+            net = IPv4Network(f"{n}/{m}", strict=False)
+            entries.append((net, f"S     {net} is directly connected, Null 0"))
+            continue
         nh_ip = IPv4Address(nh)
         if any(nh_ip in net for net, _, _ in connected):
             net = IPv4Network(f"{n}/{m}", strict=False)
             entries.append((net, f"S     {net} [1/0] via {nh}"))
+    entries += extra or []  # B routes (lab/bgp.py), as (network, text)
     entries.sort(key=lambda e: (int(e[0].network_address), e[0].prefixlen))
     return "\n".join(lines + [e[1] for e in entries])

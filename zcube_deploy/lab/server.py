@@ -26,7 +26,7 @@ HOST = "127.0.0.1"
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
 PLAN_FIELDS: dict[str, set[str] | None] = {
     "cables": {"id", "kind", "a", "b"}, "port_map": None, "models": None, "settings": None, "addressing": None,
-    "switches": {"name", "mgmt_address"}, "servers": {"name": None, "nics": {"port", "mac"}},
+    "switches": {"name", "mgmt_address"}, "servers": {"name": None, "nics": {"port", "mac"}}, "routing": None,
 }
 DEFAULT_USERNAME = "admin"
 DEFAULT_PASSWORD = "zcube-lab"

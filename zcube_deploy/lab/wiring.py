@@ -29,6 +29,7 @@ class Wiring:
     lldp_off: set[str] = field(default_factory=set)  # servers whose LLDP agent sends nothing
     announced_name: dict[str, str] = field(default_factory=dict)  # cable id -> hostname the NIC end announces
     _at: dict[End, list[str]] = field(default_factory=dict)
+    generation: int = 0  # bumped by every change (reindex, apply): caches of the protocol model key on it
 
     @classmethod
     def from_plan(cls, plan: dict) -> "Wiring":
@@ -44,6 +45,7 @@ class Wiring:
         return copy.deepcopy(self)
 
     def reindex(self) -> None:
+        self.generation += 1
         at: dict[End, list[str]] = {}
         for c in self.cables.values():
             at.setdefault(c.a, []).append(c.id)
@@ -91,6 +93,7 @@ class Wiring:
              {"op": "lldp_on", "server"} | {"op": "fix_hostname", "cable"} (the NIC end announces the planned name)
         """
         kind = op["op"]
+        self.generation += 1
         if kind == "move":
             self.move(op["cable"], (op["to"]["device"], op["to"]["port"]), op.get("end", "b"))
         elif kind == "connect":

@@ -7,7 +7,8 @@ import fnmatch
 from zcube_deploy.errors import InputErrors, Problem
 
 # what verify reads of a plan
-PLAN_FIELDS = {"switches": {"name", "group", "index", "plane", "rack", "u", "mgmt_address", "interfaces", "routes"},
+PLAN_FIELDS = {"switches": {"name", "group", "index", "plane", "rack", "u", "mgmt_address", "interfaces", "routes", "asn", "host_block",
+                            "loopback"}, "routing": None,
                "servers": {"name": None, "rack": None, "u": None, "nics": {"port", "mac"}},
                "cables": None, "cluster": None, "inputs": None, "tool_version": None,
                "addressing": None, "models": None, "settings": None}

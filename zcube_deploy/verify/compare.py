@@ -3,8 +3,10 @@
 Kinds: ok, missing (port up, no neighbour), down (no link), wrong_peer (a cable's far end is on
 another port, or a port sees someone else), swapped (two cables whose ends are exchanged: one
 finding), unexpected (a neighbour on a port the plan leaves empty), duplicate (two neighbours on
-one port), hostname (a switch's configured hostname is not the plan's), route (installed static
-routes differ from the plan). Every finding names the cable(s), both ends with rack and U, one
+one port), hostname (a switch's configured hostname is not the plan's), route (installed routes differ
+from what the plan's routing mode predicts: the static routes in mode static, the shortest-AS-path
+B routes in mode bgp), bgp (a planned eBGP session is not Established, with its likely cause:
+verify/bgp.py). Every finding names the cable(s), both ends with rack and U, one
 plain instruction, and the physical fix as data (used by the lab and the demo). Finding IDs are
 stable: the same fault gets the same ID on every run.
 """
@@ -17,7 +19,7 @@ from ipaddress import IPv4Network
 
 from zcube_deploy.devices.names import long_name
 
-KINDS = ("missing", "down", "wrong_peer", "swapped", "unexpected", "duplicate", "hostname", "management", "route")
+KINDS = ("missing", "down", "wrong_peer", "swapped", "unexpected", "duplicate", "hostname", "management", "route", "bgp")
 
 
 def _fid(kind: str, *parts: str) -> str:
@@ -254,9 +256,13 @@ class Compare:
                                             f"remove the unplanned cable at {self._at(sw, port)} from {sw} {port} (its other end is at {far[0]} {far[1]})",
                                             fix, expected="nothing", observed=f"{far[0]} {far[1]}"))
 
-        # installed static routes
-        for sw in sorted(self.scope):
-            want = {(r["prefix"], r["next_hop"]) for r in self.switches[sw]["routes"]}  # fallbacks are installed too
+        bgp_mode = (self.plan.get("routing") or {}).get("mode") == "bgp"
+        if bgp_mode:
+            findings += self._bgp(findings)
+        # installed static routes (mode static)
+        for sw in sorted(self.scope if not bgp_mode else ()):
+            # every rendered route, the same-group fallbacks included (they are installed like the others)
+            want = {(r["prefix"], r["next_hop"]) for r in self.switches[sw]["routes"]}
             # routes outside the plan's pools (management, an operator's own) are not the plan's business
             have = {tuple(r) for r in self.obs[sw]["static_routes"] if self._in_pools(r[0])}
             down_hops = set()
@@ -276,6 +282,54 @@ class Compare:
         findings = self._group_silent_servers(findings)
         findings.sort(key=lambda f: (f["ends"][0]["rack"], -int(f["ends"][0]["u"] or 0), f["ends"][0]["device"], f["ends"][0]["port"], f["kind"]))
         return findings
+
+    def _bgp(self, findings: list[dict]) -> list[dict]:
+        """Mode bgp: planned sessions not Established (kind bgp), then B routes against the plan's best paths."""
+        from zcube_deploy.verify import bgp
+
+        by_cable = {c: f for f in findings if f["kind"] in bgp.CABLE_KINDS for c in f["cables"]}
+        peers = bgp.planned_peers(self.plan)
+        out, down = [], set()
+        for s in bgp.planned_sessions(self.plan, self.scope):
+            a, b = s["a"], s["b"]
+            states = [bgp.session_state(self.obs, a, b), bgp.session_state(self.obs, b, a)]
+            if all(st in (None, "Established") for st in states):
+                why = bgp.bfd_problem(s, self.obs) if any(states) else None
+                if why is None:
+                    continue  # Established where observed (or no BGP output at all: a recording made before)
+                cause, ref = "bfd", None
+            else:
+                down.add(s["cable"])
+                cause, why, ref = bgp.likely_cause(s, self.obs, by_cable, peers)
+            dev = b["device"] if why.split()[0] == b["device"] else a["device"]
+            seen = ", ".join(f"{e['device']}: {st or 'not observed'}" for e, st in zip((a, b), states))
+            out.append(self._f("bgp", [s["cable"]], [self.end(a["device"], a["port"]), self.end(b["device"], b["port"])],
+                               f"eBGP session {a['device']} {a['address']} (AS {a['asn']}) - {b['device']} {b['address']} (AS {b['asn']}) "
+                               + (f"is Established but its BFD is not Up: {why}" if cause == "bfd" else f"is not Established ({seen}): {why}"),
+                               bgp.INSTRUCTION[cause].format(ref=ref, dev=dev, cable=s["cable"], a=f"{a['device']} {a['port']}",
+                                                             b=f"{b['device']} {b['port']}"),
+                               [], cause=cause, refers_to=ref, expected="Established" + (", BFD Up" if cause == "bfd" else ""),
+                               observed=seen))
+        # installed B routes
+        sources = {sw for sw in self.scope if self.obs[sw].get("bgp") is not None}
+        want_all = bgp.expected_routes(self.plan, sources, down)
+        for sw in sorted(sources):
+            want, have = want_all[sw], self.obs[sw].get("bgp_routes", {})
+            missing = sorted(p for p in want if p not in have)
+            wrong = sorted(p for p in want if p in have and (not set(have[p]) <= want[p][0] or len(have[p]) != want[p][1]))
+            extra = sorted(p for p in have if p not in want)
+            if not (missing or wrong or extra):
+                continue
+            ex = (missing or wrong or extra)[0]
+            detail = (f"{ex}: no B route" if missing else f"{ex}: B route via {', '.join(have[ex])}, expected {want[ex][1]} of "
+                      f"{', '.join(sorted(want[ex][0], key=_ip_sort))}" if wrong else f"{ex}: not in the plan")
+            out.append(self._f("route", [], [self.end(sw, "")],
+                               f"{sw}: {len(missing)} planned prefixes without a B route, {len(wrong)} with other next hops than "
+                               f"the shortest AS paths of the plan, {len(extra)} unplanned (e.g. {detail})",
+                               f"check the BGP sessions of {sw} (show ip bgp summary) and re-push it (zcube push --only {sw})", [],
+                               expected=len(want), observed=len(have), routes_missing=missing[:20], routes_wrong=wrong[:20],
+                               routes_extra=extra[:20]))
+        return out
 
     def _group_silent_servers(self, findings: list[dict]) -> list[dict]:
         """A server whose every planned port is up but silent is one finding (its LLDP agent), not one per port."""
@@ -305,6 +359,10 @@ class Compare:
         key_ends = [f"{e['device']} {e['port']}" for e in ends[:1]]
         return {"id": _fid(kind, *(cables or key_ends)), "kind": kind, "cables": cables, "ends": ends, "what": what,
                 "instruction": instruction, "fix": fix, **extra}
+
+
+def _ip_sort(addr: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in addr.split("."))
 
 
 def _switch_end(cable: dict, device: str, port: str) -> str:

@@ -9,7 +9,8 @@ from zcube_deploy.devices.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos import l3_facts
 
 # the commands verify runs on every switch, and the file names --record / --from use
-COMMANDS = ("show version", "show running-config", "show interface status", "show lldp neighbors detail", "show ip route")
+COMMANDS = ("show version", "show running-config", "show interface status", "show lldp neighbors detail", "show ip route",
+            "show ip bgp summary", "show bfd neighbors")
 
 
 def record_name(command: str) -> str:
@@ -40,8 +41,47 @@ def observe(outputs: dict[str, str]) -> dict:
         lldp.setdefault(long_name(r["local_interface"]), []).append({
             "system_name": r["system_name"], "port_id": r["port_id"], "port_id_type": r["port_id_type"],
             "chassis_id": r["chassis_id"], "management_address": r["management_address"]})
-    routes = sorted({(f"{r['network']}/{r['prefix_length']}", r["nexthop_ip"])
-                     for r in parse("show ip route", outputs.get("show ip route", "")) if r["protocol"].startswith("S")})
+    rib = parse("show ip route", outputs.get("show ip route", ""))
+    routes = sorted({(f"{r['network']}/{r['prefix_length']}", r["nexthop_ip"]) for r in rib if r["protocol"].startswith("S")})
+    bgp_routes: dict[str, list[str]] = {}
+    for r in rib:
+        if r["protocol"].startswith("B") and r["nexthop_ip"]:
+            bgp_routes.setdefault(f"{r['network']}/{r['prefix_length']}", []).append(r["nexthop_ip"])
     addresses = l3_facts(run)["interfaces"] if run else {}
     return {"hostname": hostname, "interfaces": interfaces, "lldp": lldp, "static_routes": [list(r) for r in routes],
-            "addresses": addresses}
+            "addresses": addresses, "bgp": observe_bgp(outputs), "bgp_routes": {k: sorted(set(v)) for k, v in sorted(bgp_routes.items())}}
+
+
+def observe_bgp(outputs: dict[str, str]) -> dict | None:
+    """Sessions (show ip bgp summary), BFD (show bfd neighbors) and the BGP part of the running config;
+    None when `show ip bgp summary` was not collected (an old recording)."""
+    from zcube_deploy.lab.bgp import parse_config  # the RGOS config reader the lab uses too
+
+    if "show ip bgp summary" not in outputs:
+        return None
+    rows = parse("show ip bgp summary", outputs["show ip bgp summary"])
+    sessions = {}
+    for r in rows:
+        st = r["state_pfxrcd"]
+        sessions[r["neighbor"]] = {"remote_as": _as_int(r["remote_as"]), "state": "Established" if st.isdigit() else st,
+                                   "prefixes": int(st) if st.isdigit() else None}
+    local_as = _as_int(rows[0]["local_as"]) if rows else None
+    bfd = {r["neigh_addr"]: {"state": r["state"], "local": r["our_addr"]}
+           for r in parse("show bfd neighbors", outputs.get("show bfd neighbors", ""))}
+    cfg = parse_config(outputs.get("show running-config", ""))
+    config = {"asn": cfg.bgp.asn if cfg.bgp else None,
+              "neighbors": {a: n.remote_as for a, n in sorted(cfg.bgp.neighbors.items())} if cfg.bgp else {},
+              "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},
+              "bfd_ports": sorted(name for name, i in cfg.interfaces.items() if i.bfd),
+              "fall_over_bfd": sorted(a for a, n in cfg.bgp.neighbors.items() if n.fall_over_bfd) if cfg.bgp else []}
+    return {"local_as": local_as if local_as is not None else config["asn"], "sessions": sessions, "bfd": bfd, "config": config}
+
+
+def _as_int(text: str) -> int | None:
+    """'4200000001' or asdot '64086.59905' -> int."""
+    if not text:
+        return None
+    if "." in text:
+        hi, lo = text.split(".", 1)
+        return int(hi) * 65536 + int(lo)
+    return int(text)

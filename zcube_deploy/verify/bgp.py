@@ -1,0 +1,188 @@
+"""Verify in routing mode bgp (pure): planned eBGP sessions that are not Established, and installed B routes
+against the shortest AS paths of the plan (over the sessions that are up).
+
+A session finding (kind ``bgp``) names the fabric cable of the session, both ends, and the likely
+cause, checked in this order:
+
+- ``cabling``: the cable already has a finding (down, missing, wrong_peer, swapped, duplicate):
+  the session follows the link; the finding refers to that one (``refers_to``).
+- ``link_down``: a port of the session reports no link, with no cabling finding (e.g. out of scope).
+- ``bgp_missing``: a switch runs no ``router bgp``.
+- ``wrong_asn``: a switch runs another AS than the plan's, or names its neighbour with another
+  remote AS than the neighbour's planned AS.
+- ``wrong_address``: a fabric port carries another address than the plan's.
+- ``wrong_peer_address``: a switch has a neighbour on the link's subnet, at another address than
+  the planned peer address.
+- ``not_configured``: a switch has no neighbour for the planned peer address.
+- ``unknown``: both ends are configured as planned and the links are up (look at BFD, logs).
+
+An Established session whose BFD session is not Up at an observed end is a ``bgp`` finding too,
+cause ``bfd`` (the plan runs BFD on every fabric session: without it a dead link is noticed only
+when the BGP hold timer expires), naming the missing `bfd interval` or `fall-over bfd` line.
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Network
+
+CABLE_KINDS = ("down", "missing", "wrong_peer", "swapped", "duplicate")
+
+
+def planned_sessions(plan: dict, scope: set[str]) -> list[dict]:
+    """One entry per fabric cable with an end in scope: both ends' switch, port, address, planned AS."""
+    asn = {s["name"]: s.get("asn") for s in plan["switches"]}
+    out, seen = [], set()
+    for sw in plan["switches"]:
+        if sw["name"] not in scope:
+            continue
+        for itf in sw["interfaces"]:
+            if itf["kind"] != "fabric" or itf["cable"] in seen:
+                continue
+            seen.add(itf["cable"])
+            p = itf["peer"]
+            out.append({"cable": itf["cable"], "a": {"device": sw["name"], "port": itf["name"], "address": itf["address"], "asn": asn[sw["name"]]},
+                        "b": {"device": p["device"], "port": p["port"], "address": p["address"], "asn": asn.get(p["device"])},
+                        "prefix_len": itf.get("prefix_len", 31)})
+    return out
+
+
+def planned_peers(plan: dict) -> dict[str, set[str]]:
+    return {sw["name"]: {i["peer"]["address"] for i in sw["interfaces"] if i["kind"] == "fabric"} for sw in plan["switches"]}
+
+
+def session_counts(plan: dict, observed: dict, scope: set[str]) -> dict:
+    """{"planned": planned sessions with an end in scope, "established": those Established at every observed end}."""
+    planned = planned_sessions(plan, scope)
+    up = 0
+    for s in planned:
+        states = [session_state(observed, s["a"], s["b"]), session_state(observed, s["b"], s["a"])]
+        up += all(st in (None, "Established") for st in states) and any(states)
+    return {"planned": len(planned), "established": up}
+
+
+def bfd_problem(s: dict, observed: dict) -> str | None:
+    """Why the BFD session of an Established session is not Up at an observed end (a missing line at
+    either end first), or None when it is Up wherever observed."""
+    ends = [(me, peer, (observed.get(me["device"]) or {}).get("bgp")) for me, peer in ((s["a"], s["b"]), (s["b"], s["a"]))]
+    ends = [(me, peer, b) for me, peer, b in ends if b is not None]
+    down = [(me, peer, (b["bfd"].get(peer["address"]) or {}).get("state")) for me, peer, b in ends]
+    down = [(me, peer, st) for me, peer, st in down if st != "Up"]
+    if not down:
+        return None
+    for me, peer, b in ends:
+        cfg = b["config"]
+        if me["port"] not in cfg.get("bfd_ports", ()):
+            return f"{me['device']} {me['port']} has no `bfd interval` line"
+        if peer["address"] not in cfg.get("fall_over_bfd", ()):
+            return f"{me['device']} has no `neighbor {peer['address']} fall-over bfd`"
+    me, peer, st = down[0]
+    return f"{me['device']} reports BFD to {peer['address']} as {st or 'absent'}"
+
+
+def session_state(observed: dict, end: dict, peer: dict) -> str | None:
+    """The state ``end``'s switch reports for its session to ``peer``; None when not observed."""
+    o = observed.get(end["device"])
+    if o is None or o.get("bgp") is None:
+        return None
+    s = o["bgp"]["sessions"].get(peer["address"])
+    return s["state"] if s else "not configured"
+
+
+def likely_cause(s: dict, observed: dict, cable_findings: dict[str, dict],
+                 planned_peers: dict[str, set[str]] | None = None) -> tuple[str, str, str | None]:
+    """(cause, explanation starting with the switch at fault, id of the finding it refers to).
+    ``planned_peers``: switch -> the neighbour addresses the plan gives it."""
+    planned_peers = planned_peers or {}
+    if s["cable"] in cable_findings:
+        f = cable_findings[s["cable"]]
+        return "cabling", f"cable {s['cable']} already has a '{f['kind']}' finding ({f['id']}): the session follows the link", f["id"]
+    ends = [(s["a"], s["b"]), (s["b"], s["a"])]
+    for me, peer in ends:
+        o = observed.get(me["device"])
+        if o is not None and not (o["interfaces"].get(me["port"]) or {}).get("up", False):
+            return "link_down", f"{me['device']} {me['port']} has no link", None
+    net = IPv4Network(f"{s['a']['address']}/{s['prefix_len']}", strict=False)
+    for me, peer in ends:
+        b = (observed.get(me["device"]) or {}).get("bgp")
+        if b is None:
+            continue
+        cfg = b["config"]
+        if cfg["asn"] is None:
+            return "bgp_missing", f"{me['device']} runs no BGP (no `router bgp {me['asn']}`)", None
+        if me["asn"] is not None and cfg["asn"] != me["asn"]:
+            return "wrong_asn", f"{me['device']} runs AS {cfg['asn']}; the plan gives it AS {me['asn']}", None
+        have = cfg["neighbors"].get(peer["address"])
+        if have is not None and peer["asn"] is not None and have != peer["asn"]:
+            return "wrong_asn", (f"{me['device']} expects AS {have} at {peer['address']}; {peer['device']} is AS {peer['asn']} in the plan"), None
+        addr = cfg["addresses"].get(me["port"])
+        if addr is not None and addr != me["address"]:
+            return "wrong_address", f"{me['device']} {me['port']} has address {addr}; the plan gives it {me['address']}", None
+        if have is None:
+            # a mistyped neighbour address
+            # (on the link's subnet, or not a planned neighbour of this switch but with the peer's AS)
+            unplanned = set(cfg["neighbors"]) - planned_peers.get(me["device"], set())
+            others = sorted(a for a in cfg["neighbors"] if _in(a, net) and a != me["address"]) or \
+                sorted(a for a in unplanned if cfg["neighbors"][a] == peer["asn"])
+            if others:
+                return "wrong_peer_address", (f"{me['device']} has neighbour {others[0]}, which the plan does not have; "
+                                              f"the peer {peer['device']} on this link is {peer['address']}"), None
+            return "not_configured", f"{me['device']} has no neighbour {peer['address']} ({peer['device']} {peer['port']})", None
+    return "unknown", "both ends are configured as planned and their ports are up: check BFD and the switches' logs", None
+
+
+def _in(addr: str, net: IPv4Network) -> bool:
+    try:
+        return IPv4Address(addr) in net
+    except ValueError:
+        return False
+
+
+INSTRUCTION = {
+    "cabling": "fix finding {ref} first; the session comes up with the link",
+    "link_down": "bring up the link between {a} and {b} (cable {cable})",
+    "bgp_missing": "push the planned config to {dev} (zcube push --only {dev})",
+    "wrong_asn": "push the planned config to {dev} (zcube push --only {dev}): its AS numbers differ from the plan",
+    "wrong_address": "push the planned config to {dev} (zcube push --only {dev}): a fabric port has the wrong address",
+    "wrong_peer_address": "push the planned config to {dev} (zcube push --only {dev}): a neighbour has the wrong address",
+    "not_configured": "push the planned config to {dev} (zcube push --only {dev}): a planned neighbour is missing",
+    "unknown": "check BFD (`show bfd neighbors`) and the logs of {a} and {b}",
+    "bfd": "push the planned config to {dev} (zcube push --only {dev}): BFD must run on every fabric session",
+}
+
+
+def expected_routes(plan: dict, sources: set[str], down_cables: set[str]) -> dict[str, dict[str, tuple[set[str], int]]]:
+    """Per source switch: prefix -> (the planned peer addresses that are equal-best next hops, how many the
+    switch should install): shortest AS paths over the planned fabric minus ``down_cables``, ECMP across
+    every equal-length path (the plan's multipath relax), at most ``routing.maximum_paths``."""
+    rt = plan.get("routing") or {}
+    max_paths = int(rt.get("maximum_paths") or 1)
+    adj: dict[str, dict[str, list[str]]] = {}
+    prefixes: dict[str, list[str]] = {}
+    for sw in plan["switches"]:
+        prefixes[sw["name"]] = [sw["host_block"], f"{sw['loopback']}/32"]
+        for itf in sw["interfaces"]:
+            if itf["kind"] == "fabric" and itf["cable"] not in down_cables:
+                adj.setdefault(sw["name"], {}).setdefault(itf["peer"]["device"], []).append(itf["peer"]["address"])
+    out = {}
+    for src in sorted(sources):
+        dist, first, frontier = {src: 0}, {}, [src]
+        while frontier:
+            nxt = []
+            for u in frontier:
+                for v in adj.get(u, ()):
+                    if v not in dist:
+                        dist[v] = dist[u] + 1
+                        first[v] = {v} if u == src else set(first[u])
+                        nxt.append(v)
+                    elif dist[v] == dist[u] + 1:
+                        first[v] |= {v} if u == src else first[u]
+            frontier = nxt
+        routes = {}
+        for dst, d in dist.items():
+            if d == 0:
+                continue
+            hops = {a for nb in first[dst] for a in adj[src][nb]}
+            for p in prefixes[dst]:
+                routes[p] = (hops, min(len(hops), max_paths))
+        out[src] = routes
+    return out
