@@ -331,3 +331,19 @@ def test_trust_on_first_use_without_a_file_uses_the_users_known_hosts(tmp_path, 
     assert _known_hosts_for(None, True) == str(tmp_path / ".ssh" / "known_hosts")
     assert stat.S_IMODE(os.stat(tmp_path / ".ssh").st_mode) == 0o700
     assert _known_hosts_for(None, False) is None and _known_hosts_for("x", True) == "x"
+
+
+def test_a_changed_remote_as_is_overwritten_in_place():
+    """`no neighbor A remote-as OLD` would take the neighbour's other lines with it: overwrite in place."""
+    from zcube_deploy.lab.rgos import SwitchState
+
+    running = ("router bgp 65001\n neighbor 10.0.0.1 remote-as 65002\n neighbor 10.0.0.1 fall-over bfd\n"
+               " neighbor 10.0.0.3 remote-as 65003\n neighbor 10.0.0.3 fall-over bfd\n")
+    intended = "router bgp 65001\n neighbor 10.0.0.1 remote-as 65009\n neighbor 10.0.0.1 fall-over bfd\n"
+    lines = remediation_lines(running, intended)
+    assert " no neighbor 10.0.0.1 remote-as 65002" not in lines and " neighbor 10.0.0.1 remote-as 65009" in lines
+    assert " no neighbor 10.0.0.3 remote-as 65003" in lines  # a stale neighbour still goes
+    sw = SwitchState(model="X", interface_names=["Mgmt 0"], abbreviations={})
+    apply(sw, running.splitlines())
+    apply(sw, lines)
+    assert remediation_lines(sw.running_config(), intended) == []

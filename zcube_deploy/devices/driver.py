@@ -63,9 +63,11 @@ def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
     sections it accepts first, so nothing outside them is ever negated or rewritten.
     """
     wf = WorkflowRemediation(scoped_tree(running, owns), scoped_tree(intended, owns))
+    remediation = wf.remediation_config
+    _keep_overwritten_in_place(remediation)
     lines: list[str] = []
     open_block = False
-    for child in wf.remediation_config.all_children_sorted():
+    for child in remediation.all_children_sorted():
         if child.depth() == 1:
             if open_block:
                 lines.append("exit")
@@ -76,6 +78,31 @@ def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
     if open_block:
         lines.append("exit")
     return lines
+
+
+# Lines the device overwrites in place when the same key is configured again: negating the old one
+# first would do harm. `no neighbor A remote-as OLD` removes the whole neighbour with its other
+# lines (fall-over bfd ...), which hier_config does not re-send because they did not change.
+OVERWRITE_IN_PLACE = (re.compile(r"^neighbor (\S+) remote-as \S+$"),)
+
+
+def _keep_overwritten_in_place(node) -> None:
+    """Drop ``no X`` from a remediation where a positive line with the same key replaces X in place."""
+    keys = set()
+    for child in node.children:
+        for rule in OVERWRITE_IN_PLACE:
+            m = rule.match(child.text)
+            if m and not child.text.startswith("no "):
+                keys.add((rule.pattern, m.group(1)))
+    for child in list(node.children):
+        if child.text.startswith("no "):
+            for rule in OVERWRITE_IN_PLACE:
+                m = rule.match(child.text[3:])
+                if m and (rule.pattern, m.group(1)) in keys:
+                    child.delete()
+                    break
+        else:
+            _keep_overwritten_in_place(child)
 
 
 class RuijieRGOSDriver(NetworkDriver):
