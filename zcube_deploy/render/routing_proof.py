@@ -148,28 +148,34 @@ def load_rendered(directory: str | Path) -> tuple[Network, list[dict]]:
 def prove_routing(directory: str | Path, samples: int | None = None, seed: int = 1, exhaustive_limit: int = 200_000) -> dict:
     """Walk packets between NIC ports of different groups. Exhaustive when small, else a seeded sample."""
     net, ports = load_rendered(directory)
-    prefixes = sorted({(r[0], r[1]) for p in ports for r in p["routes"]})
-    members: dict[tuple[int, int], list[dict]] = defaultdict(list)
+    # the destinations of a port: every port inside the prefixes its table routes to (cross-group,
+    # and its own group through its fallbacks). Prefixes are nested or disjoint, so a port's
+    # destinations are the members of its outermost prefixes: counted, never listed (at 16k GPUs
+    # that list would hold a billion pairs).
+    by_plen: dict[int, dict[int, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    plens = sorted({r[1] for p in ports for r in p["routes"]})
     for p in ports:
-        for net_, plen in prefixes:
-            if p["address"] >> (32 - plen) == net_ >> (32 - plen):
-                members[(net_, plen)].append(p)
-    # the destinations of a port are the ports inside the prefixes it routes to (the other group)
-    # every port its table routes to (cross-group, and its own group through its fallbacks)
-    targets = []
+        for plen in plens:
+            by_plen[plen][p["address"] >> (32 - plen)].append(p)
+
+    def members(net_: int, plen: int) -> list[dict]:
+        return by_plen[plen].get(net_ >> (32 - plen), [])
+
+    targets = []  # (port, its outermost prefixes, how many destinations)
     for p in ports:
-        seen: set[int] = {p["address"]}
-        group = []
-        for r in p["routes"]:
-            for q in members[(r[0], r[1])]:
-                if q["address"] not in seen:
-                    seen.add(q["address"])
-                    group.append(q)
-        targets.append((p, [group]))
+        keys = sorted({(r[0] >> (32 - r[1]) << (32 - r[1]) if r[1] else 0, r[1]) for r in p["routes"]}, key=lambda k: k[1])
+        outer: list[tuple[int, int]] = []
+        for net_, plen in keys:
+            if not any(pl <= plen and net_ >> (32 - pl) == n >> (32 - pl) for n, pl in outer):
+                outer.append((net_, plen))
+        count = sum(len(members(*k)) for k in outer)
+        if any(p["address"] >> (32 - pl) == n >> (32 - pl) for n, pl in outer):
+            count -= 1  # not itself
+        targets.append((p, outer, count))
     attached: dict[str, set] = defaultdict(set)
     for p in ports:
         attached[p["host"]].add(net.port_of.get(p["address"] ^ 1, (None,))[0])
-    total = sum(len(g) for _, groups in targets for g in groups)
+    total = sum(count for _, _, count in targets)
     report = {"ports": len(ports), "switches": len(net.tables), "pairs_total": total, "checked": 0, "delivered": 0,
               "max_switches": 0, "path_lengths": {}, "path_kinds": {}, "failures": []}
 
@@ -201,19 +207,28 @@ def prove_routing(directory: str | Path, samples: int | None = None, seed: int =
 
     if samples is None and total <= exhaustive_limit:
         report["mode"] = "exhaustive"
-        for src, groups in targets:
-            for group in groups:
-                for dst in group:
-                    check(src, dst)
+        for src, outer, _ in targets:
+            for key in outer:
+                for dst in members(*key):
+                    if dst is not src:
+                        check(src, dst)
     else:
         n = samples or 20_000
         report["mode"] = f"sampled ({n} pairs, seed {seed})"
         rng = random.Random(seed)
-        with_targets = [(s, [g for g in groups if g]) for s, groups in targets if any(groups)]
+        with_targets = [(src, outer) for src, outer, count in targets if count > 0]
         for _ in range(n):
-            src, groups = with_targets[rng.randrange(len(with_targets))]
-            group = groups[rng.randrange(len(groups))]
-            check(src, group[rng.randrange(len(group))])
+            src, outer = with_targets[rng.randrange(len(with_targets))]
+            while True:  # a destination uniformly among the port's destinations
+                pick = rng.randrange(sum(len(members(*k)) for k in outer))
+                for key in outer:
+                    group = members(*key)
+                    if pick < len(group):
+                        break
+                    pick -= len(group)
+                if group[pick] is not src:
+                    break
+            check(src, group[pick])
     report["path_lengths"] = {str(k): v for k, v in sorted(report["path_lengths"].items())}
     report["ok"] = report["checked"] > 0 and report["delivered"] == report["checked"]
     return report
