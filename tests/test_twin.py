@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import INVENTORIES, ROOT, run_zcube
+from conftest import INVENTORIES, run_zcube
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime

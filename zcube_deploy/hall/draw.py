@@ -76,7 +76,7 @@ def floor_svg(model: dict) -> str:
     head_x = left - 0.6 * s
     for row in rows:
         y = top + row["y_m"] * s - tray_w - 2
-        x0, x1 = left + row["x0_m"] * s, left + row["x1_m"] * s
+        x1 = left + row["x1_m"] * s  # the tray runs from the row head to the row end
         out.append(f'<rect class="tray" data-tray="row {e(row["name"])}" x="{_fmt(head_x)}" y="{_fmt(y)}" width="{_fmt(x1 - head_x)}" '
                    f'height="{_fmt(tray_w)}"><title>overhead tray along row {e(row["name"])}</title></rect>')
         out.append(f'<text class="rowlabel" x="{_fmt(head_x - tray_w - 8)}" y="{_fmt(top + row["y_m"] * s + rd / 2 + 5)}" text-anchor="end" '

@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 from typing import Callable
 
+from zcube_deploy.lab import rgos_router
+from zcube_deploy.lab.rgos_router import RouterBgp
+from zcube_deploy.lab.rgos_router import _ip as _is_ip  # one dotted-quad check for the whole CLI
+
 # Commands the lab does not model but accepts and keeps verbatim, in place, with their sub-commands
 # (a site baseline: users, AAA, SNMP, NTP, logging, banners, ACLs, vty lines, routing protocols ...).
 # Only these first words are accepted, so that a typo in a template still fails as on a device.
@@ -32,24 +36,10 @@ BLOCK_MODES = (("router ", "router"), ("line ", "line"), ("ip access-list extend
                ("route-map ", "route-map"), ("vlan ", "vlan"), ("key chain ", "keychain"))
 NESTED_MODES = (("address-family ", "af"), ("class ", "pmap-c"))
 
-from zcube_deploy.lab import rgos_router
-from zcube_deploy.lab.rgos_router import RouterBgp
-
 INVALID = "% Invalid input detected at '^' marker."
 INCOMPLETE = "% Incomplete command."
 VERSION = "RGOS 11.0(5)B9P66"
 DEFAULT_HOSTNAME = "Ruijie"
-_ADDR = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
-
-
-def _is_ip(text: str) -> bool:
-    if not _ADDR.match(text):
-        return False
-    try:
-        IPv4Address(text)
-        return True
-    except ValueError:
-        return False
 
 
 def _plen(mask: str) -> int | None:

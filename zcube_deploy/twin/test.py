@@ -133,7 +133,6 @@ def _probe_flows(plan: dict, state: dict, ports: Ports, fail: failures.Failure, 
 
     For a fabric cable the switch's own kernel tells which flows hash onto it (``ip route get``).
     """
-    names = state["interfaces"]
     fabric = {l["cable"]: l for l in state["links"] if l["kind"] == "fabric"}
     host_itf = {}
     for l in state["links"]:
