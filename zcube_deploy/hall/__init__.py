@@ -20,15 +20,20 @@ PLAN_FIELDS: dict[str, set[str] | None] = {
 }
 
 
+def _read_json(p: Path, flag: str, hint: str):
+    """An overlay file's JSON, or one clear problem naming the option that gave it."""
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputErrors(Problem(flag, f"{p}: no such file", hint)) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputErrors(Problem(flag, f"{p}: not a readable JSON file ({exc})")) from None
+
+
 def load_verify(path: str | Path, plan: dict) -> dict:
     """A verify.json (as `zcube verify -o DIR` writes it), checked against the plan's cluster."""
     p = Path(path)
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputErrors(Problem("--verify", f"{p}: no such file", "run `zcube verify PLAN ... -o DIR` to write DIR/verify.json")) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputErrors(Problem("--verify", f"{p}: not a readable JSON file ({exc})")) from None
+    doc = _read_json(p, "--verify", "run `zcube verify PLAN ... -o DIR` to write DIR/verify.json")
     problems = []
     if not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
         raise InputErrors(Problem("--verify", f"{p}: not a verify.json (no findings list)", "give the verify.json that `zcube verify -o DIR` writes"))
@@ -48,12 +53,7 @@ def load_verify(path: str | Path, plan: dict) -> dict:
 def load_analysis(path: str | Path) -> dict:
     """The figures the page shows from analyze.json, and unreachability.png next to it (base64)."""
     p = Path(path)
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputErrors(Problem("--analyze", f"{p}: no such file", "run `zcube analyze PLAN -o DIR` to write DIR/analyze.json")) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputErrors(Problem("--analyze", f"{p}: not a readable JSON file ({exc})")) from None
+    doc = _read_json(p, "--analyze", "run `zcube analyze PLAN -o DIR` to write DIR/analyze.json")
     if not isinstance(doc, dict) or "random_link_failures" not in doc:
         raise InputErrors(Problem("--analyze", f"{p}: not an analyze.json (no random_link_failures)"))
     rows = [{"p": r["p"], "zcube": r["zcube"]["mean"], "clos": r["dual_plane_clos"]["mean"]} for r in doc["random_link_failures"]]

@@ -11,6 +11,7 @@ from ipaddress import IPv4Network
 from pathlib import Path
 from string import Template
 
+from zcube_deploy.devices.names import short_name
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.lab import bgp, lldp
 from zcube_deploy.lab.rgos import Interface, Session, SwitchState
@@ -62,7 +63,7 @@ class LabModel:
         ports = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
         self.abbrev = {name: v[0] for name, v in pm["cage_of"].items()}
         for name in pm["unused_ports"]:
-            self.abbrev.setdefault(name, _abbreviate(name))
+            self.abbrev.setdefault(name, short_name(name))
         mgmt_if = model.get("mgmt_interface", "Mgmt 0")
         mgmt_mask = _mask(plan["settings"]["mgmt_prefix_len"])
         self.switches: dict[str, SwitchState] = {}
@@ -126,7 +127,7 @@ class LabModel:
         return out
 
     def _neighbor(self, port: str, cable_id: str, dev: str, pport: str) -> lldp.Neighbor | None:
-        short = self.abbrev.get(port, _abbreviate(port))
+        short = self.abbrev.get(port, short_name(port))
         peer = self.switches.get(dev)
         if peer is not None:
             return lldp.Neighbor(
@@ -183,15 +184,6 @@ class LabModel:
         return self.bgp_model(), self.name_of(st)
 
     enable_secret = ""
-
-
-def _abbreviate(name: str) -> str:
-    table = (("EightHundredGigabitEthernet", "EH"), ("FourHundredGigabitEthernet", "FH"), ("TwoHundredGigabitEthernet", "TH"),
-             ("HundredGigabitEthernet", "Hu"), ("TFGigabitEthernet", "TF"), ("TenGigabitEthernet", "Te"), ("Mgmt", "Mg"))
-    for long, short in table:
-        if name.startswith(long + " "):
-            return short + name[len(long) + 1:]
-    return name
 
 
 def _mask(plen: int) -> str:
