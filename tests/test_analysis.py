@@ -15,7 +15,7 @@ import pytest
 from conftest import run_zcube
 from test_invariants_property import make_catalog, make_inventory
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
-from zcube_deploy.analysis.faults import RoutedCounter, State, monte_carlo, path_statistics, physical_lost_pairs
+from zcube_deploy.analysis.failures import RoutedCounter, State, monte_carlo, path_statistics, physical_lost_pairs
 from zcube_deploy.analysis.single import bridges, single_failures
 from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build_plan

@@ -18,7 +18,7 @@ from conftest import ROOT, run_zcube
 from zcube_deploy.devices.parsers import parse
 from zcube_deploy.lab import bgp
 from zcube_deploy.lab.core import LabModel
-from zcube_deploy.verify.compare import compare
+from zcube_deploy.verify.classify import classify as compare
 from zcube_deploy.verify.observe import COMMANDS, observe
 
 SECRET = "en"
@@ -318,7 +318,7 @@ def test_push_verify_clean_then_fabric_cable_removed_over_ssh(bgp64, tmp_path):
 
 def test_link_rule_is_the_labs(bgp64):
     """lab/bgp.py's port state equals what the lab's `show interface status` reports, faults included."""
-    from zcube_deploy.lab.faults import apply_faults, load_faults
+    from zcube_deploy.lab.inject import apply_faults, load_faults
 
     out, plan = bgp64
     m = lab(out, plan)

@@ -16,7 +16,7 @@ import pytest
 from conftest import GOLDEN, ROOT, check_golden, run_zcube
 from test_invariants_property import make_catalog, make_inventory
 from zcube_deploy.analysis.fabric import zcube_from_plan
-from zcube_deploy.analysis.faults import State
+from zcube_deploy.analysis.failures import State
 from zcube_deploy.analysis.predict import path_switches, predict_gpu_pairs, predict_pairs
 from zcube_deploy.analysis.routed import RoutedModel
 from zcube_deploy.inventory import resolve_inventory

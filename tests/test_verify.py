@@ -13,7 +13,7 @@ from conftest import build_example, run_zcube
 from zcube_deploy.lab.server import lab_credentials, running_lab
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
 from zcube_deploy.verify.collect import collect, replay
-from zcube_deploy.verify.compare import compare
+from zcube_deploy.verify.classify import classify
 
 pytestmark = pytest.mark.lab
 CREDS = Credentials(*lab_credentials())
@@ -41,7 +41,7 @@ def round_trip(out, plan, faults, seed, tmp_path):
         kh = str(tmp_path / "lab" / "known_hosts")
         rep = push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path)
         assert rep["ok"], rep["summary"]
-        findings = compare(plan, observe_lab(lab, kh))
+        findings = classify(plan, observe_lab(lab, kh))
         found = {(f["kind"], tuple(f["cables"])) for f in findings}
         for e in lab.expected:
             assert (e["kind"], tuple(e["cables"])) in found, f"{e} not found in {sorted(found)}"
@@ -49,7 +49,7 @@ def round_trip(out, plan, faults, seed, tmp_path):
         for f in findings:
             assert f["instruction"] and f["ends"][0]["rack"] != "?" and f["id"].startswith("V")
         lab.runner.call(lab.apply_operations, [op for f in findings for op in f["fix"]])
-        assert compare(plan, observe_lab(lab, kh)) == [], "the fixes did not make the lab clean"
+        assert classify(plan, observe_lab(lab, kh)) == [], "the fixes did not make the lab clean"
         return findings
 
 
@@ -72,17 +72,17 @@ def test_clean_lab_reports_nothing_and_ids_are_stable(lab64, tmp_path):
     with running_lab(plan, faults=faults, out_dir=tmp_path / "lab") as lab:
         kh = str(tmp_path / "lab" / "known_hosts")
         push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path)
-        a = compare(plan, observe_lab(lab, kh))
-        b = compare(plan, observe_lab(lab, kh))
+        a = classify(plan, observe_lab(lab, kh))
+        b = classify(plan, observe_lab(lab, kh))
         assert [f["id"] for f in a] == [f["id"] for f in b] and len(a) == 2
     with running_lab(plan, faults=faults, out_dir=tmp_path / "lab2") as lab:
         kh = str(tmp_path / "lab2" / "known_hosts")
         push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path / "p2")
-        assert [f["id"] for f in compare(plan, observe_lab(lab, kh))] == [f["id"] for f in a]  # same fault, same ID
+        assert [f["id"] for f in classify(plan, observe_lab(lab, kh))] == [f["id"] for f in a]  # same fault, same ID
     with running_lab(plan, out_dir=tmp_path / "lab3") as lab:
         kh = str(tmp_path / "lab3" / "known_hosts")
         push_all(select_targets(plan, out, None, lab.endpoints), CREDS, PushOptions(concurrency=8, known_hosts=kh), tmp_path / "p3")
-        assert compare(plan, observe_lab(lab, kh)) == []
+        assert classify(plan, observe_lab(lab, kh)) == []
 
 
 def test_before_push_hostname_route_and_unexpected(lab64, tmp_path):
@@ -90,7 +90,7 @@ def test_before_push_hostname_route_and_unexpected(lab64, tmp_path):
     faults = {"cabling": [{"extra": {"a": {"device": "ZC-O015", "port": "FourHundredGigabitEthernet 0/9"},
                                      "b": {"device": "ZC-E016", "port": "FourHundredGigabitEthernet 0/9"}}}]}
     with running_lab(plan, faults=faults, out_dir=tmp_path / "lab") as lab:
-        findings = compare(plan, observe_lab(lab, str(tmp_path / "lab" / "known_hosts")))
+        findings = classify(plan, observe_lab(lab, str(tmp_path / "lab" / "known_hosts")))
     kinds = [f["kind"] for f in findings]
     assert kinds.count("hostname") == 16 and kinds.count("route") == 16
     unexpected = [f for f in findings if f["kind"] == "unexpected"]
@@ -131,7 +131,7 @@ def test_cli_record_then_offline_with_real_quirks(lab64, tmp_path):
     stray = block.replace("gpu", "stray")
     d.write_bytes((head + "-" * 76 + "\r\n  Neighbor index                    : 2\r\n" + stray + sep + tail).encode())
     obs, _ = replay(rec, [s["name"] for s in plan["switches"]])
-    kinds = {f["kind"] for f in compare(plan, obs)}
+    kinds = {f["kind"] for f in classify(plan, obs)}
     assert "duplicate" in kinds
     # --only re-verifies a subset
     r = run_zcube("verify", str(out / "plan.json"), "--from", str(rec), "--only", "ZC-E0*", "-o", str(tmp_path / "v3"))

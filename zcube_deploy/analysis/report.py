@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
-from zcube_deploy.analysis.faults import monte_carlo, path_statistics
+from zcube_deploy.analysis.failures import monte_carlo, path_statistics
 from zcube_deploy.analysis.routed import RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
 
@@ -92,7 +92,7 @@ def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool
     """Mode static: recount each single failure's GPU pairs without a routed path with the host
     fallbacks (the static cross-group count is kept as ..._switch_routes_only). False when the
     plan has too many GPU types for the exact count."""
-    from zcube_deploy.analysis.faults import State
+    from zcube_deploy.analysis.failures import State
 
     healthy = State.healthy(fab)
     if model.counts(healthy)["gpu_pairs"] is None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from zcube_deploy.analysis.fabric import Fabric, Routing
-from zcube_deploy.analysis.faults import State, components, pairs
+from zcube_deploy.analysis.failures import State, components, pairs
 
 DENSE_GPU_LIMIT = 4096  # GPUs above which only mode bgp's closed form is used (N x N matrices per state)
 
@@ -198,7 +198,7 @@ def bgp_single_failures(fab: Fabric, model: RoutedModel) -> list[dict]:
     """Every switch and every fabric link failing alone, in mode bgp: what it cuts, which sessions
     go down, how many GPU pairs and port pairs lose every routed path (the model above), and the
     longest AS path (in switches) that a port pair must now take instead of its direct one."""
-    from zcube_deploy.analysis.faults import physical_lost_pairs, switch_distances
+    from zcube_deploy.analysis.failures import physical_lost_pairs, switch_distances
     from zcube_deploy.analysis.single import _row, bridges
 
     n = fab.n_switches

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from zcube_deploy.analysis.fabric import Fabric, Routing
-from zcube_deploy.analysis.faults import RoutedCounter, State, physical_lost_pairs, switch_distances
+from zcube_deploy.analysis.failures import RoutedCounter, State, physical_lost_pairs, switch_distances
 
 
 def bridges(n: int, u: np.ndarray, v: np.ndarray) -> set[int]:

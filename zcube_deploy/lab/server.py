@@ -19,7 +19,7 @@ from pathlib import Path
 import asyncssh
 
 from zcube_deploy.lab.core import LabModel
-from zcube_deploy.lab.faults import apply_faults, load_faults
+from zcube_deploy.lab.inject import apply_faults, load_faults
 from zcube_deploy.plan.io import write_canonical
 
 HOST = "127.0.0.1"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from zcube_deploy.vocabulary import FixOp
+
 End = tuple[str, str]  # (device, port)
 
 
@@ -87,29 +89,26 @@ class Wiring:
     def apply(self, op: dict) -> None:
         """Apply one physical action (what a technician does after `zcube verify`).
 
-        ops: {"op": "move", "cable", "end": "a"|"b", "to": {device, port}} |
-             {"op": "connect", "cable", "a": {device, port}, "b": {device, port}} |
-             {"op": "remove", "cable"} | {"op": "reseat", "device", "port"} (clears a forced-down port) |
-             {"op": "lldp_on", "server"} | {"op": "fix_hostname", "cable"} (the NIC end announces the planned name)
+        ops: vocabulary.FixOp (their fields are documented there).
         """
         kind = op["op"]
         self.generation += 1
-        if kind == "move":
+        if kind == FixOp.MOVE:
             self.move(op["cable"], (op["to"]["device"], op["to"]["port"]), op.get("end", "b"))
-        elif kind == "connect":
+        elif kind == FixOp.CONNECT:
             self.add(op["cable"], (op["a"]["device"], op["a"]["port"]), (op["b"]["device"], op["b"]["port"]), planned=True)
-        elif kind == "remove":
+        elif kind == FixOp.REMOVE:
             if op["cable"] in self.cables:
                 self.remove(op["cable"])
-        elif kind == "reseat":
+        elif kind == FixOp.RESEAT:
             self.forced_down.discard((op["device"], op["port"]))
-        elif kind == "lldp_on":
+        elif kind == FixOp.LLDP_ON:
             self.lldp_off.discard(op["server"])
-        elif kind == "fix_hostname":
+        elif kind == FixOp.FIX_HOSTNAME:
             self.announced_name.pop(op["cable"], None)
-        elif kind == "unplug":
+        elif kind == FixOp.UNPLUG:
             self.remove_at((op["device"], op["port"]))
-        elif kind == "unplug_except":
+        elif kind == FixOp.UNPLUG_EXCEPT:
             for c in self.cables_at((op["device"], op["port"])):
                 if c.id != op["keep"]:
                     del self.cables[c.id]

@@ -24,8 +24,13 @@ when the BGP hold timer expires), naming the missing `bfd interval` or `fall-ove
 from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Network
+from typing import Mapping
 
-CABLE_KINDS = ("down", "missing", "wrong_peer", "swapped", "duplicate")
+from zcube_deploy.verify.observation import Observation, as_observations
+from zcube_deploy.vocabulary import CABLE_KINDS, BgpCause
+
+__all__ = ["CABLE_KINDS", "BgpCause", "planned_sessions", "planned_peers", "session_counts", "bfd_problem", "session_state",
+           "likely_cause", "expected_routes", "INSTRUCTION"]
 
 
 def planned_sessions(plan: dict, scope: set[str]) -> list[dict]:
@@ -50,8 +55,9 @@ def planned_peers(plan: dict) -> dict[str, set[str]]:
     return {sw["name"]: {i["peer"]["address"] for i in sw["interfaces"] if i["kind"] == "fabric"} for sw in plan["switches"]}
 
 
-def session_counts(plan: dict, observed: dict, scope: set[str]) -> dict:
+def session_counts(plan: dict, observed: Mapping[str, Observation | Mapping], scope: set[str]) -> dict:
     """{"planned": planned sessions with an end in scope, "established": those Established at every observed end}."""
+    observed = as_observations(observed)
     planned = planned_sessions(plan, scope)
     up = 0
     for s in planned:
@@ -60,74 +66,79 @@ def session_counts(plan: dict, observed: dict, scope: set[str]) -> dict:
     return {"planned": len(planned), "established": up}
 
 
-def bfd_problem(s: dict, observed: dict) -> str | None:
+def bfd_problem(s: dict, observed: Mapping[str, Observation]) -> str | None:
     """Why the BFD session of an Established session is not Up at an observed end (a missing line at
     either end first), or None when it is Up wherever observed."""
-    ends = [(me, peer, (observed.get(me["device"]) or {}).get("bgp")) for me, peer in ((s["a"], s["b"]), (s["b"], s["a"]))]
+    ends = [(me, peer, _bgp(observed, me["device"])) for me, peer in ((s["a"], s["b"]), (s["b"], s["a"]))]
     ends = [(me, peer, b) for me, peer, b in ends if b is not None]
-    down = [(me, peer, (b["bfd"].get(peer["address"]) or {}).get("state")) for me, peer, b in ends]
+    down = [(me, peer, b.bfd.get(peer["address"])) for me, peer, b in ends]
     down = [(me, peer, st) for me, peer, st in down if st != "Up"]
     if not down:
         return None
     for me, peer, b in ends:
-        cfg = b["config"]
-        if me["port"] not in cfg.get("bfd_ports", ()):
+        cfg = b.config
+        if me["port"] not in cfg.bfd_ports:
             return f"{me['device']} {me['port']} has no `bfd interval` line"
-        if peer["address"] not in cfg.get("fall_over_bfd", ()):
+        if peer["address"] not in cfg.fall_over_bfd:
             return f"{me['device']} has no `neighbor {peer['address']} fall-over bfd`"
     me, peer, st = down[0]
     return f"{me['device']} reports BFD to {peer['address']} as {st or 'absent'}"
 
 
-def session_state(observed: dict, end: dict, peer: dict) -> str | None:
+def _bgp(observed: Mapping[str, Observation], device: str):
+    o = observed.get(device)
+    return None if o is None else o.bgp
+
+
+def session_state(observed: Mapping[str, Observation], end: dict, peer: dict) -> str | None:
     """The state ``end``'s switch reports for its session to ``peer``; None when not observed."""
-    o = observed.get(end["device"])
-    if o is None or o.get("bgp") is None:
+    b = _bgp(observed, end["device"])
+    if b is None:
         return None
-    s = o["bgp"]["sessions"].get(peer["address"])
-    return s["state"] if s else "not configured"
+    s = b.sessions.get(peer["address"])
+    return s.state if s else "not configured"
 
 
-def likely_cause(s: dict, observed: dict, cable_findings: dict[str, dict],
-                 planned_peers: dict[str, set[str]] | None = None) -> tuple[str, str, str | None]:
+def likely_cause(s: dict, observed: Mapping[str, Observation], cable_findings: dict[str, dict],
+                 planned_peers: dict[str, set[str]] | None = None) -> tuple[BgpCause, str, str | None]:
     """(cause, explanation starting with the switch at fault, id of the finding it refers to).
     ``planned_peers``: switch -> the neighbour addresses the plan gives it."""
     planned_peers = planned_peers or {}
     if s["cable"] in cable_findings:
         f = cable_findings[s["cable"]]
-        return "cabling", f"cable {s['cable']} already has a '{f['kind']}' finding ({f['id']}): the session follows the link", f["id"]
+        return BgpCause.CABLING, f"cable {s['cable']} already has a '{f['kind']}' finding ({f['id']}): the session follows the link", f["id"]
     ends = [(s["a"], s["b"]), (s["b"], s["a"])]
     for me, peer in ends:
         o = observed.get(me["device"])
-        if o is not None and not (o["interfaces"].get(me["port"]) or {}).get("up", False):
-            return "link_down", f"{me['device']} {me['port']} has no link", None
+        if o is not None and not o.is_up(me["port"]):
+            return BgpCause.LINK_DOWN, f"{me['device']} {me['port']} has no link", None
     net = IPv4Network(f"{s['a']['address']}/{s['prefix_len']}", strict=False)
     for me, peer in ends:
-        b = (observed.get(me["device"]) or {}).get("bgp")
+        b = _bgp(observed, me["device"])
         if b is None:
             continue
-        cfg = b["config"]
-        if cfg["asn"] is None:
-            return "bgp_missing", f"{me['device']} runs no BGP (no `router bgp {me['asn']}`)", None
-        if me["asn"] is not None and cfg["asn"] != me["asn"]:
-            return "wrong_asn", f"{me['device']} runs AS {cfg['asn']}; the plan gives it AS {me['asn']}", None
-        have = cfg["neighbors"].get(peer["address"])
+        cfg = b.config
+        if cfg.asn is None:
+            return BgpCause.BGP_MISSING, f"{me['device']} runs no BGP (no `router bgp {me['asn']}`)", None
+        if me["asn"] is not None and cfg.asn != me["asn"]:
+            return BgpCause.WRONG_ASN, f"{me['device']} runs AS {cfg.asn}; the plan gives it AS {me['asn']}", None
+        have = cfg.neighbors.get(peer["address"])
         if have is not None and peer["asn"] is not None and have != peer["asn"]:
-            return "wrong_asn", (f"{me['device']} expects AS {have} at {peer['address']}; {peer['device']} is AS {peer['asn']} in the plan"), None
-        addr = cfg["addresses"].get(me["port"])
+            return BgpCause.WRONG_ASN, (f"{me['device']} expects AS {have} at {peer['address']}; {peer['device']} is AS {peer['asn']} in the plan"), None
+        addr = cfg.addresses.get(me["port"])
         if addr is not None and addr != me["address"]:
-            return "wrong_address", f"{me['device']} {me['port']} has address {addr}; the plan gives it {me['address']}", None
+            return BgpCause.WRONG_ADDRESS, f"{me['device']} {me['port']} has address {addr}; the plan gives it {me['address']}", None
         if have is None:
             # a mistyped neighbour address
             # (on the link's subnet, or not a planned neighbour of this switch but with the peer's AS)
-            unplanned = set(cfg["neighbors"]) - planned_peers.get(me["device"], set())
-            others = sorted(a for a in cfg["neighbors"] if _in(a, net) and a != me["address"]) or \
-                sorted(a for a in unplanned if cfg["neighbors"][a] == peer["asn"])
+            unplanned = set(cfg.neighbors) - planned_peers.get(me["device"], set())
+            others = sorted(a for a in cfg.neighbors if _in(a, net) and a != me["address"]) or \
+                sorted(a for a in unplanned if cfg.neighbors[a] == peer["asn"])
             if others:
-                return "wrong_peer_address", (f"{me['device']} has neighbour {others[0]}, which the plan does not have; "
-                                              f"the peer {peer['device']} on this link is {peer['address']}"), None
-            return "not_configured", f"{me['device']} has no neighbour {peer['address']} ({peer['device']} {peer['port']})", None
-    return "unknown", "both ends are configured as planned and their ports are up: check BFD and the switches' logs", None
+                return BgpCause.WRONG_PEER_ADDRESS, (f"{me['device']} has neighbour {others[0]}, which the plan does not have; "
+                                                      f"the peer {peer['device']} on this link is {peer['address']}"), None
+            return BgpCause.NOT_CONFIGURED, f"{me['device']} has no neighbour {peer['address']} ({peer['device']} {peer['port']})", None
+    return BgpCause.UNKNOWN, "both ends are configured as planned and their ports are up: check BFD and the switches' logs", None
 
 
 def _in(addr: str, net: IPv4Network) -> bool:
@@ -138,15 +149,15 @@ def _in(addr: str, net: IPv4Network) -> bool:
 
 
 INSTRUCTION = {
-    "cabling": "fix finding {ref} first; the session comes up with the link",
-    "link_down": "bring up the link between {a} and {b} (cable {cable})",
-    "bgp_missing": "push the planned config to {dev} (zcube push --only {dev})",
-    "wrong_asn": "push the planned config to {dev} (zcube push --only {dev}): its AS numbers differ from the plan",
-    "wrong_address": "push the planned config to {dev} (zcube push --only {dev}): a fabric port has the wrong address",
-    "wrong_peer_address": "push the planned config to {dev} (zcube push --only {dev}): a neighbour has the wrong address",
-    "not_configured": "push the planned config to {dev} (zcube push --only {dev}): a planned neighbour is missing",
-    "unknown": "check BFD (`show bfd neighbors`) and the logs of {a} and {b}",
-    "bfd": "push the planned config to {dev} (zcube push --only {dev}): BFD must run on every fabric session",
+    BgpCause.CABLING: "fix finding {ref} first; the session comes up with the link",
+    BgpCause.LINK_DOWN: "bring up the link between {a} and {b} (cable {cable})",
+    BgpCause.BGP_MISSING: "push the planned config to {dev} (zcube push --only {dev})",
+    BgpCause.WRONG_ASN: "push the planned config to {dev} (zcube push --only {dev}): its AS numbers differ from the plan",
+    BgpCause.WRONG_ADDRESS: "push the planned config to {dev} (zcube push --only {dev}): a fabric port has the wrong address",
+    BgpCause.WRONG_PEER_ADDRESS: "push the planned config to {dev} (zcube push --only {dev}): a neighbour has the wrong address",
+    BgpCause.NOT_CONFIGURED: "push the planned config to {dev} (zcube push --only {dev}): a planned neighbour is missing",
+    BgpCause.UNKNOWN: "check BFD (`show bfd neighbors`) and the logs of {a} and {b}",
+    BgpCause.BFD: "push the planned config to {dev} (zcube push --only {dev}): BFD must run on every fabric session",
 }
 
 

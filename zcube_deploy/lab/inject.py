@@ -1,4 +1,5 @@
 """Fault injection for the lab: cabling faults on the wiring, device faults on the SSH servers.
+(Failure analysis of a fabric, `zcube analyze`, is analysis/failures.py.)
 
 A faults file (YAML) is a mapping with two optional lists::
 
@@ -30,8 +31,10 @@ import yaml
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.lab.core import DeviceFaults, LabModel
+from zcube_deploy.vocabulary import FaultKind as F
+from zcube_deploy.vocabulary import FindingKind as K
 
-CABLING_KINDS = ("swap", "move", "remove", "extra", "down", "wrong_host", "lldp_off")
+CABLING_KINDS = tuple(F)
 
 
 def load_faults(spec: str | None, plan: dict, seed: int = 0) -> dict:
@@ -87,7 +90,7 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
     while len(out) < n and attempts < n * 20:
         kind = kinds[attempts % len(kinds)]
         attempts += 1
-        if kind == "swap":
+        if kind == F.SWAP:
             sw = rng.choice(sorted(by_switch))
             cands = [c for c in by_switch[sw] if c["id"] not in used_cables and c["a"]["device"] not in lldp_off_servers]
             if len(cands) < 2:
@@ -95,9 +98,9 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
             x, y = rng.sample(cands, 2)
             if x["a"]["device"] == y["a"]["device"] and x["a"]["port"] == y["a"]["port"]:
                 continue
-            out.append({"swap": [x["id"], y["id"]]})
+            out.append({F.SWAP: [x["id"], y["id"]]})
             used_cables.update((x["id"], y["id"]))
-        elif kind == "move":
+        elif kind == F.MOVE:
             # a cable plugged into the port of another cable of the same switch, that one left out:
             # the classic "wrong port" (a move to a spare port would land on a shut port: a 'down')
             sw = rng.choice(sorted(by_switch))
@@ -106,22 +109,22 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
             if len(cands) < 2:
                 continue
             c, d = rng.sample(cands, 2)
-            out.append({"remove": d["id"]})
-            out.append({"move": {"cable": c["id"], "to": {"device": sw, "port": d["b"]["port"]}}})
+            out.append({F.REMOVE: d["id"]})
+            out.append({F.MOVE: {"cable": c["id"], "to": {"device": sw, "port": d["b"]["port"]}}})
             used_cables.update((c["id"], d["id"]))
             used_ports.update({(sw, c["b"]["port"]), (sw, d["b"]["port"])})
-        elif kind in ("remove", "down", "wrong_host"):
+        elif kind in (F.REMOVE, F.DOWN, F.WRONG_HOST):
             c = fresh_cable(host)
             if not c:
                 continue
             used_cables.add(c["id"])
-            if kind == "remove":
-                out.append({"remove": c["id"]})
-            elif kind == "down":
-                out.append({"down": {"device": c["b"]["device"], "port": c["b"]["port"]}})
+            if kind == F.REMOVE:
+                out.append({F.REMOVE: c["id"]})
+            elif kind == F.DOWN:
+                out.append({F.DOWN: {"device": c["b"]["device"], "port": c["b"]["port"]}})
             else:
-                out.append({"wrong_host": {"cable": c["id"], "name": f"{c['a']['device']}-spare"}})
-        elif kind == "extra":
+                out.append({F.WRONG_HOST: {"cable": c["id"], "name": f"{c['a']['device']}-spare"}})
+        elif kind == F.EXTRA:
             # a stray device patched into a port that already has its planned cable: two LLDP
             # neighbours on one port. (An extra cable between two spare ports stays dark: spare
             # ports are shut by the rendered config, so verify cannot see it after a push.)
@@ -130,9 +133,9 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
                 continue
             used_cables.add(c["id"])
             used_ports.add((c["b"]["device"], c["b"]["port"]))
-            out.append({"extra": {"a": {"device": f"lab-stray{len(out) + 1}", "port": "eth0"},
+            out.append({F.EXTRA: {"a": {"device": f"lab-stray{len(out) + 1}", "port": "eth0"},
                                   "b": {"device": c["b"]["device"], "port": c["b"]["port"]}}})
-        elif kind == "lldp_off":
+        elif kind == F.LLDP_OFF:
             busy = {c["a"]["device"] for c in host if c["id"] in used_cables}
             cands = [s for s in servers if s not in busy and s not in lldp_off_servers]
             if not cands:
@@ -140,7 +143,7 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
             s = rng.choice(cands)
             lldp_off_servers.add(s)
             used_cables.update(c["id"] for c in host if c["a"]["device"] == s)
-            out.append({"lldp_off": s})
+            out.append({F.LLDP_OFF: s})
     return out
 
 
@@ -158,20 +161,20 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
             continue
         (kind, arg), = f.items()
         try:
-            if kind == "swap":
+            if kind == F.SWAP:
                 x, y = arg
                 w.swap(x, y)
-                expected.append({"kind": "swapped", "cables": sorted([x, y]), "fault": f})
-            elif kind == "move":
+                expected.append({"kind": K.SWAPPED, "cables": sorted([x, y]), "fault": f})
+            elif kind == F.MOVE:
                 to = (arg["to"]["device"], arg["to"]["port"])
                 _check_port(model, to)
                 w.move(arg["cable"], to)
-                expected.append({"kind": "wrong_peer", "cables": [arg["cable"]], "fault": f, "_to": to})
-            elif kind == "remove":
+                expected.append({"kind": K.WRONG_PEER, "cables": [arg["cable"]], "fault": f, "_to": to})
+            elif kind == F.REMOVE:
                 gone = w.cables[arg]
                 w.remove(arg)
-                expected.append({"kind": "down", "cables": [arg], "fault": f, "_port": gone.b})
-            elif kind == "extra":
+                expected.append({"kind": K.DOWN, "cables": [arg], "fault": f, "_port": gone.b})
+            elif kind == F.EXTRA:
                 a, b = (arg["a"]["device"], arg["a"]["port"]), (arg["b"]["device"], arg["b"]["port"])
                 for end in (a, b):
                     if end[0] in model.switches:
@@ -179,24 +182,24 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
                 extra_n += 1
                 occupied = sorted(c.id for end in (a, b) for c in w.cables_at(end))
                 w.add(f"X{extra_n:03d}", a, b)
-                expected.append({"kind": "duplicate" if occupied else "unexpected", "cables": occupied, "fault": f})
-            elif kind == "down":
+                expected.append({"kind": K.DUPLICATE if occupied else K.UNEXPECTED, "cables": occupied, "fault": f})
+            elif kind == F.DOWN:
                 end = (arg["device"], arg["port"])
                 _check_port(model, end)
                 w.forced_down.add(end)
                 cables = sorted(c.id for c in w.cables_at(end))
-                expected.append({"kind": "down", "cables": cables, "fault": f})
-            elif kind == "wrong_host":
+                expected.append({"kind": K.DOWN, "cables": cables, "fault": f})
+            elif kind == F.WRONG_HOST:
                 if arg["cable"] not in plan_cables or plan_cables[arg["cable"]]["kind"] != "host":
                     raise KeyError(arg["cable"])
                 w.announced_name[arg["cable"]] = str(arg["name"])
-                expected.append({"kind": "wrong_peer", "cables": [arg["cable"]], "fault": f})
-            elif kind == "lldp_off":
+                expected.append({"kind": K.WRONG_PEER, "cables": [arg["cable"]], "fault": f})
+            elif kind == F.LLDP_OFF:
                 if arg not in w.servers:
                     raise KeyError(arg)
                 w.lldp_off.add(arg)
                 cables = sorted(c["id"] for c in model.plan["cables"] if c["kind"] == "host" and c["a"]["device"] == arg)
-                expected.append({"kind": "missing", "cables": cables, "fault": f})
+                expected.append({"kind": K.MISSING, "cables": cables, "fault": f})
             else:
                 problems.append(Problem(where, f"unknown fault {kind!r}", f"one of {', '.join(CABLING_KINDS)}"))
         except (KeyError, TypeError, ValueError) as exc:
@@ -220,13 +223,13 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
     for e in expected:
         to = e.pop("_to", None)
         if to is not None and to not in planned:
-            e["kind"] = "down"  # moved onto a shut spare port: no link, no neighbour
+            e["kind"] = K.DOWN  # moved onto a shut spare port: no link, no neighbour
         port = e.pop("_port", None)
         if port is not None and w.cables_at(port):
-            e["kind"] = "missing"  # its port is up with another cable in it
+            e["kind"] = K.MISSING  # its port is up with another cable in it
     if (model.plan.get("routing") or {}).get("mode") == "bgp":  # a fabric cable fault also takes its eBGP session down
         kinds = {c["id"]: c["kind"] for c in model.plan["cables"]}
-        expected += [{"kind": "bgp", "cables": [cid], "fault": e["fault"]} for e in list(expected) if e["kind"] != "bgp"
+        expected += [{"kind": K.BGP, "cables": [cid], "fault": e["fault"]} for e in list(expected) if e["kind"] != K.BGP
                      for cid in e["cables"] if kinds.get(cid) == "fabric"]
     return expected
 

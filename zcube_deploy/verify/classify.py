@@ -1,0 +1,503 @@
+"""The observed-state check of `zcube verify` (pure): what the switches report against the plan, one
+classifier per finding kind. (Design comparison, `zcube compare`, is analysis/designs.py.)
+
+``classify(plan, observed)`` -> findings, over typed observations (verify/observation.py; the dicts
+verify/observe.py produces are read into them). The kinds (vocabulary.FindingKind, docs/verify-kinds.md):
+
+- per switch: ``hostname`` (configured hostname not the plan's), ``management`` (the management
+  interface lacks the plan's address), ``route`` (installed routes differ from what the routing mode
+  predicts: static routes in mode static, shortest-AS-path B routes in mode bgp);
+- per planned switch port, in plan order, the first classifier that applies: ``duplicate`` (two
+  neighbours on one port), none (the planned far end is seen: ok), ``down`` (no link), ``missing``
+  (up, no neighbour), ``wrong_peer`` (a neighbour that is nobody of the plan), ``swapped`` (two cables
+  whose ends are exchanged: one finding), ``wrong_peer`` (another planned cable's far end on this port:
+  move that cable home; plus ``missing`` for this port's own cable when its far end is nowhere);
+- per unplanned switch port: ``wrong_peer`` (a planned cable plugged into the unused port),
+  ``unexpected`` (anything else seen there);
+- ``bgp`` (mode bgp: a planned eBGP session not Established, with its likely cause: verify/bgp.py);
+- a server silent on several planned ports becomes one ``missing`` finding (its LLDP agent).
+
+Every finding names the cable(s), both ends with rack and U, one plain instruction, and the physical
+fix as data (vocabulary.FixOp; used by the lab and the demo). Finding IDs are stable: the same fault
+gets the same ID on every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+from typing import Callable, Iterable, Mapping
+
+from zcube_deploy.devices.names import long_name
+from zcube_deploy.verify.observation import Neighbour, Observation, as_observations
+from zcube_deploy.vocabulary import FindingKind as K
+from zcube_deploy.vocabulary import FixOp
+
+KINDS = tuple(K)
+
+End = tuple[str, str]  # (device, port)
+
+
+def _fid(kind: str, *parts: str) -> str:
+    return "V" + hashlib.sha1("|".join((kind,) + tuple(sorted(parts))).encode()).hexdigest()[:10]
+
+
+# ------------------------------------------------------------------ the plan, indexed once
+class Context:
+    """The plan as the classifiers read it, the observations in scope, and the identity of LLDP neighbours."""
+
+    def __init__(self, plan: dict, observed: Mapping[str, Observation], scope: set[str] | None = None):
+        self.plan = plan
+        self.obs = observed
+        self.scope = set(observed) if scope is None else scope & set(observed)
+        self.cable = {c["id"]: c for c in plan["cables"]}
+        self.end_of: dict[End, tuple[str, str]] = {}  # (device, port) -> (cable id, 'a'|'b')
+        for c in plan["cables"]:
+            self.end_of[(c["a"]["device"], c["a"]["port"])] = (c["id"], "a")
+            self.end_of[(c["b"]["device"], c["b"]["port"])] = (c["id"], "b")
+        self.switches = {s["name"]: s for s in plan["switches"]}
+        self.servers = {s["name"]: s for s in plan["servers"]}
+        self.mac = {}
+        for s in plan["servers"]:
+            for n in s["nics"]:
+                if n.get("mac"):
+                    self.mac[n["mac"].replace(":", "").lower()] = (s["name"], n["port"])
+        # observed hostname -> plan switch name (a wrongly named switch must not cascade into wrong peers)
+        names = Counter(o.hostname for o in observed.values())
+        self.alias = {o.hostname: name for name, o in observed.items() if o.hostname and names[o.hostname] == 1}
+        self.by_mgmt = {s["mgmt_address"]: s["name"] for s in plan["switches"] if s.get("mgmt_address")}
+        self.where = {s["name"]: (s["rack"], s["u"]) for s in plan["switches"]}
+        self.where.update({s["name"]: (s["rack"], s["u"]) for s in plan["servers"]})
+        self._pools: list | None = None
+        self._ident: dict[Neighbour, End | None] = {}
+        # identity -> switch ports in scope seeing it
+        self.seen_at: dict[End, list[End]] = defaultdict(list)
+        for sw in sorted(self.scope):
+            for port, ns in self.obs[sw].lldp.items():
+                for n in ns:
+                    ident = self.identity(n)
+                    if ident is not None:
+                        self.seen_at[ident].append((sw, port))
+
+    def identity(self, n: Neighbour) -> End | None:
+        """(device, port) of the plan that an LLDP neighbour is, or None when it is nobody of the plan."""
+        try:
+            return self._ident[n]
+        except KeyError:
+            r = self._ident[n] = self._identity(n)
+            return r
+
+    def _identity(self, n: Neighbour) -> End | None:
+        name = n.system_name
+        mgmt = n.management_address
+        if mgmt and mgmt in self.by_mgmt:  # a switch: its management address says which, whatever its hostname
+            return self.by_mgmt[mgmt], long_name(n.port_id)
+        if name in self.switches or name in self.alias:
+            dev = name if name in self.switches and name not in self.alias else self.alias.get(name, name)
+            return dev, long_name(n.port_id)
+        if name in self.servers:
+            if n.port_id_type.lower().startswith("mac"):
+                return self.mac.get(n.port_id.replace(":", "").replace(".", "").replace("-", "").lower())
+            return name, n.port_id
+        return None
+
+    def end(self, device: str, port: str) -> dict:
+        rack, u = self.where.get(device, ("?", 0))
+        return {"device": device, "port": port, "rack": rack, "u": u}
+
+    def far(self, cid: str, device: str, port: str) -> End:
+        c = self.cable[cid]
+        a, b = (c["a"]["device"], c["a"]["port"]), (c["b"]["device"], c["b"]["port"])
+        return b if a == (device, port) else a
+
+    def at(self, device: str, port: str = "") -> str:
+        rack, u = self.where.get(device, ("?", 0))
+        return f"rack {rack} U{u}"
+
+    def in_pools(self, prefix: str) -> bool:
+        if self._pools is None:
+            a = self.plan.get("addressing") or {}
+            self._pools = [IPv4Network(a[k]) for k in ("host_pool", "fabric_pool", "loopback_pool") if a.get(k)]
+        net = IPv4Network(prefix)
+        return not self._pools or any(net.subnet_of(p) for p in self._pools)
+
+    def move_home(self, cid: str, home: End) -> dict:
+        """The fix op that puts cable ``cid``'s switch end back into its planned port ``home``."""
+        return {"op": FixOp.MOVE, "cable": cid, "end": _switch_end(self.cable[cid], *home), "to": {"device": home[0], "port": home[1]}}
+
+    def connect(self, cid: str) -> dict:
+        return {"op": FixOp.CONNECT, "cable": cid, "a": self.cable[cid]["a"], "b": self.cable[cid]["b"]}
+
+
+def finding(kind: K, cables: list[str], ends: list[dict], what: str, instruction: str, fix: list[dict], **extra) -> dict:
+    key_ends = [f"{e['device']} {e['port']}" for e in ends[:1]]
+    return {"id": _fid(kind, *(cables or key_ends)), "kind": kind, "cables": cables, "ends": ends, "what": what,
+            "instruction": instruction, "fix": fix, **extra}
+
+
+def _switch_end(cable: dict, device: str, port: str) -> str:
+    return "a" if (cable["a"]["device"], cable["a"]["port"]) == (device, port) else "b"
+
+
+def _ip_sort(addr: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in addr.split("."))
+
+
+# ------------------------------------------------------------------ per switch
+def classify_hostname(ctx: Context) -> list[dict]:
+    out = []
+    for sw in sorted(ctx.scope):
+        h = ctx.obs[sw].hostname
+        if h != sw:
+            out.append(finding(K.HOSTNAME, [], [ctx.end(sw, "")], f"{sw} is configured as {h!r}; the plan names it {sw}",
+                               f"push the planned config to {sw} (zcube push --only {sw}) so its hostname is {sw}", [],
+                               expected=sw, observed=h))
+    return out
+
+
+def classify_management(ctx: Context) -> list[dict]:
+    """The management address (push never changes it: a difference is for the operator to resolve)."""
+    mgmt_if = (ctx.plan.get("models", {}).get("switch") or {}).get("mgmt_interface")
+    plen = (ctx.plan.get("settings") or {}).get("mgmt_prefix_len")
+    out = []
+    for sw in sorted(ctx.scope):
+        addrs = ctx.obs[sw].addresses
+        want = ctx.switches[sw].get("mgmt_address")
+        if not addrs or not mgmt_if or not want or plen is None:
+            continue  # recordings without a running config, or no management in the plan
+        have = list(addrs.get(mgmt_if, ()))
+        if f"{want}/{plen}" not in have:
+            out.append(finding(K.MANAGEMENT, [], [ctx.end(sw, mgmt_if)],
+                               f"{sw} {mgmt_if} has {', '.join(have) or 'no address'}; the plan gives {want}/{plen}",
+                               f"correct the management address of {sw} on the console or in the inventory "
+                               f"(zcube push never changes {mgmt_if})", [], expected=f"{want}/{plen}", observed=have))
+    return out
+
+
+def classify_static_routes(ctx: Context) -> list[dict]:
+    """Mode static: every rendered route (the same-group fallbacks included) installed, nothing else in the pools."""
+    out = []
+    for sw in sorted(ctx.scope):
+        want = {(r["prefix"], r["next_hop"]) for r in ctx.switches[sw]["routes"]}
+        # routes outside the plan's pools (management, an operator's own) are not the plan's business
+        have = {r for r in ctx.obs[sw].static_routes if ctx.in_pools(r[0])}
+        o = ctx.obs[sw]
+        down_hops = {itf["peer"]["address"] for itf in ctx.switches[sw]["interfaces"] if itf["kind"] == "fabric" and not o.is_up(itf["name"])}
+        missing = sorted(r for r in want - have if r[1] not in down_hops)
+        extra = sorted(have - want)
+        if missing or extra:
+            ex = (missing or extra)[0]
+            out.append(finding(K.ROUTE, [], [ctx.end(sw, "")],
+                               f"{sw}: {len(missing)} planned static routes not installed, {len(extra)} unplanned installed "
+                               f"(e.g. {ex[0]} via {ex[1]})",
+                               f"re-push {sw} (zcube push --only {sw}) and check its fabric links", [],
+                               expected=len(want), observed=len(have), routes_missing=[list(r) for r in missing[:20]],
+                               routes_extra=[list(r) for r in extra[:20]]))
+    return out
+
+
+def classify_bgp_routes(ctx: Context, down_cables: set[str]) -> list[dict]:
+    """Mode bgp: installed B routes against the plan's shortest AS paths over the sessions that are up."""
+    from zcube_deploy.verify import bgp
+
+    out = []
+    sources = {sw for sw in ctx.scope if ctx.obs[sw].bgp is not None}
+    want_all = bgp.expected_routes(ctx.plan, sources, down_cables)
+    for sw in sorted(sources):
+        want, have = want_all[sw], ctx.obs[sw].bgp_routes
+        missing = sorted(p for p in want if p not in have)
+        wrong = sorted(p for p in want if p in have and (not set(have[p]) <= want[p][0] or len(have[p]) != want[p][1]))
+        extra = sorted(p for p in have if p not in want)
+        if not (missing or wrong or extra):
+            continue
+        ex = (missing or wrong or extra)[0]
+        detail = (f"{ex}: no B route" if missing else f"{ex}: B route via {', '.join(have[ex])}, expected {want[ex][1]} of "
+                  f"{', '.join(sorted(want[ex][0], key=_ip_sort))}" if wrong else f"{ex}: not in the plan")
+        out.append(finding(K.ROUTE, [], [ctx.end(sw, "")],
+                           f"{sw}: {len(missing)} planned prefixes without a B route, {len(wrong)} with other next hops than "
+                           f"the shortest AS paths of the plan, {len(extra)} unplanned (e.g. {detail})",
+                           f"check the BGP sessions of {sw} (show ip bgp summary) and re-push it (zcube push --only {sw})", [],
+                           expected=len(want), observed=len(have), routes_missing=missing[:20], routes_wrong=wrong[:20],
+                           routes_extra=extra[:20]))
+    return out
+
+
+def classify_bgp(ctx: Context, cable_findings: list[dict]) -> tuple[list[dict], set[str]]:
+    """Mode bgp: planned sessions not Established (or Established without BFD Up), with their likely cause;
+    returns the findings and the cables whose session is down."""
+    from zcube_deploy.verify import bgp
+
+    by_cable = {c: f for f in cable_findings if f["kind"] in bgp.CABLE_KINDS for c in f["cables"]}
+    peers = bgp.planned_peers(ctx.plan)
+    out, down = [], set()
+    for s in bgp.planned_sessions(ctx.plan, ctx.scope):
+        a, b = s["a"], s["b"]
+        states = [bgp.session_state(ctx.obs, a, b), bgp.session_state(ctx.obs, b, a)]
+        if all(st in (None, "Established") for st in states):
+            why = bgp.bfd_problem(s, ctx.obs) if any(states) else None
+            if why is None:
+                continue  # Established where observed (or no BGP output at all: a recording made before)
+            cause, ref = bgp.BgpCause.BFD, None
+        else:
+            down.add(s["cable"])
+            cause, why, ref = bgp.likely_cause(s, ctx.obs, by_cable, peers)
+        dev = b["device"] if why.split()[0] == b["device"] else a["device"]
+        seen = ", ".join(f"{e['device']}: {st or 'not observed'}" for e, st in zip((a, b), states))
+        out.append(finding(K.BGP, [s["cable"]], [ctx.end(a["device"], a["port"]), ctx.end(b["device"], b["port"])],
+                           f"eBGP session {a['device']} {a['address']} (AS {a['asn']}) - {b['device']} {b['address']} (AS {b['asn']}) "
+                           + (f"is Established but its BFD is not Up: {why}" if cause == bgp.BgpCause.BFD else f"is not Established ({seen}): {why}"),
+                           bgp.INSTRUCTION[cause].format(ref=ref, dev=dev, cable=s["cable"], a=f"{a['device']} {a['port']}",
+                                                         b=f"{b['device']} {b['port']}"),
+                           [], cause=cause, refers_to=ref, expected="Established" + (", BFD Up" if cause == bgp.BgpCause.BFD else ""),
+                           observed=seen))
+    return out, down
+
+
+# ------------------------------------------------------------------ per planned switch port
+@dataclass(frozen=True, slots=True)
+class PortView:
+    """One planned switch port as observed: its cable, the planned far end, link, neighbours and who they are."""
+    switch: str
+    port: str
+    cable: str
+    expected: End  # the far end of the port's planned cable
+    up: bool
+    neighbours: tuple[Neighbour, ...]
+    idents: tuple[End | None, ...]  # the plan's identity of each neighbour
+    elsewhere: tuple[End, ...]  # other switch ports in scope that see the expected far end
+
+    def exp_text(self) -> str:
+        return f"{self.expected[0]} {self.expected[1]}"
+
+
+# A port classifier returns None when it does not apply (the next one is asked), else the findings and
+# the cables they explain (not classified again from another port). The first that applies wins.
+PortClassifier = Callable[[Context, PortView, set], "tuple[list[dict], set[str]] | None"]
+
+
+def classify_duplicate(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    if len(v.neighbours) <= 1:
+        return None
+    others = [f"{n.system_name} {n.port_id}" for n in v.neighbours]
+    fix = [{"op": FixOp.UNPLUG_EXCEPT, "device": v.switch, "port": v.port, "keep": v.cable}]
+    return [finding(K.DUPLICATE, [v.cable], [ctx.end(v.switch, v.port), ctx.end(*v.expected)],
+                    f"{v.switch} {v.port} sees {len(v.neighbours)} neighbours ({', '.join(others)}); only {v.exp_text()} belongs",
+                    f"at {ctx.at(v.switch)} on {v.switch} {v.port}: keep cable {v.cable} to {v.exp_text()} and remove the other cable(s)",
+                    fix, expected=v.exp_text(), observed=others)], set()
+
+
+def classify_ok(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    """The planned far end is seen (no finding), or it is seen on another port (classified from there)."""
+    if v.expected in v.idents or (not v.neighbours and v.elsewhere):
+        return [], set()
+    return None
+
+
+def classify_down(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    if v.neighbours or v.up:
+        return None
+    fix = [{"op": FixOp.RESEAT, "device": v.switch, "port": v.port}, ctx.connect(v.cable)]
+    return [finding(K.DOWN, [v.cable], [ctx.end(v.switch, v.port), ctx.end(*v.expected)],
+                    f"{v.switch} {v.port} has no link (cable {v.cable} to {v.exp_text()})",
+                    f"check cable {v.cable} between {v.switch} {v.port} ({ctx.at(v.switch)}) and {v.exp_text()} "
+                    f"({ctx.at(v.expected[0])}): install it if absent, else reseat it and replace the cable or optics",
+                    fix, expected=v.exp_text(), observed="link down")], {v.cable}
+
+
+def classify_missing(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    """Up, no neighbour: a silent server (its LLDP agent) or a cable that does not reach its far end."""
+    if v.neighbours:
+        return None
+    exp = v.expected
+    fix = [{"op": FixOp.LLDP_ON, "server": exp[0]}] if exp[0] in ctx.servers else []
+    return [finding(K.MISSING, [v.cable], [ctx.end(v.switch, v.port), ctx.end(*exp)],
+                    f"{v.switch} {v.port} is up but has no LLDP neighbour; expected {v.exp_text()} (cable {v.cable})",
+                    f"check that LLDP runs on {exp[0]} ({ctx.at(exp[0])}) and that cable {v.cable} on {v.switch} {v.port} "
+                    f"goes to {v.exp_text()}", fix, expected=v.exp_text(), observed="no neighbour")], {v.cable}
+
+
+def missing_displaced(ctx: Context, v: PortView, other: str, ident: End) -> dict:
+    """``missing`` for a port's own cable when another cable holds its port and its far end is nowhere."""
+    return finding(K.MISSING, [v.cable], [ctx.end(v.switch, v.port), ctx.end(*v.expected)],
+                   f"{v.switch} {v.port} should carry cable {v.cable} to {v.exp_text()}; it holds cable {other} instead",
+                   f"after moving cable {other} away, connect cable {v.cable}: {v.exp_text()} ({ctx.at(v.expected[0])}) to "
+                   f"{v.switch} {v.port} ({ctx.at(v.switch)})", [ctx.connect(v.cable)], expected=v.exp_text(),
+                   observed=f"{ident[0]} {ident[1]}")
+
+
+def classify_unknown_peer(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    """wrong_peer: the port sees a neighbour that is nobody of the plan (a wrong hostname, a stray device)."""
+    if v.idents[0] is not None:
+        return None
+    n = v.neighbours[0]
+    return [finding(K.WRONG_PEER, [v.cable], [ctx.end(v.switch, v.port), ctx.end(*v.expected)],
+                    f"{v.switch} {v.port} should see {v.exp_text()} (cable {v.cable}) but sees {n.system_name} {n.port_id}, "
+                    "which is not in the plan",
+                    f"at {ctx.at(v.switch)}: trace cable {v.cable} from {v.switch} {v.port}; it must end at {v.exp_text()} "
+                    f"({ctx.at(v.expected[0])}); if it does, that server's hostname or LLDP agent is wrong",
+                    [{"op": FixOp.FIX_HOSTNAME, "cable": v.cable}], expected=v.exp_text(),
+                    observed=f"{n.system_name} {n.port_id}")], {v.cable}
+
+
+def _foreign(ctx: Context, v: PortView) -> tuple[str, End, End] | None:
+    """(cable D, D's far end seen here, D's planned switch port) when the port sees the far end of another planned cable."""
+    ident = v.idents[0]
+    other = ctx.end_of.get(ident)
+    if other is None:
+        return None
+    return other[0], ident, ctx.far(other[0], *ident)
+
+
+def classify_swapped(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    """swapped: this port sees cable D's far end and D's planned port sees ours (one finding for both)."""
+    fo = _foreign(ctx, v)
+    if fo is None:
+        return [], set()  # a planned device's port that ends no cable: nothing to say from here
+    did, ident, d_home = fo
+    if did in done:
+        return [], set()
+    if not (d_home[0] in ctx.scope and v.expected in [ctx.identity(n) for n in ctx.obs[d_home[0]].neighbours(d_home[1])]):
+        return None
+    sw, port, cid, exp = v.switch, v.port, v.cable, v.expected
+    fix = [ctx.move_home(cid, (sw, port)), ctx.move_home(did, d_home)]
+    return [finding(K.SWAPPED, sorted([cid, did]), [ctx.end(sw, port), ctx.end(*d_home)],
+                    f"cables {cid} and {did} are exchanged: {sw} {port} sees {ident[0]} {ident[1]}, "
+                    f"{d_home[0]} {d_home[1]} sees {exp[0]} {exp[1]}",
+                    f"swap cables {cid} and {did}: at {ctx.at(sw)} plug {cid} ({exp[0]} {exp[1]}) into {sw} {port} "
+                    f"and at {ctx.at(d_home[0])} plug {did} ({ident[0]} {ident[1]}) into {d_home[0]} {d_home[1]}",
+                    fix, expected=f"{exp[0]} {exp[1]}", observed=f"{ident[0]} {ident[1]}")], {cid, did}
+
+
+def classify_wrong_port(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    """wrong_peer: cable D is plugged into this port; move it home (and ``missing`` for our own cable if its far end is nowhere)."""
+    did, ident, d_home = _foreign(ctx, v)
+    sw, port = v.switch, v.port
+    out = [finding(K.WRONG_PEER, [did], [ctx.end(sw, port), ctx.end(*d_home), ctx.end(*ident)],
+                   f"cable {did} ({ident[0]} {ident[1]}) is plugged into {sw} {port}; the plan puts it on {d_home[0]} {d_home[1]}",
+                   f"move cable {did} at {ctx.at(sw)} from {sw} {port} to {d_home[0]} {d_home[1]}"
+                   + (f" ({ctx.at(d_home[0])})" if d_home[0] != sw else ""),
+                   [ctx.move_home(did, d_home)], expected=v.exp_text(), observed=f"{ident[0]} {ident[1]}")]
+    if v.elsewhere:
+        return out, {did}
+    return out + [missing_displaced(ctx, v, did, ident)], {did, v.cable}
+
+
+PORT_CLASSIFIERS: tuple[PortClassifier, ...] = (classify_duplicate, classify_ok, classify_down, classify_missing,
+                                                classify_unknown_peer, classify_swapped, classify_wrong_port)
+
+
+def port_views(ctx: Context, sw: str) -> Iterable[PortView]:
+    o = ctx.obs[sw]
+    for itf in ctx.switches[sw]["interfaces"]:
+        port, cid = itf["name"], itf["cable"]
+        exp = ctx.far(cid, sw, port)
+        ns = o.neighbours(port)
+        yield PortView(sw, port, cid, exp, o.is_up(port), ns, tuple(ctx.identity(n) for n in ns),
+                       tuple(p for p in ctx.seen_at.get(exp, ()) if p != (sw, port)))
+
+
+def classify_planned_ports(ctx: Context, done: set[str]) -> list[dict]:
+    out: list[dict] = []
+    for sw in sorted(ctx.scope):
+        for v in port_views(ctx, sw):
+            if v.cable in done:
+                continue
+            for c in PORT_CLASSIFIERS:
+                r = c(ctx, v, done)
+                if r is not None:
+                    out += r[0]
+                    done |= r[1]
+                    break
+    return out
+
+
+# ------------------------------------------------------------------ per unplanned switch port
+def classify_unplanned_ports(ctx: Context, done: set[str]) -> list[dict]:
+    """wrong_peer for a planned cable plugged into an unused port, unexpected for anything else seen there."""
+    planned_ports = {(s, i["name"]) for s in ctx.scope for i in ctx.switches[s]["interfaces"]}
+    reported: set[frozenset] = set()
+    out = []
+    for sw in sorted(ctx.scope):
+        for port, ns in sorted(ctx.obs[sw].lldp.items()):
+            if (sw, port) in planned_ports:
+                continue
+            for n in ns:
+                ident = ctx.identity(n)
+                if ident is not None and ident in ctx.end_of:
+                    did = ctx.end_of[ident][0]
+                    if did in done:
+                        continue
+                    d_home = ctx.far(did, *ident)
+                    out.append(finding(K.WRONG_PEER, [did], [ctx.end(sw, port), ctx.end(*d_home), ctx.end(*ident)],
+                                       f"cable {did} ({ident[0]} {ident[1]}) is plugged into the unused port {sw} {port}",
+                                       f"move cable {did} at {ctx.at(sw)} from {sw} {port} to {d_home[0]} {d_home[1]}",
+                                       [ctx.move_home(did, d_home)], expected="nothing", observed=f"{ident[0]} {ident[1]}"))
+                    done.add(did)
+                    continue
+                far = ident or (n.system_name, n.port_id)
+                key = frozenset({(sw, port), far})
+                if key in reported:
+                    continue
+                reported.add(key)
+                out.append(classify_unexpected(ctx, sw, port, far))
+    return out
+
+
+def classify_unexpected(ctx: Context, sw: str, port: str, far: End) -> dict:
+    return finding(K.UNEXPECTED, [], [ctx.end(sw, port), ctx.end(*far)],
+                   f"{sw} {port} is empty in the plan but sees {far[0]} {far[1]}",
+                   f"remove the unplanned cable at {ctx.at(sw)} from {sw} {port} (its other end is at {far[0]} {far[1]})",
+                   [{"op": FixOp.UNPLUG, "device": sw, "port": port}], expected="nothing", observed=f"{far[0]} {far[1]}")
+
+
+def group_silent_servers(ctx: Context, findings: list[dict]) -> list[dict]:
+    """A server silent on several planned ports is one ``missing`` finding (its LLDP agent), not one per port."""
+    def silent_server(f: dict) -> str | None:
+        return f["fix"][0]["server"] if f["kind"] == K.MISSING and f["fix"] and f["fix"][0]["op"] == FixOp.LLDP_ON else None
+
+    silent: dict[str, list[dict]] = defaultdict(list)
+    for f in findings:
+        if (s := silent_server(f)) is not None:
+            silent[s].append(f)
+    out = [f for f in findings if (s := silent_server(f)) is None or len(silent[s]) == 1]
+    for server, fs in sorted(silent.items()):
+        if len(fs) < 2:
+            continue
+        planned = [c["id"] for c in ctx.plan["cables"] if c["kind"] == "host" and c["a"]["device"] == server
+                   and c["b"]["device"] in ctx.scope]
+        cables = sorted(c for f in fs for c in f["cables"])
+        rack, u = ctx.where.get(server, ("?", 0))
+        whole = sorted(planned) == cables
+        out.append(finding(K.MISSING, cables, [ctx.end(server, "")] + [f["ends"][0] for f in fs],
+                           f"{len(fs)} switch ports that should see {server} are up but have no LLDP neighbour"
+                           + (" (all of its ports)" if whole else ""),
+                           f"at rack {rack} U{u}: start the LLDP agent (lldpd) on {server}"
+                           + ("" if whole else f" and check cables {', '.join(cables)}"),
+                           [{"op": FixOp.LLDP_ON, "server": server}], expected=server, observed="no neighbour"))
+    return out
+
+
+# ------------------------------------------------------------------ the whole check
+def classify(plan: dict, observed: Mapping[str, Observation | Mapping], scope: set[str] | None = None) -> list[dict]:
+    """Findings for the switches in ``scope`` (default: every observed one), sorted by rack, U (top first), device, port."""
+    ctx = Context(plan, as_observations(observed), scope)
+    done: set[str] = set()
+    findings = classify_hostname(ctx) + classify_management(ctx)
+    findings += classify_planned_ports(ctx, done)
+    findings += classify_unplanned_ports(ctx, done)
+    if (plan.get("routing") or {}).get("mode") == "bgp":
+        sessions, down = classify_bgp(ctx, findings)
+        findings += sessions + classify_bgp_routes(ctx, down)
+    else:
+        findings += classify_static_routes(ctx)
+    findings = group_silent_servers(ctx, findings)
+    findings.sort(key=lambda f: (f["ends"][0]["rack"], -int(f["ends"][0]["u"] or 0), f["ends"][0]["device"], f["ends"][0]["port"], f["kind"]))
+    return findings
+
+
+def summarize(findings: list[dict]) -> dict:
+    by_kind = Counter(f["kind"] for f in findings)
+    by_rack = Counter(f["ends"][0]["rack"] for f in findings)
+    return {"findings": len(findings), "by_kind": dict(sorted(by_kind.items())), "worst_racks": by_rack.most_common(5)}
