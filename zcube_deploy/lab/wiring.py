@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from zcube_deploy.vocabulary import FixOp
+from zcube_deploy.vocabulary import FaultKind, FixOp
 
 End = tuple[str, str]  # (device, port)
 
@@ -130,7 +130,8 @@ class Wiring:
                 for c in sorted(self.cables.values(), key=lambda c: c.id))
         return {
             "cables": rows if stream else list(rows),
-            "down": [{"device": d, "port": p} for d, p in sorted(self.forced_down)],
-            "lldp_off": sorted(self.lldp_off),
+            # the ports and servers under a `down` / `lldp_off` fault (keys of lab.json's wiring)
+            FaultKind.DOWN: [{"device": d, "port": p} for d, p in sorted(self.forced_down)],
+            FaultKind.LLDP_OFF: sorted(self.lldp_off),
             "announced_name": dict(sorted(self.announced_name.items())),
         }

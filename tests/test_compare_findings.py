@@ -1,0 +1,349 @@
+"""verify's observed-state check (verify/classify.py) on hand-written observation tables: no lab, no SSH.
+
+A two-switch plan written out below (SW-O1 in rack R1, SW-E2 in rack R2, servers gpu1/gpu2, one fabric
+cable F1), a clean observation table, and per test the few rows a real fault changes. The expected
+findings (kinds, cables, instruction texts, fix operations) are written out by hand from what a
+technician must do, not computed with the code under test.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from zcube_deploy.lab.wiring import Wiring
+from zcube_deploy.verify.classify import classify, summarize
+from zcube_deploy.verify.observation import Bgp, BgpConfig, Neighbour, Observation, Session
+from zcube_deploy.vocabulary import BgpCause, FaultKind, FindingKind, FixOp
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def P(n: int) -> str:
+    return f"TwoHundredGigabitEthernet 0/{n}"
+
+
+UP, DOWN = True, False
+ASN = {"SW-O1": 4200000001, "SW-E2": 4200000002}
+
+
+def cable(cid, kind, a, b):
+    return {"id": cid, "kind": kind, "a": {"device": a[0], "port": a[1]}, "b": {"device": b[0], "port": b[1]}}
+
+
+def host_itf(port, cid, addr, server, nic, peer_addr):
+    return {"name": port, "kind": "host", "cable": cid, "address": addr, "prefix_len": 31,
+            "peer": {"device": server, "port": nic, "address": peer_addr}}
+
+
+def fabric_itf(port, cid, addr, peer, peer_addr):
+    return {"name": port, "kind": "fabric", "cable": cid, "address": addr, "prefix_len": 31,
+            "peer": {"device": peer, "port": port, "address": peer_addr}}
+
+
+def make_plan(mode: str = "static") -> dict:
+    return {
+        "cluster": {"name": "hand"},
+        "routing": {"mode": mode, "maximum_paths": 1},
+        "addressing": {"host_pool": "10.0.0.0/24", "fabric_pool": "10.200.0.0/24", "loopback_pool": "10.201.0.0/24"},
+        "models": {"switch": {"mgmt_interface": "Mgmt 0"}},
+        "settings": {"mgmt_prefix_len": 24},
+        "switches": [
+            {"name": "SW-O1", "rack": "R1", "u": 40, "mgmt_address": "172.16.0.11", "asn": ASN["SW-O1"], "host_block": "10.0.0.0/28",
+             "loopback": "10.201.0.1",
+             "interfaces": [host_itf(P(1), "H1", "10.0.0.0", "gpu1", "ens1", "10.0.0.1"),
+                            host_itf(P(2), "H2", "10.0.0.2", "gpu2", "ens1", "10.0.0.3"),
+                            fabric_itf(P(5), "F1", "10.200.0.0", "SW-E2", "10.200.0.1")],
+             "routes": [{"prefix": "10.0.0.16/28", "next_hop": "10.200.0.1"}]},
+            {"name": "SW-E2", "rack": "R2", "u": 40, "mgmt_address": "172.16.0.12", "asn": ASN["SW-E2"], "host_block": "10.0.0.16/28",
+             "loopback": "10.201.0.2",
+             "interfaces": [host_itf(P(1), "H3", "10.0.0.16", "gpu1", "ens2", "10.0.0.17"),
+                            host_itf(P(2), "H4", "10.0.0.18", "gpu2", "ens2", "10.0.0.19"),
+                            fabric_itf(P(5), "F1", "10.200.0.1", "SW-O1", "10.200.0.0")],
+             "routes": [{"prefix": "10.0.0.0/28", "next_hop": "10.200.0.0"}]},
+        ],
+        "servers": [{"name": "gpu1", "rack": "R1", "u": 2, "nics": [{"port": "ens1"}, {"port": "ens2"}]},
+                    {"name": "gpu2", "rack": "R1", "u": 4, "nics": [{"port": "ens1"}, {"port": "ens2"}]}],
+        "cables": [cable("H1", "host", ("gpu1", "ens1"), ("SW-O1", P(1))), cable("H2", "host", ("gpu2", "ens1"), ("SW-O1", P(2))),
+                   cable("H3", "host", ("gpu1", "ens2"), ("SW-E2", P(1))), cable("H4", "host", ("gpu2", "ens2"), ("SW-E2", P(2))),
+                   cable("F1", "fabric", ("SW-O1", P(5)), ("SW-E2", P(5)))],
+    }
+
+
+# the clean observation table: switch -> port -> (link, neighbours as "system port")
+CLEAN = {
+    "SW-O1": {P(1): (UP, ["gpu1 ens1"]), P(2): (UP, ["gpu2 ens1"]), P(3): (DOWN, []), P(5): (UP, ["SW-E2 " + P(5)])},
+    "SW-E2": {P(1): (UP, ["gpu1 ens2"]), P(2): (UP, ["gpu2 ens2"]), P(3): (DOWN, []), P(5): (UP, ["SW-O1 " + P(5)])},
+}
+STATIC = {"SW-O1": [("10.0.0.16/28", "10.200.0.1"), ("0.0.0.0/0", "172.16.0.1")],
+          "SW-E2": [("10.0.0.0/28", "10.200.0.0"), ("0.0.0.0/0", "172.16.0.1")]}
+MGMT = {"SW-O1": {"Mgmt 0": ("172.16.0.11/24",)}, "SW-E2": {"Mgmt 0": ("172.16.0.12/24",)}}
+B_ROUTES = {"SW-O1": {"10.0.0.16/28": ("10.200.0.1",), "10.201.0.2/32": ("10.200.0.1",)},
+            "SW-E2": {"10.0.0.0/28": ("10.200.0.0",), "10.201.0.1/32": ("10.200.0.0",)}}
+PEER = {"SW-O1": ("10.200.0.1", "SW-E2"), "SW-E2": ("10.200.0.0", "SW-O1")}
+
+
+def bgp_state(sw, state="Established", asn=None, bfd="Up", bfd_ports=(P(5),), fall_over=True):
+    addr, peer = PEER[sw]
+    return Bgp(local_as=asn or ASN[sw], sessions={addr: Session(state, ASN[peer])}, bfd={addr: bfd},
+               config=BgpConfig(asn or ASN[sw], {addr: ASN[peer]}, {P(5): PEER[peer][0]}, tuple(bfd_ports),
+                                (addr,) if fall_over else ()))
+
+
+def observe(ports=None, hostname=None, static=None, addresses=None, bgp=None, b_routes=None) -> dict[str, Observation]:
+    """The clean table with overrides: ports={switch: {port: (link, [neighbours])}}, hostname={switch: name}, ..."""
+    table = copy.deepcopy(CLEAN)
+    for sw, rows in (ports or {}).items():
+        table[sw].update(rows)
+    out = {}
+    for sw, rows in table.items():
+        out[sw] = Observation(
+            hostname=(hostname or {}).get(sw, sw),
+            up={p: up for p, (up, _) in rows.items()},
+            lldp={p: tuple(Neighbour(*n.split(" ", 1)) for n in ns) for p, (_, ns) in rows.items() if ns},
+            addresses=(addresses or MGMT)[sw],
+            static_routes=tuple((static or STATIC)[sw]),
+            bgp_routes=(b_routes or {}).get(sw, {}) if bgp else {},
+            bgp=(bgp or {}).get(sw),
+        )
+    return out
+
+
+def fid(kind, *parts):  # the finding ID, computed here from its documented definition
+    return "V" + hashlib.sha1("|".join((kind, *sorted(parts))).encode()).hexdigest()[:10]
+
+
+def end(device, port):
+    where = {"SW-O1": ("R1", 40), "SW-E2": ("R2", 40), "gpu1": ("R1", 2), "gpu2": ("R1", 4)}
+    return {"device": device, "port": port, "rack": where[device][0], "u": where[device][1]}
+
+
+def move(cid, device, port):
+    return {"op": "move", "cable": cid, "end": "b", "to": {"device": device, "port": port}}
+
+
+def connect(cid):
+    c = {x["id"]: x for x in make_plan()["cables"]}[cid]
+    return {"op": "connect", "cable": cid, "a": c["a"], "b": c["b"]}
+
+
+def only(findings):
+    assert len(findings) == 1, [f["what"] for f in findings]
+    return findings[0]
+
+
+# ---------------------------------------------------------------- clean
+def test_clean_table_has_no_finding():
+    assert classify(make_plan(), observe()) == []
+    assert classify(make_plan("bgp"), observe(bgp={s: bgp_state(s) for s in ASN}, b_routes=B_ROUTES)) == []
+
+
+def test_plain_dicts_read_like_typed_observations():
+    """The dict verify/observe.py produces gives the same findings as the typed observation."""
+    obs = observe(ports={"SW-O1": {P(1): (UP, ["gpu2 ens1"]), P(2): (UP, ["gpu1 ens1"])}})
+    as_dicts = {sw: {"hostname": o.hostname, "interfaces": {p: {"up": u} for p, u in o.up.items()},
+                     "lldp": {p: [{"system_name": n.system_name, "port_id": n.port_id, "port_id_type": "Interface name",
+                                   "chassis_id": "", "management_address": ""} for n in ns] for p, ns in o.lldp.items()},
+                     "addresses": {k: list(v) for k, v in o.addresses.items()}, "static_routes": [list(r) for r in o.static_routes],
+                     "bgp": None, "bgp_routes": {}} for sw, o in obs.items()}
+    assert classify(make_plan(), as_dicts) == classify(make_plan(), obs) != []
+
+
+# ---------------------------------------------------------------- cabling kinds
+def test_swapped_pair_is_one_finding_with_both_moves():
+    f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, ["gpu2 ens1"]), P(2): (UP, ["gpu1 ens1"])}})))
+    assert f["kind"] == "swapped" and f["cables"] == ["H1", "H2"] and f["id"] == fid("swapped", "H1", "H2")
+    assert f["ends"] == [end("SW-O1", P(1)), end("SW-O1", P(2))]
+    assert f["instruction"] == (f"swap cables H1 and H2: at rack R1 U40 plug H1 (gpu1 ens1) into SW-O1 {P(1)} "
+                                f"and at rack R1 U40 plug H2 (gpu2 ens1) into SW-O1 {P(2)}")
+    assert f["fix"] == [move("H1", "SW-O1", P(1)), move("H2", "SW-O1", P(2))]
+
+
+def test_cable_in_an_unused_port_moves_home():
+    f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (DOWN, []), P(3): (UP, ["gpu1 ens1"])}})))
+    assert (f["kind"], f["cables"]) == ("wrong_peer", ["H1"])
+    assert f["instruction"] == f"move cable H1 at rack R1 U40 from SW-O1 {P(3)} to SW-O1 {P(1)}"
+    assert f["fix"] == [move("H1", "SW-O1", P(1))]
+    assert f["ends"] == [end("SW-O1", P(3)), end("SW-O1", P(1)), end("gpu1", "ens1")]
+
+
+def test_cable_in_another_cables_port_moves_home_and_the_displaced_one_is_missing():
+    fs = classify(make_plan(), observe(ports={"SW-O1": {P(1): (DOWN, []), P(2): (UP, ["gpu1 ens1"])}}))
+    assert [(f["kind"], f["cables"]) for f in fs] == [("missing", ["H2"]), ("wrong_peer", ["H1"])]  # same port: kind order
+    missing, wrong = fs
+    assert wrong["instruction"] == f"move cable H1 at rack R1 U40 from SW-O1 {P(2)} to SW-O1 {P(1)}"
+    assert wrong["fix"] == [move("H1", "SW-O1", P(1))]
+    assert missing["instruction"] == f"after moving cable H1 away, connect cable H2: gpu2 ens1 (rack R1 U4) to SW-O1 {P(2)} (rack R1 U40)"
+    assert missing["fix"] == [connect("H2")]
+
+
+def test_cable_moved_to_another_switch_names_both_racks():
+    fs = classify(make_plan(), observe(ports={"SW-O1": {P(2): (UP, ["gpu1 ens2"])}, "SW-E2": {P(1): (DOWN, [])}}))
+    wrong = next(f for f in fs if f["kind"] == "wrong_peer")
+    assert wrong["cables"] == ["H3"]
+    assert wrong["instruction"] == f"move cable H3 at rack R1 U40 from SW-O1 {P(2)} to SW-E2 {P(1)} (rack R2 U40)"
+    assert wrong["fix"] == [move("H3", "SW-E2", P(1))]
+    assert {(f["kind"], tuple(f["cables"])) for f in fs} == {("wrong_peer", ("H3",)), ("missing", ("H2",))}
+
+
+def test_link_down():
+    f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (DOWN, [])}})))
+    assert (f["kind"], f["cables"], f["observed"]) == ("down", ["H1"], "link down")
+    assert f["instruction"] == (f"check cable H1 between SW-O1 {P(1)} (rack R1 U40) and gpu1 ens1 (rack R1 U2): "
+                                "install it if absent, else reseat it and replace the cable or optics")
+    assert f["fix"] == [{"op": "reseat", "device": "SW-O1", "port": P(1)}, connect("H1")]
+
+
+def test_up_without_neighbour_is_missing_and_a_silent_server_is_one_finding():
+    f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, [])}})))
+    assert (f["kind"], f["cables"], f["fix"]) == ("missing", ["H1"], [{"op": "lldp_on", "server": "gpu1"}])
+    f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, [])}, "SW-E2": {P(1): (UP, [])}})))
+    assert (f["kind"], f["cables"], f["ends"][0]) == ("missing", ["H1", "H3"], end("gpu1", ""))
+    assert f["instruction"] == "at rack R1 U2: start the LLDP agent (lldpd) on gpu1"
+    assert f["what"] == "2 switch ports that should see gpu1 are up but have no LLDP neighbour (all of its ports)"
+
+
+def test_a_neighbour_not_in_the_plan_is_a_wrong_peer_to_trace():
+    f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, ["gpu1-spare ens1"])}})))
+    assert (f["kind"], f["cables"], f["fix"]) == ("wrong_peer", ["H1"], [{"op": "fix_hostname", "cable": "H1"}])
+    assert f["instruction"].startswith(f"at rack R1 U40: trace cable H1 from SW-O1 {P(1)}; it must end at gpu1 ens1 (rack R1 U2)")
+
+
+def test_two_neighbours_on_one_port_is_a_duplicate():
+    f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, ["gpu1 ens1", "stray eth0"])}})))
+    assert (f["kind"], f["cables"]) == ("duplicate", ["H1"])
+    assert f["instruction"] == f"at rack R1 U40 on SW-O1 {P(1)}: keep cable H1 to gpu1 ens1 and remove the other cable(s)"
+    assert f["fix"] == [{"op": "unplug_except", "device": "SW-O1", "port": P(1), "keep": "H1"}]
+
+
+def test_a_neighbour_on_an_unplanned_port_is_unexpected():
+    f = only(classify(make_plan(), observe(ports={"SW-E2": {P(3): (UP, ["stray eth0"])}})))
+    assert (f["kind"], f["cables"], f["ends"][0]) == ("unexpected", [], end("SW-E2", P(3)))
+    assert f["instruction"] == f"remove the unplanned cable at rack R2 U40 from SW-E2 {P(3)} (its other end is at stray eth0)"
+    assert f["fix"] == [{"op": "unplug", "device": "SW-E2", "port": P(3)}]
+    assert f["id"] == fid("unexpected", f"SW-E2 {P(3)}")
+
+
+# ---------------------------------------------------------------- per switch kinds
+def test_hostname_and_a_renamed_switch_does_not_cascade():
+    """SW-O1 runs as 'Ruijie': one hostname finding; SW-E2 seeing 'Ruijie' on the fabric port is not a wrong peer."""
+    obs = observe(hostname={"SW-O1": "Ruijie"}, ports={"SW-E2": {P(5): (UP, ["Ruijie " + P(5)])}})
+    f = only(classify(make_plan(), obs))
+    assert (f["kind"], f["expected"], f["observed"]) == ("hostname", "SW-O1", "Ruijie")
+    assert f["instruction"] == "push the planned config to SW-O1 (zcube push --only SW-O1) so its hostname is SW-O1"
+
+
+def test_management_address():
+    f = only(classify(make_plan(), observe(addresses={**MGMT, "SW-O1": {"Mgmt 0": ("172.16.0.99/24",)}})))
+    assert (f["kind"], f["expected"], f["observed"]) == ("management", "172.16.0.11/24", ["172.16.0.99/24"])
+    assert f["what"] == "SW-O1 Mgmt 0 has 172.16.0.99/24; the plan gives 172.16.0.11/24"
+    # no running config collected (empty addresses): not checked
+    assert classify(make_plan(), observe(addresses={"SW-O1": {}, "SW-E2": {}})) == []
+
+
+def test_missing_and_unplanned_static_routes():
+    static = {**STATIC, "SW-O1": [("10.0.0.32/28", "10.200.0.1"), ("0.0.0.0/0", "172.16.0.1")]}
+    f = only(classify(make_plan(), observe(static=static)))
+    assert (f["kind"], f["routes_missing"], f["routes_extra"]) == ("route", [["10.0.0.16/28", "10.200.0.1"]], [["10.0.0.32/28", "10.200.0.1"]])
+    assert f["what"] == "SW-O1: 1 planned static routes not installed, 1 unplanned installed (e.g. 10.0.0.16/28 via 10.200.0.1)"
+
+
+def test_a_route_over_a_down_fabric_link_is_the_links_finding_only():
+    static = {"SW-O1": [("0.0.0.0/0", "172.16.0.1")], "SW-E2": [("0.0.0.0/0", "172.16.0.1")]}
+    fs = classify(make_plan(), observe(static=static, ports={"SW-O1": {P(5): (DOWN, [])}, "SW-E2": {P(5): (DOWN, [])}}))
+    assert [(f["kind"], f["cables"]) for f in fs] == [("down", ["F1"])]
+
+
+# ---------------------------------------------------------------- mode bgp
+def test_bgp_session_down_because_of_a_cable_refers_to_the_cable_finding():
+    obs = observe(ports={"SW-O1": {P(5): (DOWN, [])}, "SW-E2": {P(5): (DOWN, [])}},
+                  bgp={s: bgp_state(s, state="Active") for s in ASN}, b_routes={})
+    fs = classify(make_plan("bgp"), obs)
+    assert sorted((f["kind"], tuple(f["cables"])) for f in fs) == [("bgp", ("F1",)), ("down", ("F1",))]
+    down = next(f for f in fs if f["kind"] == "down")
+    b = next(f for f in fs if f["kind"] == "bgp")
+    assert (b["cause"], b["refers_to"]) == ("cabling", down["id"])
+    assert b["instruction"] == f"fix finding {down['id']} first; the session comes up with the link"
+
+
+def test_bgp_session_down_with_a_wrong_asn():
+    obs = observe(bgp={"SW-O1": bgp_state("SW-O1", state="Active"), "SW-E2": bgp_state("SW-E2", state="Active", asn=4200000099)})
+    f = only(classify(make_plan("bgp"), obs))
+    assert (f["kind"], f["cause"], f["cables"]) == ("bgp", "wrong_asn", ["F1"])
+    assert f["what"].endswith("SW-E2 runs AS 4200000099; the plan gives it AS 4200000002")
+    assert f["instruction"] == "push the planned config to SW-E2 (zcube push --only SW-E2): its AS numbers differ from the plan"
+
+
+def test_bgp_established_without_bfd():
+    obs = observe(bgp={"SW-O1": bgp_state("SW-O1", bfd="Down", bfd_ports=()), "SW-E2": bgp_state("SW-E2", bfd="Down")}, b_routes=B_ROUTES)
+    f = only(classify(make_plan("bgp"), obs))
+    assert (f["kind"], f["cause"], f["expected"]) == ("bgp", "bfd", "Established, BFD Up")
+    assert f["what"].endswith(f"is Established but its BFD is not Up: SW-O1 {P(5)} has no `bfd interval` line")
+
+
+def test_missing_b_route():
+    routes = {**B_ROUTES, "SW-O1": {"10.0.0.16/28": ("10.200.0.1",)}}
+    f = only(classify(make_plan("bgp"), observe(bgp={s: bgp_state(s) for s in ASN}, b_routes=routes)))
+    assert (f["kind"], f["routes_missing"]) == ("route", ["10.201.0.2/32"])
+    assert f["what"] == ("SW-O1: 1 planned prefixes without a B route, 0 with other next hops than the shortest AS paths of the plan, "
+                         "0 unplanned (e.g. 10.201.0.2/32: no B route)")
+
+
+# ---------------------------------------------------------------- reports and the vocabulary
+def test_scope_and_summary():
+    obs = observe(ports={"SW-O1": {P(1): (DOWN, [])}, "SW-E2": {P(3): (UP, ["stray eth0"])}})
+    assert [f["kind"] for f in classify(make_plan(), obs, {"SW-E2"})] == ["unexpected"]
+    s = summarize(classify(make_plan(), obs))
+    assert s == {"findings": 2, "by_kind": {"down": 1, "unexpected": 1}, "worst_racks": [("R1", 1), ("R2", 1)]}
+    # the kinds are enum members and print as their plain strings
+    assert json.dumps(s["by_kind"]) == '{"down": 1, "unexpected": 1}' and f"{FindingKind.DOWN}" == "down"
+
+
+def test_every_fix_op_is_applied_by_the_lab_wiring():
+    plan = make_plan()
+    ops = {FixOp.MOVE: move("H1", "SW-O1", P(3)), FixOp.CONNECT: connect("H2"), FixOp.REMOVE: {"op": "remove", "cable": "H2"},
+           FixOp.RESEAT: {"op": "reseat", "device": "SW-O1", "port": P(1)}, FixOp.LLDP_ON: {"op": "lldp_on", "server": "gpu1"},
+           FixOp.FIX_HOSTNAME: {"op": "fix_hostname", "cable": "H1"}, FixOp.UNPLUG: {"op": "unplug", "device": "SW-O1", "port": P(3)},
+           FixOp.UNPLUG_EXCEPT: {"op": "unplug_except", "device": "SW-O1", "port": P(2), "keep": "H2"}}
+    assert set(ops) == set(FixOp)
+    w = Wiring.from_plan(plan)
+    for op in ops.values():
+        w.apply(op)
+    with pytest.raises(ValueError):
+        w.apply({"op": "teleport"})
+
+
+VOCAB = {m.value for e in (FindingKind, FaultKind, FixOp) for m in e}
+USERS = {"zcube_deploy/verify/classify.py": VOCAB | set(BgpCause), "zcube_deploy/verify/bgp.py": VOCAB | set(BgpCause),
+         "zcube_deploy/verify/report.py": VOCAB | set(BgpCause),
+         # the lab's faults file has a `cabling:` section: BgpCause.CABLING is verify's word only
+         "zcube_deploy/lab/inject.py": VOCAB, "zcube_deploy/lab/wiring.py": VOCAB}
+
+
+def _bare_vocabulary_literals(source: str, vocab: set[str] = VOCAB) -> list[tuple[int, str]]:
+    """String constants equal to a vocabulary word, outside docstrings and outside `... .get("mode") == "bgp"`
+    (a routing mode, not a finding kind)."""
+    tree = ast.parse(source)
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            skip.add(id(node.value))  # docstrings
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Call) and node.left.args \
+                and isinstance(node.left.args[0], ast.Constant) and node.left.args[0].value == "mode":
+            skip.update(id(c) for c in node.comparators)
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in vocab and id(n) not in skip]
+
+
+@pytest.mark.parametrize("path", sorted(USERS))
+def test_no_bare_vocabulary_strings(path):
+    assert _bare_vocabulary_literals((ROOT / path).read_text(), USERS[path]) == []
+
+
+def test_the_vocabulary_check_finds_a_bare_string():
+    assert _bare_vocabulary_literals('"""swapped"""\nx = {"kind": "swapped"}\nif p.get("mode") == "bgp": pass\n') == [(2, "swapped")]
