@@ -54,9 +54,13 @@ class Context:
         self.scope = set(observed) if scope is None else scope & set(observed)
         self.cable = {c["id"]: c for c in plan["cables"]}
         self.end_of: dict[End, tuple[str, str]] = {}  # (device, port) -> (cable id, 'a'|'b')
+        self._far: dict[tuple[str, End], End] = {}  # (cable id, one end) -> the other end
         for c in plan["cables"]:
-            self.end_of[(c["a"]["device"], c["a"]["port"])] = (c["id"], "a")
-            self.end_of[(c["b"]["device"], c["b"]["port"])] = (c["id"], "b")
+            a, b = (c["a"]["device"], c["a"]["port"]), (c["b"]["device"], c["b"]["port"])
+            self.end_of[a] = (c["id"], "a")
+            self.end_of[b] = (c["id"], "b")
+            self._far[(c["id"], a)] = b
+            self._far[(c["id"], b)] = a
         self.switches = {s["name"]: s for s in plan["switches"]}
         self.servers = {s["name"]: s for s in plan["servers"]}
         self.mac = {}
@@ -71,6 +75,7 @@ class Context:
         self.where = {s["name"]: (s["rack"], s["u"]) for s in plan["switches"]}
         self.where.update({s["name"]: (s["rack"], s["u"]) for s in plan["servers"]})
         self._pools: list | None = None
+        self._in_pools: dict[str, bool] = {}  # prefix -> inside the plan's pools (the same prefixes on every switch)
         self._ident: dict[Neighbour, End | None] = {}
         # identity -> switch ports in scope seeing it
         self.seen_at: dict[End, list[End]] = defaultdict(list)
@@ -108,20 +113,26 @@ class Context:
         return {"device": device, "port": port, "rack": rack, "u": u}
 
     def far(self, cid: str, device: str, port: str) -> End:
-        c = self.cable[cid]
-        a, b = (c["a"]["device"], c["a"]["port"]), (c["b"]["device"], c["b"]["port"])
-        return b if a == (device, port) else a
+        """The end of cable ``cid`` that is not (device, port)."""
+        r = self._far.get((cid, (device, port)))
+        if r is None:  # not an end of the cable: its A end, as a cable seen from elsewhere
+            c = self.cable[cid]
+            return c["a"]["device"], c["a"]["port"]
+        return r
 
     def at(self, device: str, port: str = "") -> str:
         rack, u = self.where.get(device, ("?", 0))
         return f"rack {rack} U{u}"
 
     def in_pools(self, prefix: str) -> bool:
-        if self._pools is None:
-            a = self.plan.get("addressing") or {}
-            self._pools = [IPv4Network(a[k]) for k in ("host_pool", "fabric_pool", "loopback_pool") if a.get(k)]
-        net = IPv4Network(prefix)
-        return not self._pools or any(net.subnet_of(p) for p in self._pools)
+        r = self._in_pools.get(prefix)
+        if r is None:
+            if self._pools is None:
+                a = self.plan.get("addressing") or {}
+                self._pools = [IPv4Network(a[k]) for k in ("host_pool", "fabric_pool", "loopback_pool") if a.get(k)]
+            net = IPv4Network(prefix)
+            r = self._in_pools[prefix] = not self._pools or any(net.subnet_of(p) for p in self._pools)
+        return r
 
     def move_home(self, cid: str, home: End) -> dict:
         """The fix op that puts cable ``cid``'s switch end back into its planned port ``home``."""

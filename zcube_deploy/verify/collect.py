@@ -5,7 +5,6 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from zcube_deploy.devices.driver import RuijieRGOSDriver
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.verify.observe import COMMANDS, observe, record_name
@@ -13,6 +12,8 @@ from zcube_deploy.verify.observe import COMMANDS, observe, record_name
 
 def collect_device(name: str, host: str, port: int, creds, known_hosts: str | None, timeout: float,
                    record: Path | None) -> tuple[dict | None, str | None]:
+    from zcube_deploy.devices.driver import RuijieRGOSDriver  # napalm: about 2 s of imports `verify --from` does not need
+
     drv = RuijieRGOSDriver(host, creds.username, creds.password, timeout=int(timeout),
                            optional_args={"port": port, "secret": creds.secret, "known_hosts": known_hosts, "read_timeout": 120})
     try:

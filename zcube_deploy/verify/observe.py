@@ -6,7 +6,7 @@ import re
 
 from zcube_deploy.devices.names import long_name
 from zcube_deploy.devices.parsers import parse
-from zcube_deploy.platforms.ruijie_rgos import l3_facts
+from zcube_deploy.platforms.ruijie_rgos.fastparse import interface_addresses, lldp_detail
 
 # the commands verify runs on every switch, and the file names --record / --from use
 COMMANDS = ("show version", "show running-config", "show interface status", "show lldp neighbors detail", "show ip route",
@@ -37,7 +37,7 @@ def observe(outputs: dict[str, str]) -> dict:
     interfaces = {long_name(r["interface"]): {"up": r["status"].lower() == "up", "vlan": r["vlan"]}
                   for r in parse("show interface status", outputs.get("show interface status", ""))}
     lldp: dict[str, list[dict]] = {}
-    for r in parse("show lldp neighbors detail", slim_lldp(outputs.get("show lldp neighbors detail", ""))):
+    for r in lldp_detail(outputs.get("show lldp neighbors detail", "")):  # the TextFSM template's rows, faster
         lldp.setdefault(long_name(r["local_interface"]), []).append({
             "system_name": r["system_name"], "port_id": r["port_id"], "port_id_type": r["port_id_type"],
             "chassis_id": r["chassis_id"], "management_address": r["management_address"]})
@@ -47,7 +47,7 @@ def observe(outputs: dict[str, str]) -> dict:
     for r in rib:
         if r["protocol"].startswith("B") and r["nexthop_ip"]:
             bgp_routes.setdefault(f"{r['network']}/{r['prefix_length']}", []).append(r["nexthop_ip"])
-    addresses = l3_facts(run)["interfaces"] if run else {}
+    addresses = interface_addresses(run) if run else {}
     return {"hostname": hostname, "interfaces": interfaces, "lldp": lldp, "static_routes": [list(r) for r in routes],
             "addresses": addresses, "bgp": observe_bgp(outputs), "bgp_routes": {k: sorted(set(v)) for k, v in sorted(bgp_routes.items())}}
 
