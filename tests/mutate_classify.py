@@ -33,18 +33,21 @@ MUTANTS = {
  "identity by alias off": ("        if name in self.switches or name in self.alias:", "        if name in self.switches:"),
 }
 if len(sys.argv) < 2:
-    survived = [m for m in MUTANTS if "SURVIVED" in subprocess.run([sys.executable, __file__, m], capture_output=True, text=True).stdout]
+    survived = [m for m in MUTANTS if "SURVIVED" in subprocess.run([sys.executable, __file__, m], check=False, capture_output=True,
+                                                                     text=True).stdout]
     print(f"{len(MUTANTS) - len(survived)} of {len(MUTANTS)} mutants killed; survived: {survived}")
     sys.exit(1 if survived else 0)
 name = sys.argv[1]
-src = open("str(ROOT / "zcube_deploy" / "verify" / "classify.py")").read()
+src = (ROOT / "zcube_deploy" / "verify" / "classify.py").read_text()
 a, b = MUTANTS[name]
 assert src.count(a) == 1, (name, src.count(a))
 mod = types.ModuleType("zcube_deploy.verify.classify")
-mod.__file__ = "str(ROOT / "zcube_deploy" / "verify" / "classify.py")"
+mod.__file__ = str(ROOT / "zcube_deploy" / "verify" / "classify.py")
 sys.modules[mod.__name__] = mod
 import zcube_deploy.verify
+
 zcube_deploy.verify.classify = mod
-exec(compile(src.replace(a, b), mod.__file__, "exec"), mod.__dict__)
+exec(compile(  # noqa: S102 (the mutant)
+    src.replace(a, b), mod.__file__, "exec"), mod.__dict__)
 rc = pytest.main(["-q", "-x", "-p", "no:cacheprovider", "--rootdir", str(ROOT), str(ROOT / "tests" / "test_compare_findings.py")])
 print("MUTANT", name, "KILLED" if rc != 0 else "SURVIVED")

@@ -18,7 +18,13 @@ import pytest
 
 from zcube_deploy.lab.wiring import Wiring
 from zcube_deploy.verify.classify import classify, summarize
-from zcube_deploy.verify.observation import Bgp, BgpConfig, Neighbour, Observation, Session
+from zcube_deploy.verify.observation import (
+    Bgp,
+    BgpConfig,
+    Neighbour,
+    Observation,
+    Session,
+)
 from zcube_deploy.vocabulary import BgpCause, FaultKind, FindingKind, FixOp
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,8 +94,9 @@ B_ROUTES = {"SW-O1": {"10.0.0.16/28": ("10.200.0.1",), "10.201.0.2/32": ("10.200
 PEER = {"SW-O1": ("10.200.0.1", "SW-E2"), "SW-E2": ("10.200.0.0", "SW-O1")}
 
 
-def bgp_state(sw, state="Established", asn=None, bfd="Up", bfd_ports=(P(5),), fall_over=True):
+def bgp_state(sw, state="Established", asn=None, bfd="Up", bfd_ports=None, fall_over=True):
     addr, peer = PEER[sw]
+    bfd_ports = (P(5),) if bfd_ports is None else bfd_ports
     return Bgp(local_as=asn or ASN[sw], sessions={addr: Session(state, ASN[peer])}, bfd={addr: bfd},
                config=BgpConfig(asn or ASN[sw], {addr: ASN[peer]}, {P(5): PEER[peer][0]}, tuple(bfd_ports),
                                 (addr,) if fall_over else ()))

@@ -9,7 +9,11 @@ import pytest
 
 from zcube_deploy.devices.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos import l3_facts
-from zcube_deploy.platforms.ruijie_rgos.fastparse import _KEYS, interface_addresses, lldp_detail
+from zcube_deploy.platforms.ruijie_rgos.fastparse import (
+    _KEYS,
+    interface_addresses,
+    lldp_detail,
+)
 
 MOCKED = Path(__file__).parent / "mocked" / "show_lldp_neighbors_detail"
 

@@ -34,7 +34,7 @@ class Wiring:
     generation: int = 0  # bumped by every change (reindex, apply): caches of the protocol model key on it
 
     @classmethod
-    def from_plan(cls, plan: dict) -> "Wiring":
+    def from_plan(cls, plan: dict) -> Wiring:
         w = cls()
         w.switches = {s["name"] for s in plan["switches"]}
         w.servers = {s["name"] for s in plan["servers"]}
@@ -43,7 +43,7 @@ class Wiring:
         w.reindex()
         return w
 
-    def copy(self) -> "Wiring":
+    def copy(self) -> Wiring:
         return copy.deepcopy(self)
 
     def reindex(self) -> None:

@@ -23,14 +23,24 @@ when the BGP hold timer expires), naming the missing `bfd interval` or `fall-ove
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from ipaddress import IPv4Address, IPv4Network
-from typing import Mapping
 
 from zcube_deploy.verify.observation import Observation, as_observations
 from zcube_deploy.vocabulary import CABLE_KINDS, BgpCause
 
-__all__ = ["CABLE_KINDS", "BgpCause", "planned_sessions", "planned_peers", "session_counts", "bfd_problem", "session_state",
-           "likely_cause", "expected_routes", "INSTRUCTION"]
+__all__ = [
+    "CABLE_KINDS",
+    "INSTRUCTION",
+    "BgpCause",
+    "bfd_problem",
+    "expected_routes",
+    "likely_cause",
+    "planned_peers",
+    "planned_sessions",
+    "session_counts",
+    "session_state",
+]
 
 
 def planned_sessions(plan: dict, scope: set[str]) -> list[dict]:

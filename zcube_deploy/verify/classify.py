@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from ipaddress import IPv4Network
-from typing import Callable, Iterable, Mapping
 
 from zcube_deploy.devices.names import long_name
 from zcube_deploy.verify.observation import Neighbour, Observation, as_observations

@@ -12,7 +12,9 @@ from zcube_deploy.verify.observe import COMMANDS, observe, record_name
 
 def collect_device(name: str, host: str, port: int, creds, known_hosts: str | None, timeout: float,
                    record: Path | None) -> tuple[dict | None, str | None]:
-    from zcube_deploy.devices.driver import RuijieRGOSDriver  # napalm: about 2 s of imports `verify --from` does not need
+    from zcube_deploy.devices.driver import (
+        RuijieRGOSDriver,  # napalm: about 2 s of imports `verify --from` does not need
+    )
 
     drv = RuijieRGOSDriver(host, creds.username, creds.password, timeout=int(timeout),
                            optional_args={"port": port, "secret": creds.secret, "known_hosts": known_hosts, "read_timeout": 120})

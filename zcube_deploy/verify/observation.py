@@ -7,8 +7,9 @@ Port names are the platform's long names, as in the plan.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 
 class Neighbour(NamedTuple):
@@ -67,7 +68,7 @@ class Observation:
         return self.up.get(port, False)
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "Observation":
+    def from_dict(cls, d: Mapping) -> Observation:
         """The dict of verify/observe.py's ``observe`` (or a recording's replay, or the lab)."""
         b = d.get("bgp")
         bgp = None
