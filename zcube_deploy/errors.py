@@ -73,6 +73,13 @@ class PlanFileError(ZCubeError):
     exit_code = 2
 
 
+class InvalidPlanFile(ProblemsError, PlanFileError):
+    """plan.json does not match the plan model (hand-edited, truncated, or of another version)."""
+
+    exit_code = 2
+    default_title = "invalid plan file"
+
+
 class RenderError(ZCubeError):
     """A rendered config does not carry exactly what the plan says."""
 

@@ -25,11 +25,11 @@ from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.plan import addressing as addr
 from zcube_deploy.plan import checks, media, routing
 from zcube_deploy.perf import bulk_allocation
+from zcube_deploy.plan.model import SCHEMA_VERSION
 from zcube_deploy.plan.placement import place_switches
 from zcube_deploy.safety import check_interface, check_name
 from zcube_deploy.topology.sizing import size_fabric
 
-SCHEMA_VERSION = 2  # 2: routing section, switches[].asn, host fallback routes (issue 14)
 Stage = Callable[[ResolvedInventory, dict], dict]
 
 

@@ -19,6 +19,7 @@ from typing import Callable
 
 from zcube_deploy.devices.driver import RuijieRGOSDriver
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.guard import after_change, management_problems
 from zcube_deploy.push.scope import ManagedScope
@@ -26,8 +27,8 @@ from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 
 OK_STATUSES = ("unchanged", "changed", "would_change")
 # the plan sections push reads (a projection for read_plan)
-PLAN_FIELDS = {"switches": {"name", "mgmt_address", "rack", "interfaces"}, "port_map": None, "addressing": None,
-               "models": None, "cluster": None, "inputs": None, "tool_version": None}
+PLAN_FIELDS = projection(switches={"name", "mgmt_address", "rack", "interfaces"}, port_map=None, addressing=None,
+                         models=None, cluster=None, inputs=None, tool_version=None)
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,17 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem, RenderError
+from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import switch_renderer
 from zcube_deploy.render.jinja import template
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view, sysctl_view
 
 # what rendering reads of a plan (the cable list, the largest part, is not needed)
-PLAN_FIELDS: dict[str, set[str] | None] = {
-    "switches": None, "servers": None, "port_map": None, "models": None, "settings": None, "sizing": None,
-    "cluster": None, "inputs": None, "tool_version": None, "routing": None,
-}
+PLAN_FIELDS = projection(
+    switches=None, servers=None, port_map=None, models=None, settings=None, sizing=None,
+    cluster=None, inputs=None, tool_version=None, routing=None,
+)
 
 SWITCH_TEMPLATE = "switch.cfg.j2"
 HOST_PLATFORM = "netplan"
