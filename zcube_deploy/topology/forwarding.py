@@ -1,12 +1,98 @@
-"""A small forwarding model: routers with connected subnets and static routes, hosts with routes.
+"""Forwarding state: what each device of a plan forwards where, whatever the routing kind.
 
-Used twice, from two independent sources: by the planner's checks (from the plan) and by the
-routing proof (from the rendered switch configs and netplan files alone).
+- :func:`switch_tables` is the one interface to a plan's switch forwarding state: per switch, the
+  entries ``(network, prefix len, next hops, source)`` that its routing section's ``mode`` yields
+  (mode static: the configured static routes; mode bgp: the converged best paths of plan/bgp.py).
+  Consumers ask it instead of reading ``switches[].routes`` (a mode-static detail) themselves.
+- :func:`host_tables` is the same for the NIC ports' policy tables (``servers[].nics[].routes``).
+- :class:`Network` is a small forwarding model (routers with connected subnets and routes, hosts
+  with routes) that walks packets. It is built twice, from two independent sources: by the
+  planner's checks (from the plan, :func:`network_from_plan`) and by the routing proof (from the
+  rendered switch configs and netplan files alone).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import NamedTuple
+
+ROUTING_KINDS = ("static", "bgp")
+
+
+class Entry(NamedTuple):
+    """One forwarding entry: addresses as integers; several next hops are ECMP (mode bgp)."""
+
+    network: int
+    prefix_len: int
+    next_hops: tuple[int, ...]
+    source: str  # "static", "static-fallback" or "bgp"
+
+    @property
+    def prefix(self) -> str:
+        return f"{_ntoa(self.network)}/{self.prefix_len}"
+
+
+def _aton(a: str) -> int:
+    p = a.split(".")
+    return (int(p[0]) << 24) | (int(p[1]) << 16) | (int(p[2]) << 8) | int(p[3])
+
+
+def _ntoa(n: int) -> str:
+    return f"{n >> 24 & 255}.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
+
+
+def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None = None) -> dict[str, list[Entry]]:
+    """Per switch name, its forwarding entries under the plan's routing section.
+
+    Reads ``routing["mode"]`` and, of each switch, ``name`` and ``routes`` (mode static) or
+    ``name``, ``interfaces``, ``host_block`` and ``loopback`` (mode bgp). ``max_as_path`` limits
+    mode bgp to destinations within that many switch hops (1: the direct paths).
+    """
+    mode = routing["mode"]
+    if mode == "static":
+        out: dict[str, list[Entry]] = {}
+        for sw in switches:
+            rows = out[sw["name"]] = []
+            for rt in sw["routes"]:
+                net, plen = rt["prefix"].split("/")
+                rows.append(Entry(_aton(net), int(plen), (_aton(rt["next_hop"]),), "static-fallback" if rt.get("fallback") else "static"))
+        return out
+    if mode == "bgp":
+        from zcube_deploy.plan.bgp import best_routes, plan_sessions
+
+        best = best_routes(*plan_sessions(switches), max_as_path=max_as_path)
+        return {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
+    raise ValueError(f"routing mode {mode!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
+
+
+def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple[int, int, int, int]]]:
+    """Per (server, NIC port): its policy table as (network, prefix len, gateway, metric), in plan order."""
+    out = {}
+    for server, nics in servers_nics.items():
+        for nic in nics:
+            rows = out[(server, nic["port"])] = []
+            for rt in nic["routes"]:
+                net, plen = rt["to"].split("/")
+                rows.append((_aton(net), int(plen), _aton(rt["via"]), rt["metric"]))
+    return out
+
+
+def network_from_plan(routing: dict, switches: list[dict], nics: dict[str, list[dict]], max_as_path: int | None = None,
+                      tables: dict[str, list[Entry]] | None = None) -> "Network":
+    """A :class:`Network` of the plan's switches and NIC ports (``nics``: server name -> NIC rows);
+    ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`)."""
+    net = Network()
+    if tables is None:
+        tables = switch_tables(routing, switches, max_as_path)
+    for sw in switches:
+        routes = [(e.network, e.prefix_len, nh) for e in tables[sw["name"]] for nh in e.next_hops]
+        net.add_switch(sw["name"], [(i["name"], _aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
+    hosts = host_tables(nics)
+    for server, entries in nics.items():
+        for nic in entries:
+            net.add_host_port(server, nic["port"], _aton(nic["address"]),
+                              [(n, plen, gw) for n, plen, gw, _ in hosts[(server, nic["port"])]])
+    return net
 
 
 class Network:
