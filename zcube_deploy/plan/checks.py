@@ -123,7 +123,7 @@ def evaluate_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
     for sw in switches:
         own = {aton(i["address"]) for i in sw["interfaces"]}
         for entry in tables[sw["name"]]:
-            for nh in entry.next_hops:
+            for nh in entry[2]:
                 if (nh ^ 1) not in own:
                     errs.append(f"{sw['name']} route {entry.prefix} via {ntoa(nh)}: next hop not directly connected")
     record("addresses_unique_next_hops_connected", errs, f"{len(seen)} addresses unique; every static route's next hop is a /31 peer")

@@ -29,16 +29,13 @@ class Entry(NamedTuple):
 
     @property
     def prefix(self) -> str:
-        return f"{_ntoa(self.network)}/{self.prefix_len}"
+        from zcube_deploy.plan.ipam import ntoa
+
+        return f"{ntoa(self.network)}/{self.prefix_len}"
 
 
-def _aton(a: str) -> int:
-    p = a.split(".")
-    return (int(p[0]) << 24) | (int(p[1]) << 16) | (int(p[2]) << 8) | int(p[3])
 
-
-def _ntoa(n: int) -> str:
-    return f"{n >> 24 & 255}.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
+_new_entry = tuple.__new__  # Entry rows are built by the hundred thousand at 64k GPUs: skip the Python-level __new__
 
 
 def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None = None) -> dict[str, list[Entry]]:
@@ -48,6 +45,8 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
     ``name``, ``interfaces``, ``host_block`` and ``loopback`` (mode bgp). ``max_as_path`` limits
     mode bgp to destinations within that many switch hops (1: the direct paths).
     """
+    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
+
     mode = routing["mode"]
     if mode == "static":
         out: dict[str, list[Entry]] = {}
@@ -55,7 +54,8 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
             rows = out[sw["name"]] = []
             for rt in sw["routes"]:
                 net, plen = rt["prefix"].split("/")
-                rows.append(Entry(_aton(net), int(plen), (_aton(rt["next_hop"]),), "static-fallback" if rt.get("fallback") else "static"))
+                rows.append(_new_entry(Entry, (_aton(net), int(plen), (_aton(rt["next_hop"]),),
+                                               "static-fallback" if rt.get("fallback") else "static")))
         return out
     if mode == "bgp":
         from zcube_deploy.plan.bgp import best_routes, plan_sessions
@@ -67,6 +67,8 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
 
 def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple[int, int, int, int]]]:
     """Per (server, NIC port): its policy table as (network, prefix len, gateway, metric), in plan order."""
+    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
+
     out = {}
     for server, nics in servers_nics.items():
         for nic in nics:
@@ -81,17 +83,18 @@ def network_from_plan(routing: dict, switches: list[dict], nics: dict[str, list[
                       tables: dict[str, list[Entry]] | None = None) -> "Network":
     """A :class:`Network` of the plan's switches and NIC ports (``nics``: server name -> NIC rows);
     ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`)."""
+    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
+
     net = Network()
     if tables is None:
         tables = switch_tables(routing, switches, max_as_path)
     for sw in switches:
-        routes = [(e.network, e.prefix_len, nh) for e in tables[sw["name"]] for nh in e.next_hops]
+        routes = [(e[0], e[1], nh) for e in tables[sw["name"]] for nh in e[2]]
         net.add_switch(sw["name"], [(i["name"], _aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
     hosts = host_tables(nics)
     for server, entries in nics.items():
         for nic in entries:
-            net.add_host_port(server, nic["port"], _aton(nic["address"]),
-                              [(n, plen, gw) for n, plen, gw, _ in hosts[(server, nic["port"])]])
+            net.add_host_port(server, nic["port"], _aton(nic["address"]), hosts[(server, nic["port"])])
     return net
 
 
@@ -101,7 +104,7 @@ class Network:
         self.port_of: dict[int, tuple[str, str]] = {}  # interface address -> (device, port)
         self.connected: dict[str, dict[int, set[int]]] = {}  # device -> {prefix len: {network int}}
         self.tables: dict[str, dict[int, dict[int, list[int]]]] = {}
-        self.host_routes: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+        self.host_routes: dict[tuple[str, str], list[tuple[int, ...]]] = {}
         self.host_address: dict[tuple[str, str], int] = {}
 
     def add_switch(self, name: str, interfaces: list[tuple[str, int, int]], routes: list[tuple[int, int, int]]) -> None:
@@ -117,7 +120,8 @@ class Network:
             table[plen].setdefault(net, []).append(nh)
         self.tables[name] = dict(sorted(table.items(), reverse=True))
 
-    def add_host_port(self, host: str, port: str, address: int, routes: list[tuple[int, int, int]]) -> None:
+    def add_host_port(self, host: str, port: str, address: int, routes: list[tuple[int, ...]]) -> None:
+        """``routes``: (network, prefix len, gateway[, metric]) in the order the host tries them."""
         self.owner[address] = host
         self.port_of[address] = (host, port)
         self.host_address[(host, port)] = address
@@ -143,9 +147,10 @@ class Network:
     def walk(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[str], str | None]:
         """Forward from host port ``src`` to ``dst``. Returns (switches crossed, error or None)."""
         via = None
-        for net, plen, gw in self.host_routes.get(src, ()):
-            if dst >> (32 - plen) == net >> (32 - plen):
-                via = gw
+        for route in self.host_routes.get(src, ()):
+            plen = route[1]
+            if dst >> (32 - plen) == route[0] >> (32 - plen):
+                via = route[2]
                 break
         if via is None:
             return [], "no host route"
