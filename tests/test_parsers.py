@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from zcube_deploy.devices.names import long_name, short_name
-from zcube_deploy.devices.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 
 MOCKED = Path(__file__).resolve().parent / "mocked"
 CASES = sorted(p.parent for p in MOCKED.rglob("raw.txt"))

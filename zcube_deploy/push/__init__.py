@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from zcube_deploy.devices.driver import RuijieRGOSDriver
+from zcube_deploy.platforms.ruijie_rgos.driver import RuijieRGOSDriver
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.guard import after_change, management_problems

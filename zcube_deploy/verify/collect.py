@@ -5,7 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from zcube_deploy.devices.driver import RuijieRGOSDriver
+from zcube_deploy.platforms.ruijie_rgos.driver import RuijieRGOSDriver
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.verify.observe import COMMANDS, observe, record_name

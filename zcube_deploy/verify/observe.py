@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from zcube_deploy.devices.names import long_name
-from zcube_deploy.devices.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos.names import long_name
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos import l3_facts
 
 # the commands verify runs on every switch, and the file names --record / --from use
@@ -55,7 +55,7 @@ def observe(outputs: dict[str, str]) -> dict:
 def observe_bgp(outputs: dict[str, str]) -> dict | None:
     """Sessions (show ip bgp summary), BFD (show bfd neighbors) and the BGP part of the running config;
     None when `show ip bgp summary` was not collected (an old recording)."""
-    from zcube_deploy.lab.bgp import parse_config  # the RGOS config reader the lab uses too
+    from zcube_deploy.platforms.ruijie_rgos.lab.bgp import parse_config  # the RGOS config reader the lab uses too
 
     if "show ip bgp summary" not in outputs:
         return None

@@ -18,9 +18,9 @@ from napalm.base import NetworkDriver
 from napalm.base.exceptions import CommitError, ConnectionException, MergeConfigException, ReplaceConfigException
 from netmiko.ruijie.ruijie_os import RuijieOSSSH
 
-from zcube_deploy.devices.hconfig import parse_config
-from zcube_deploy.devices.names import long_name
-from zcube_deploy.devices.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
+from zcube_deploy.platforms.ruijie_rgos.names import long_name
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.safety import assert_safe_line
 
 ERROR_RE = re.compile(r"^\s*% (Invalid input|Incomplete command|Ambiguous command|.*(not|cannot|denied|fail))", re.M | re.I)
