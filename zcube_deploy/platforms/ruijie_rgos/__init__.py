@@ -8,7 +8,7 @@ What the rest of the tool asks a platform (the seam, see docs/platforms.md), and
 - :func:`config_facts`: config text -> the neutral facts (hostname, interfaces with addresses in
   prefix-length form, static routes, BGP) that render's self-check and the routing proof read.
 - :func:`l3_facts`, :func:`top_level_lines`, :func:`parse_config`: push's management guard and scope.
-- ``VERIFY_COMMANDS`` and :func:`observe` (``observe.py``): what verify runs and how it is read.
+- ``VERIFY_COMMANDS`` and :func:`observe` (``observations.py``): what verify runs and how it is read.
 - ``names.py`` (interface names and abbreviations: the one table), ``parsers.py`` (TextFSM),
   ``hconfig.py`` (the hier_config driver for push remediation), ``lab/`` (the simulated switch).
 - ``platform.yaml``: the managed scope, the loopback push owns, the secret patterns.
@@ -28,8 +28,8 @@ CONFIG_SUFFIX = ".cfg"
 LOOPBACK = "Loopback 0"
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
-__all__ = ["CONFIG_SUFFIX", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "config_facts", "l3_facts", "long_name",
-           "parse_config", "short_name", "simulator", "top_level_lines"]
+__all__ = ["CONFIG_SUFFIX", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "VERIFY_COMMANDS", "config_facts", "l3_facts", "long_name",
+           "observe", "parse_config", "short_name", "simulator", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 _ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
@@ -163,6 +163,17 @@ def config_facts(text: str) -> dict:
                 plen = _plen(p[3]) if len(p) >= 4 and p[2] == "mask" else 32
                 bgp["networks"].append(f"{p[1]}/{plen if plen is not None else '?'}")
     return {"hostnames": hostnames, "interfaces": interfaces, "routes": routes, "bgp": bgps}
+
+
+VERIFY_COMMANDS = ("show version", "show running-config", "show interface status", "show lldp neighbors detail", "show ip route",
+                   "show ip bgp summary", "show bfd neighbors")
+
+
+def observe(outputs: dict[str, str]) -> dict:
+    """{command: raw text} -> verify's neutral observation (observations.py)."""
+    from zcube_deploy.platforms.ruijie_rgos.observations import observe as _observe
+
+    return _observe(outputs)
 
 
 def simulator():
