@@ -42,7 +42,7 @@ class DeviceFaults:
 def site_baseline(plan: dict, text: str | None = None) -> str:
     """The site baseline for ``plan``: ``text`` (any configuration lines) or the platform's default file, with
     ``${mgmt_gateway}``, ``${mgmt_network}``, ``${mgmt_mask}`` and ``${mgmt_wildcard}`` filled in."""
-    raw = simulator(plan["cluster"]["platform"]).DEFAULT_BASELINE.read_text(encoding="utf-8") if text is None else text
+    raw = simulator(plan["models"]["switch"]["platform"]).DEFAULT_BASELINE.read_text(encoding="utf-8") if text is None else text
     net = IPv4Network(plan["addressing"]["management_network"])
     return Template(raw).safe_substitute(mgmt_gateway=plan["settings"]["mgmt_gateway"], mgmt_network=str(net.network_address),
                                          mgmt_mask=str(net.netmask), mgmt_wildcard=str(net.hostmask))
@@ -52,7 +52,7 @@ class LabModel:
     def __init__(self, plan: dict, baseline: str | None = None):
         """``baseline``: the site baseline every switch starts from (None: the lab's default file; "": none)."""
         self.plan = plan
-        self.sim = sim = simulator(plan["cluster"]["platform"])
+        self.sim = sim = simulator(plan["models"]["switch"]["platform"])  # the switch model's platform
         self.wiring = Wiring.from_plan(plan)
         model = plan["models"]["switch"]
         self.model_name = model["name"]

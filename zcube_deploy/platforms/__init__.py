@@ -38,6 +38,13 @@ def platform_data(name: str) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
+def catalog_defaults(name: str) -> dict:
+    """What a catalog entry of platform ``name`` gets for the fields it leaves out ({} for a platform without data)."""
+    if not (_HERE / name / "platform.yaml").is_file():
+        return {}
+    return platform_data(name).get("catalog_defaults") or {}
+
+
 def platform_module(name: str):
     """The code of platform ``name`` (its parsers into neutral facts)."""
     import importlib
