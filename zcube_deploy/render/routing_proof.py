@@ -44,12 +44,8 @@ def load_switch(facts: dict) -> tuple[str, list[tuple[str, int, int]], list[tupl
     [(network, prefix length, next hop)] of the static routes; discard routes forward nothing)."""
     if not facts["hostnames"]:
         raise ValueError("no hostname line")
-    interfaces = []
-    for name, itf in facts["interfaces"].items():
-        if itf["shutdown"]:
-            continue
-        for a in itf["addresses"]:
-            interfaces.append((name, *_net(a)))
+    shut = set(facts["shutdown"])
+    interfaces = [(name, *_net(a)) for name, a in facts["addresses"] if name not in shut]
     routes = [(*_net(prefix), aton(nh)) for prefix, nh in facts["routes"] if nh]
     return facts["hostnames"][0], interfaces, routes
 

@@ -23,41 +23,49 @@ def check_switch_config(text: str, sw: dict, unused: list[str], mgmt_interface: 
     name = sw["name"]
     if facts["hostnames"] != [name]:
         problems.append(f"{name}: hostname {facts['hostnames']}, expected [{name!r}]")
-    expected = {i["name"]: f"{i['address']}/{i['prefix_len']}" for i in sw["interfaces"]}
-    expected[mgmt_interface] = f"{sw['mgmt_address']}/{mgmt_prefix_len}"
-    expected[plat.LOOPBACK] = f"{sw['loopback']}/32"
-    interfaces = facts["interfaces"]
-    routed = {i["name"] for i in sw["interfaces"]}
-    for iname in routed:
-        itf = interfaces.get(iname)
-        if itf is not None and not itf["routed"]:
-            problems.append(f"{name} {iname}: not a routed port")
-    for iname, want in expected.items():
-        itf = interfaces.get(iname)
-        have = itf["addresses"] if itf is not None else "no such interface"
-        if have != [want]:
-            problems.append(f"{name} {iname}: expected address {want}, found {have}")
-    for iname, itf in interfaces.items():
-        if iname not in expected and itf["addresses"]:
-            problems.append(f"{name} {iname}: address {itf['addresses']} not in the plan")
-    for iname in sorted(routed):
-        itf = interfaces.get(iname)
-        if itf is not None and itf["shutdown"]:
-            problems.append(f"{name} {iname}: planned link is shut down")
-    missing_shut = [u for u in unused if not (u in interfaces and interfaces[u]["shutdown"])]
+    planned = sw["interfaces"]
+    expected = {(i["name"], f"{i['address']}/{i['prefix_len']}") for i in planned}
+    expected.add((mgmt_interface, f"{sw['mgmt_address']}/{mgmt_prefix_len}"))
+    expected.add((plat.LOOPBACK, f"{sw['loopback']}/32"))
+    have = facts["addresses"]
+    have_set = set(have)
+    if have_set != expected or len(have) != len(have_set):  # say which interface differs, and how
+        found: dict[str, list[str]] = {}
+        for iname, addr in have:
+            found.setdefault(iname, []).append(addr)
+        sections = set(facts["interfaces"])
+        want: dict[str, str] = dict(expected)
+        for iname, addr in want.items():
+            if found.get(iname) != [addr]:
+                problems.append(f"{name} {iname}: expected address {addr}, found "
+                                f"{found.get(iname, []) if iname in sections else 'no such interface'}")
+        for iname, addrs in found.items():
+            if iname not in want:
+                problems.append(f"{name} {iname}: address {addrs} not in the plan")
+    routed = {i["name"] for i in planned}
+    sections = set(facts["interfaces"])
+    not_routed = routed & sections - set(facts["routed"])
+    for iname in sorted(not_routed):
+        problems.append(f"{name} {iname}: not a routed port")
+    shut = set(facts["shutdown"])
+    for iname in sorted(routed & shut):
+        problems.append(f"{name} {iname}: planned link is shut down")
+    missing_shut = [u for u in unused if u not in shut]
     if missing_shut:
         problems.append(f"{name}: {len(missing_shut)} unused ports not shut, e.g. {missing_shut[0]}")
-    want = {(r["prefix"], r["next_hop"]) for r in sw["routes"]}
+    want_routes = {(r["prefix"], r["next_hop"]) for r in sw["routes"]}
     if bgp is not None:
-        want |= {(p, None) for p in bgp["discard_prefixes"]}
+        want_routes |= {(p, None) for p in bgp["discard_prefixes"]}
         problems += _check_bgp(facts, sw, bgp)
-    have = facts["routes"]
-    if len(have) != len(set(have)):
+    have_routes = facts["routes"]
+    have_set = set(have_routes)
+    if len(have_routes) != len(have_set):
         problems.append(f"{name}: duplicate static routes")
-    for r in sorted(want - set(have), key=str)[:5]:
-        problems.append(f"{name}: missing {_route(r)}")
-    for r in sorted(set(have) - want, key=str)[:5]:
-        problems.append(f"{name}: unexpected {_route(r)}")
+    if have_set != want_routes:
+        for r in sorted(want_routes - have_set, key=str)[:5]:
+            problems.append(f"{name}: missing {_route(r)}")
+        for r in sorted(have_set - want_routes, key=str)[:5]:
+            problems.append(f"{name}: unexpected {_route(r)}")
     return problems
 
 
@@ -91,7 +99,8 @@ def _check_bgp(facts: dict, sw: dict, bgp: dict) -> list[str]:
         if p not in b["networks"]:
             problems.append(f"{name}: network {p} not announced")
     fabric = {i["name"] for i in sw["interfaces"] if i["kind"] == "fabric"}
-    for iname, itf in facts["interfaces"].items():
-        if (iname in fabric) != itf["bfd"]:
+    with_bfd = set(facts["bfd"])
+    for iname in facts["interfaces"]:
+        if (iname in fabric) != (iname in with_bfd):
             problems.append(f"{name} {iname}: {'no BFD on a fabric port' if iname in fabric else 'BFD on a non-fabric port'}")
     return problems

@@ -77,92 +77,111 @@ def _plen(mask: str) -> int | None:
     return _PLEN.get(mask)
 
 
+# Every pattern starts with a literal "\n" (the text is read with one put in front): a pattern
+# that starts with a literal is searched for at C speed, where `^` with re.M tries every position.
+# Possessive quantifiers: a failing match never backtracks through a section's lines.
+_EOL = r"[ \t]*(?![^\n])"  # trailing blanks, then the end of the line
+_SECTION = re.compile(r"\ninterface[ \t]++([^\n]*+)((?:\n[ \t][^\n]*+)*+)")  # (name, its lines)
+_ADDRESS_IN = re.compile(r"\n[ \t]+ip address (\S+) (\S+)")
+_ADDRESS_LINE = re.compile(r"\n ip address (\S+) (\S+)")  # as RGOS shows it: indented by one space
+_BFD_IN = re.compile(r"\n[ \t]+bfd interval ")
+_HOSTNAME = re.compile(r"\nhostname[ \t]++([^\n]*+)")
+_ROUTE = re.compile(r"\nip route (\S+) (\S+) (\S+)(?: (\S+))?(?: (\S+))?")
+_BGP = re.compile(r"\nrouter bgp[ \t]++([^\n]*+)((?:\n[ \t][^\n]*+)*+)")
+_NEIGHBOR = re.compile(r"\n[ \t]+neighbor (\S+) remote-as (\S+)" + _EOL)
+_FALL_OVER = re.compile(r"\n[ \t]+neighbor (\S+) fall-over bfd" + _EOL)
+_NETWORK = re.compile(r"\n[ \t]+network (\S+)(?: mask (\S+))?" + _EOL)
+
+
+def _has(body: str, line: str) -> bool:
+    """Does a section's ``body`` (its lines, each after a "\\n") hold ``line`` exactly (RGOS indents by one space)?"""
+    return f"\n {line}\n" in body or body.endswith(f"\n {line}")
+
+
+_LOGICAL = ("Loopback", "Mgmt")  # routed without `no switchport`
+
+
+def _prefix(address: str, mask: str | None) -> str:
+    plen = _PLEN.get(mask) if mask is not None else 32
+    return f"{address}/{plen}" if plen is not None else f"{address}/?{mask}"
+
+
+def _route(m: tuple[str, ...]) -> tuple[str, str | None] | None:
+    net, mask, a, b, c = m
+    if a == "Null":
+        return _prefix(net, mask), None
+    if a[0].isdigit():
+        return _prefix(net, mask), a
+    if c and c[0].isdigit():  # via an interface: ip route N M <type> <number> <next hop>
+        return _prefix(net, mask), c
+    return None
+
+
+_SUFFIX = {mask: f"/{plen}" for mask, plen in _PLEN.items()}
+
+
+def _addresses(text: str, sections: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(interface, "a.b.c.d/len") of every address line of every interface section."""
+    holders = [n for n, body in sections if "ip address " in body]
+    found = _ADDRESS_LINE.findall(text)
+    if len(holders) == len(found) == text.count("ip address "):
+        # every occurrence is a well-formed address line, and each holder has exactly one: pair them in order
+        return [(n, a + (_SUFFIX.get(m) or "/?" + m)) for n, (a, m) in zip(holders, found)]
+    return [(n, _prefix(a, m)) for n, body in sections if "ip address " in body for a, m in _ADDRESS_IN.findall(body)]
+
+
+def _asn(text: str) -> int | str:
+    text = text.strip()
+    return int(text) if text.isdigit() else text
+
+
+def _names(found: list[str]) -> list[str]:
+    """Section names without trailing blanks (the patterns keep them: a possessive match cannot give them back)."""
+    return [n.rstrip() for n in found] if any(n[-1:] in (" ", "\t") for n in found) else found
+
+
 def config_facts(text: str) -> dict:
-    """RGOS config text -> neutral facts (no RGOS syntax in the result).
+    """RGOS config text -> neutral facts (no RGOS syntax in the result), as flat lists:
 
-    ``{"hostnames": [name, ...],                  # every hostname line (one expected)
-       "interfaces": {name: {"addresses": ["a.b.c.d/len", ...], "shutdown": bool, "routed": bool,
-                             "bfd": bool, "description": str | None}},
-       "routes": [("net/len", next hop or None), ...],   # None: a discard (null) route
+    ``{"hostnames": [name, ...],                       # every hostname line (one expected)
+       "interfaces": [name, ...],                      # every interface section, in order
+       "addresses": [(interface, "a.b.c.d/len"), ...], # every address line
+       "shutdown": [interface, ...], "routed": [interface, ...], "bfd": [interface, ...],
+       "routes": [("net/len", next hop or None), ...], # None: a discard (null) route
        "bgp": [{"asn": int, "neighbors": [(address, remote AS), ...], "bfd_neighbors": [address, ...],
-                "networks": ["net/len", ...]}, ...]}     # one entry per BGP instance (one expected)``
+                "networks": ["net/len", ...]}, ...]}   # one entry per BGP instance (one expected)``
 
-    A port is routed when it carries ``no switchport``; logical interfaces (loopback, management)
-    always are. An unreadable address or mask is kept verbatim (``"a.b.c.d/?mask"``) so that a
-    comparison with the plan fails instead of the line being lost. One pass over the lines: this
-    is what makes the self-check cheap (hier_config stays for push's remediation).
+    A section is its line and the lines after it that start with white space. A port is routed
+    when it carries ``no switchport``; the loopback and the management port always are; it is
+    shut down when it carries ``shutdown``. An unreadable mask is kept verbatim
+    (``"a.b.c.d/?mask"``) so that a comparison with the plan fails instead of the line being lost.
+    Regular expressions over the whole text and substring tests per section, no per-line Python:
+    this is what makes the render self-check cheap (hier_config stays for push's remediation).
 
     >>> f = config_facts("hostname S1\\ninterface Loopback 0\\n ip address 10.1.0.1 255.255.255.255\\n"
     ...                  "interface TwoHundredGigabitEthernet 0/1:1\\n no switchport\\n ip address 10.0.0.0 255.255.255.254\\n"
     ...                  "ip route 10.0.0.0 255.255.255.0 Null 0\\nip route 10.2.0.0 255.255.0.0 10.200.0.1\\n")
-    >>> f["hostnames"], f["interfaces"]["TwoHundredGigabitEthernet 0/1:1"]["addresses"], f["routes"]
-    (['S1'], ['10.0.0.0/31'], [('10.0.0.0/24', None), ('10.2.0.0/16', '10.200.0.1')])
+    >>> f["hostnames"], f["addresses"], f["routed"], f["routes"]
+    (['S1'], [('Loopback 0', '10.1.0.1/32'), ('TwoHundredGigabitEthernet 0/1:1', '10.0.0.0/31')], \
+['Loopback 0', 'TwoHundredGigabitEthernet 0/1:1'], [('10.0.0.0/24', None), ('10.2.0.0/16', '10.200.0.1')])
     """
-    hostnames: list[str] = []
-    interfaces: dict[str, dict] = {}
-    routes: list[tuple[str, str | None]] = []
-    bgps: list[dict] = []
-    itf: dict | None = None
-    bgp: dict | None = None
-    for raw in text.split("\n"):
-        line = raw.rstrip("\r ")
-        if not line or line.lstrip().startswith("!"):
-            continue
-        if line[0] != " ":  # a top-level line closes the section before it
-            itf = bgp = None
-            if line.startswith("interface "):
-                name = line[10:].strip()
-                itf = interfaces.get(name)
-                if itf is None:
-                    itf = interfaces[name] = {"addresses": [], "shutdown": False, "routed": name.startswith(("Loopback", "Mgmt")),
-                                              "bfd": False, "description": None}
-            elif line.startswith("ip route "):
-                p = line.split()
-                if len(p) >= 5:
-                    plen = _plen(p[3])
-                    prefix = f"{p[2]}/{plen if plen is not None else '?' + p[3]}"
-                    if p[4] == "Null":
-                        routes.append((prefix, None))
-                    elif _QUAD.match(p[4]):
-                        routes.append((prefix, p[4]))
-                    elif len(p) >= 7 and _QUAD.match(p[6]):  # via an interface: ip route N M <type> <number> <next hop>
-                        routes.append((prefix, p[6]))
-            elif line.startswith("hostname "):
-                hostnames.append(line[9:].strip())
-            elif line.startswith("router bgp "):
-                p = line.split()
-                bgp = {"asn": int(p[2]) if len(p) == 3 and p[2].isdigit() else p[2:], "neighbors": [], "bfd_neighbors": [],
-                       "networks": []}
-                bgps.append(bgp)
-            continue
-        sub = line.strip()
-        if itf is not None:
-            if sub.startswith("ip address "):
-                p = sub.split()
-                plen = _plen(p[3]) if len(p) >= 4 else None
-                itf["addresses"].append(f"{p[2]}/{plen if plen is not None else '?' + ' '.join(p[3:])}" if len(p) >= 3 else "?")
-            elif sub == "shutdown":
-                itf["shutdown"] = True
-            elif sub == "no shutdown":
-                itf["shutdown"] = False
-            elif sub == "no switchport":
-                itf["routed"] = True
-            elif sub.startswith("bfd interval "):
-                itf["bfd"] = True
-            elif sub.startswith("description "):
-                itf["description"] = sub[12:]
-        elif bgp is not None:
-            p = sub.split()
-            if p[0] == "neighbor" and len(p) >= 3:
-                if p[2] == "remote-as" and len(p) == 4:
-                    bgp["neighbors"].append((p[1], int(p[3]) if p[3].isdigit() else p[3]))
-                elif p[2:] == ["fall-over", "bfd"]:
-                    bgp["bfd_neighbors"].append(p[1])
-            elif p[0] == "network" and len(p) >= 2:
-                # `network A mask M`; a bare `network A` is read as the host route A/32
-                plen = _plen(p[3]) if len(p) >= 4 and p[2] == "mask" else 32
-                bgp["networks"].append(f"{p[1]}/{plen if plen is not None else '?'}")
-    return {"hostnames": hostnames, "interfaces": interfaces, "routes": routes, "bgp": bgps}
+    text = "\n" + (text.replace("\r", "") if "\r" in text else text)
+    sections = _SECTION.findall(text)
+    if any(n[-1:] in (" ", "\t") for n, _ in sections):
+        sections = [(n.rstrip(), body) for n, body in sections]
+    routes = [r for r in map(_route, _ROUTE.findall(text)) if r is not None]
+    bgp = [{"asn": _asn(asn), "neighbors": [(a, _asn(x)) for a, x in _NEIGHBOR.findall(body)],
+            "bfd_neighbors": _FALL_OVER.findall(body),
+            # `network A mask M`; a bare `network A` is read as the host route A/32
+            "networks": [_prefix(a, m or None) for a, m in _NETWORK.findall(body)]}
+           for asn, body in _BGP.findall(text)]
+    return {"hostnames": [h.rstrip() for h in _HOSTNAME.findall(text)],
+            "interfaces": [n for n, _ in sections],
+            "addresses": _addresses(text, sections),
+            "shutdown": [n for n, body in sections if _has(body, "shutdown")],
+            "routed": [n for n, body in sections if n.startswith(_LOGICAL) or _has(body, "no switchport")],
+            "bfd": [n for n, body in sections if "bfd interval " in body and _BFD_IN.search(body)],
+            "routes": routes, "bgp": bgp}
 
 
 VERIFY_COMMANDS = ("show version", "show running-config", "show interface status", "show lldp neighbors detail", "show ip route",
