@@ -27,6 +27,7 @@ class PlanIndex:
 
     def __init__(self, plan: dict):
         self.plan = plan
+        self._safe_ports: dict[str, str] = {}
         pm = plan["port_map"]
         self.port_order = {n: i for i, n in enumerate(pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"])}
         self.host_ports = pm["host_ports"]
@@ -63,6 +64,14 @@ class PlanIndex:
                 self.breakout.append(cmd.format(cage=cage, speed=pm["speed"], lanes=lanes, name=name))
 
 
+    def port(self, name: str) -> str:
+        """``name`` once checked CLI-safe (every switch has the same port names: checked once per plan)."""
+        safe = self._safe_ports.get(name)
+        if safe is None:
+            safe = self._safe_ports[name] = _safe("interface", name, check_interface)
+        return safe
+
+
 def switch_view(index: PlanIndex, sw: dict) -> dict:
     """The view of one switch: hostname, management, loopback, routed ports, unused ports, routes."""
     hostname = _safe("hostname", sw["name"], check_name)
@@ -73,7 +82,7 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
         peer = itf["peer"]
         desc = f"{peer['device']} {peer['port']} {itf['cable']}"
         interfaces.append({
-            "name": _safe("interface", itf["name"], check_interface),
+            "name": index.port(itf["name"]),
             "description": _safe("description", desc, check_description),
             "address": itf["address"],
             "prefix_len": itf["prefix_len"],
@@ -90,7 +99,7 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
             desc = f"reserved host port {host_index[name]} for growth"
         else:
             desc = "unused"
-        unused.append({"name": _safe("interface", name, check_interface), "description": desc})
+        unused.append({"name": index.port(name), "description": desc})
     routes = []
     for rt in sw["routes"]:
         net, plen = rt["prefix"].split("/")
