@@ -69,7 +69,6 @@ def top_level_lines(config_text: str) -> list[str]:
 # ---- the neutral parsed form (render's self-check, the routing proof)
 
 _PLEN = {".".join(str((((0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF) >> s) & 255) for s in (24, 16, 8, 0)): n for n in range(33)}
-_QUAD = re.compile(r"^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$")
 
 
 def _plen(mask: str) -> int | None:
@@ -133,11 +132,6 @@ def _addresses(text: str, sections: list[tuple[str, str]]) -> list[tuple[str, st
 def _asn(text: str) -> int | str:
     text = text.strip()
     return int(text) if text.isdigit() else text
-
-
-def _names(found: list[str]) -> list[str]:
-    """Section names without trailing blanks (the patterns keep them: a possessive match cannot give them back)."""
-    return [n.rstrip() for n in found] if any(n[-1:] in (" ", "\t") for n in found) else found
 
 
 def config_facts(text: str) -> dict:
