@@ -156,11 +156,13 @@ def failure_probabilities(text: str) -> list[float]:
     return sorted(set(probs))
 
 
-def analyze(plan_path: str, out_dir: str, probabilities: list[float], samples: int = 400, seed: int = 1) -> tuple[dict, Path, Path]:
-    """Failure analysis of a plan; writes DIR/analyze.json and DIR/unreachability.png. Returns (document, json, png)."""
+def analyze(plan: str | dict, out_dir: str, probabilities: list[float], samples: int = 400, seed: int = 1) -> tuple[dict, Path, Path]:
+    """Failure analysis of a plan (a dict or a plan.json path); writes DIR/analyze.json and DIR/unreachability.png.
+    Returns (document, json path, png path)."""
     from zcube_deploy.analysis.report import PLAN_FIELDS, analyze_plan, write_analysis
 
-    plan = open_plan(plan_path, PLAN_FIELDS)
+    if not isinstance(plan, dict):
+        plan = open_plan(plan, PLAN_FIELDS)
     doc = analyze_plan(plan, probabilities, samples, seed)
     js, png = write_analysis(doc, out_dir)
     return doc, js, png

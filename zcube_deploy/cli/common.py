@@ -13,10 +13,15 @@ from rich.console import Console
 from rich.table import Table
 
 from zcube_deploy import __version__
-from zcube_deploy.errors import ProblemsError, ZCubeError
+from zcube_deploy.errors import Problem, ProblemsError, ZCubeError, debug_requested
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def problem_line(p: Problem) -> str:
+    line = f"  - [bold]{p.path}[/]: {p.message}" if p.path else f"  - {p.message}"
+    return line + (f"\n    [dim]hint: {p.hint}[/]" if p.hint else "")
 
 
 def handle_errors(fn):
@@ -29,10 +34,7 @@ def handle_errors(fn):
         except ProblemsError as exc:
             err.print(f"[bold red]error:[/] {exc.title} ({len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''})")
             for p in exc.problems:
-                line = f"  - [bold]{p.path}[/]: {p.message}" if p.path else f"  - {p.message}"
-                if p.hint:
-                    line += f"\n    [dim]hint: {p.hint}[/]"
-                err.print(line, markup=True)
+                err.print(problem_line(p), markup=True)
             sys.exit(exc.exit_code)
         except ZCubeError as exc:
             err.print(f"[bold red]error:[/] {exc}")
@@ -43,7 +45,7 @@ def handle_errors(fn):
         except click.exceptions.Exit:
             raise
         except Exception as exc:  # a bug: say so briefly, keep the traceback out of the user's face
-            if "ZCUBE_DEBUG" in __import__("os").environ:
+            if debug_requested():
                 traceback.print_exc()
             err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
                       "this is a bug in zcube; set ZCUBE_DEBUG=1 to see the traceback and please report it")

@@ -15,13 +15,13 @@ STATUS_COLOURS = {"changed": "green", "unchanged": "green", "would_change": "cya
 
 
 def print_push(report: dict, targets: int, dry_run: bool) -> None:
+    from zcube_deploy.push.preview import device_rows
+
     t = Table(title=f"push{' (dry run)' if dry_run else ''}: {targets} switches", title_justify="left")
     for col in ("switch", "status", "lines", "seconds", "detail"):
         t.add_column(col)
-    for d in report["devices"]:
-        st = d["status"]
-        detail = d.get("error") or (d.get("diff", "") if st == "would_change" else "")
-        t.add_row(d["name"], f"[{STATUS_COLOURS.get(st, 'red')}]{st}[/]", str(d["lines_changed"]), f"{d['duration_s']:.1f}", detail or "")
+    for name, st, lines, seconds, detail in device_rows(report):
+        t.add_row(name, f"[{STATUS_COLOURS.get(st, 'red')}]{st}[/]", str(lines), f"{seconds:.1f}", detail)
     out.print(t)
 
 

@@ -23,3 +23,13 @@ def diff_preview(report: dict, per_switch: int = 12, switches: int = 3) -> tuple
         shown.append({"name": d["name"], "lines_changed": d["lines_changed"], "diff": d["diff"], "head": lines[:per_switch],
                       "more": max(0, len(lines) - per_switch)})
     return shown, max(0, len(changing) - switches)
+
+
+def device_rows(report: dict) -> list[tuple[str, str, int, float, str]]:
+    """(switch, status, lines changed, seconds, detail) per device: the error, or a dry run's diff file."""
+    rows = []
+    for d in report["devices"]:
+        st = d["status"]
+        detail = d.get("error") or (d.get("diff", "") if st == "would_change" else "")
+        rows.append((d["name"], st, d["lines_changed"], d["duration_s"], detail or ""))
+    return rows
