@@ -24,11 +24,11 @@ function                    command                   what it returns
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 __version__ = "0.1.0"
 
-PlanLike = Union[dict, str, Path]
+PlanLike = dict | str | Path
 """A plan dict, or the path of a plan.json (or of the folder holding one)."""
 
 __all__ = ["__version__", "analyze_failures", "compare_designs", "plan_inventory", "push_configs", "render_configs",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from zcube_deploy import workflow
 from zcube_deploy.errors import ZCubeError

@@ -9,14 +9,14 @@ leaves it False.
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Callable, ContextManager, Iterator
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.perf import keep_forever
 
-Progress = Callable[[str, int], ContextManager[Callable[[], None]]]
+Progress = Callable[[str, int], AbstractContextManager[Callable[[], None]]]
 """``progress(description, total)``: a context manager yielding ``advance()``, called once per finished item."""
 
 
@@ -180,7 +180,8 @@ def twin_up(plan_path: str, out_dir: str, slow_bfd: bool | None = None) -> dict:
 def twin_test(twin_dir: str, pairs: int | None, seed: int, fail: list[str], mode: str, gpu_pairs: int,
               report_path: str | None, log: Callable[[str], None]) -> tuple[dict, Path, list[str]]:
     """Real packets through the twin; writes the JSON report. Returns (report, its path, names of failed checks)."""
-    from zcube_deploy.twin import build as twin_build, test as twin_run
+    from zcube_deploy.twin import build as twin_build
+    from zcube_deploy.twin import test as twin_run
 
     twin_build.require_support()
     rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log)

@@ -8,7 +8,21 @@ Exit codes: 0 success; 1 the run worked but found problems; 2 bad input or usage
 from __future__ import annotations
 
 from zcube_deploy.cli import (  # noqa: F401  (each module registers its commands on the root group)
-    analyze, build, cabling, check_routing, compare, demo, diff, hall, lab, plan, push, render, schema, twin, verify,
+    analyze,
+    build,
+    cabling,
+    check_routing,
+    compare,
+    demo,
+    diff,
+    hall,
+    lab,
+    plan,
+    push,
+    render,
+    schema,
+    twin,
+    verify,
 )
 from zcube_deploy.cli.common import cli, handle_errors  # noqa: F401
 

@@ -6,8 +6,12 @@ import click
 
 from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors
-from zcube_deploy.cli.printers import print_cabling, print_hall, print_plan_summary, print_render
-
+from zcube_deploy.cli.printers import (
+    print_cabling,
+    print_hall,
+    print_plan_summary,
+    print_render,
+)
 
 # what each stage of workflow.build prints: printer(result, out_dir)
 STAGE_PRINTERS = {

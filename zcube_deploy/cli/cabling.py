@@ -6,7 +6,14 @@ import click
 from rich.table import Table
 
 from zcube_deploy import workflow
-from zcube_deploy.cli.common import DefaultGroup, cli, handle_errors, out, print_json, print_stale
+from zcube_deploy.cli.common import (
+    DefaultGroup,
+    cli,
+    handle_errors,
+    out,
+    print_json,
+    print_stale,
+)
 from zcube_deploy.cli.printers import print_cabling
 
 

@@ -44,7 +44,7 @@ def handle_errors(fn):
             sys.exit(130)
         except click.exceptions.Exit:
             raise
-        except Exception as exc:  # a bug: say so briefly, keep the traceback out of the user's face
+        except Exception as exc:  # noqa: BLE001  (a bug: say so briefly, keep the traceback out of the user's face)
             if debug_requested():
                 traceback.print_exc()
             err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
@@ -97,7 +97,13 @@ def prompt(label: str, hide: bool) -> str:
 @contextmanager
 def progress_bar(description: str, total: int):
     """A progress bar on stderr; yields ``advance()``."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=False) as progress:

@@ -8,7 +8,12 @@ import sys
 import click
 
 from zcube_deploy.cli.common import cli, handle_errors, out, print_events
-from zcube_deploy.cli.printers import print_cabling, print_plan_summary, print_render, print_verify
+from zcube_deploy.cli.printers import (
+    print_cabling,
+    print_plan_summary,
+    print_render,
+    print_verify,
+)
 
 
 def print_lab(endpoints: int, expected: list[dict]) -> None:

@@ -9,7 +9,14 @@ import click
 from rich.table import Table
 
 from zcube_deploy import workflow
-from zcube_deploy.cli.common import cli, handle_errors, out, print_stale, progress_bar, prompt
+from zcube_deploy.cli.common import (
+    cli,
+    handle_errors,
+    out,
+    print_stale,
+    progress_bar,
+    prompt,
+)
 
 STATUS_COLOURS = {"changed": "green", "unchanged": "green", "would_change": "cyan", "rolled_back": "yellow", "refused": "magenta"}
 

@@ -13,8 +13,8 @@ import asyncio
 import json
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.push import Credentials, load_lab
