@@ -95,7 +95,7 @@ def _render_switches(job: RenderJob, indices: list[int]) -> tuple[dict[str, str]
         rel = f"configs/{sw['name']}.cfg"
         hashes[rel] = _write(out / rel, text)
         problems += check_switch_config(text, sw, [u["name"] for u in view["unused"]], view["mgmt"]["name"], settings["mgmt_prefix_len"],
-                                        view["bgp"])
+                                        view["bgp"], platform=plan["cluster"]["platform"])
     return hashes, problems
 
 
