@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from zcube_deploy.devices.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos import l3_facts
 from zcube_deploy.platforms.ruijie_rgos.fastparse import (
     _KEYS,

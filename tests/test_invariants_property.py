@@ -1,9 +1,11 @@
 """Property tests: the ZCube invariants hold over many shapes, checked independently of the planner.
 
 Shapes vary the GPU count, partial fill (capacity above installed servers), the switch radix
-(cages x lanes), oversubscription, GPUs per server and 2- or 4-port NICs. The checks below
-re-derive the wiring rule of zcube.md section 3 and walk packets with the standard library's
-ipaddress module, so they do not share code with the planner's own checks.
+(cages x lanes), oversubscription, GPUs per server, 2- or 4-port NICs and the routing kind
+(static with or without same-group fallback, bgp). The checks below re-derive the wiring rule of
+zcube.md section 3, walk packets with the standard library's ipaddress module (mode static) and
+re-derive the eBGP sessions from the cables (mode bgp), so they do not share code with the
+planner's own checks or its forwarding model.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import random
 from collections import Counter, defaultdict
 from math import ceil
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from zcube_deploy.catalog import load_catalog
@@ -28,15 +30,20 @@ def make_catalog(cages: int, lanes: int, gpus: int, nic_ports: int):
     data["switch_models"]["T-SW"] = {
         "platform": "ruijie_rgos", "capacity": "test", "u_height": 1, "cages": cages, "cage_form_factor": "QSFP",
         "speeds": {"200G": {"lanes": lanes, "name": "TwoHundredGigabitEthernet 0/{cage}:{lane}"}},
+        "bgp": data["switch_models"]["RG-S6990-128QC2XS"]["bgp"],
     }
     data["nic_models"]["T-NIC"] = {"ports": nic_ports, "speed": "200G"}
     data["server_models"]["T-SRV"] = {"gpus": gpus, "u_height": 1, "nic_model": "T-NIC", "nic_interface": "ens{slot}f{port0}np{port0}"}
     return type(base).model_validate(data)
 
 
-def make_inventory(servers: int, capacity: int, over: float, nic_ports: int) -> dict:
+ROUTING = {"static": {"mode": "static"}, "static-nosgf": {"mode": "static", "same_group_fallback": False}, "bgp": {"mode": "bgp"}}
+
+
+def make_inventory(servers: int, capacity: int, over: float, nic_ports: int, routing: str = "static") -> dict:
     compute = ceil(servers / 40) or 1
     return {
+        "routing": ROUTING[routing],
         "cluster": "prop", "switch_model": "T-SW", "server_model": "T-SRV",
         "switch_naming": "ZC-P{plane}-{G}{number:03d}",
         "topology": {"oversubscription": over, "capacity_servers": capacity},
@@ -46,6 +53,25 @@ def make_inventory(servers: int, capacity: int, over: float, nic_ports: int) -> 
         "addressing": {"host_pool": "10.0.0.0/10", "fabric_pool": "10.64.0.0/10", "loopback_pool": "10.128.0.0/16",
                        "management": {"network": "172.16.0.0/20"}},
     }
+
+
+def bgp_checks(plan: dict) -> None:
+    """Mode bgp: one private ASN per switch, no static routes, and every fabric cable is a session
+    whose two ends name each other's /31 address (re-derived from the cables)."""
+    switches = plan["switches"]
+    asns = [s["asn"] for s in switches]
+    assert len(set(asns)) == len(asns) and all(4200000000 <= a <= 4294967294 for a in asns)
+    assert plan["routing"]["mode"] == "bgp" and plan["counts"]["bgp_sessions"] == plan["counts"]["fabric_cables"]
+    assert all(s["routes"] == [] for s in switches)
+    itf = {(s["name"], i["name"]): i for s in switches for i in s["interfaces"]}
+    for c in plan["cables"]:
+        if c["kind"] != "fabric":
+            continue
+        a, b = itf[(c["a"]["device"], c["a"]["port"])], itf[(c["b"]["device"], c["b"]["port"])]
+        net = ipaddress.ip_network(f"{a['address']}/31", strict=False)
+        assert ipaddress.ip_address(b["address"]) in net and a["address"] != b["address"]
+        assert a["peer"] == {"device": c["b"]["device"], "port": c["b"]["port"], "address": b["address"]}
+        assert b["peer"] == {"device": c["a"]["device"], "port": c["a"]["port"], "address": a["address"]}
 
 
 def independent_checks(plan: dict, G: int, P: int) -> None:
@@ -100,6 +126,11 @@ def independent_checks(plan: dict, G: int, P: int) -> None:
     addrs = [i["address"] for s in plan["switches"] for i in s["interfaces"]] + [s["loopback"] for s in plan["switches"]]
     addrs += [n["address"] for srv in plan["servers"] for n in srv["nics"]]
     assert len(addrs) == len(set(addrs))
+    if plan["routing"]["mode"] == "bgp":
+        bgp_checks(plan)
+        return
+    if not plan["routing"]["same_group_fallback"]:
+        assert not any(r.get("fallback") for s in plan["switches"] for r in s["routes"])
     # packet walk with ipaddress (independent): exactly one path, two switches, across groups
     owner = {}
     for s in plan["switches"]:
@@ -142,17 +173,20 @@ def independent_checks(plan: dict, G: int, P: int) -> None:
     over=st.sampled_from([1.0, 1.5, 2.0, 3.0]),
     capacity=st.integers(min_value=1, max_value=96),
     fill=st.floats(min_value=0.0, max_value=1.0),
+    routing=st.sampled_from(sorted(ROUTING)),
 )
-def test_invariants_over_shapes(gpus, cages, lanes, nic_ports, over, capacity, fill):
+def test_invariants_over_shapes(gpus, cages, lanes, nic_ports, over, capacity, fill, routing):
     servers = max(1, int(capacity * fill))
     catalog = make_catalog(cages, lanes, gpus, nic_ports)
     try:
-        plan = build_plan(resolve_inventory(make_inventory(servers, capacity, over, nic_ports), catalog=catalog))
+        plan = build_plan(resolve_inventory(make_inventory(servers, capacity, over, nic_ports, routing), catalog=catalog))
     except PlanError as exc:
         # only a sizing refusal is acceptable, and only when brute force finds no shape either
         assert "do not fit one ZCube plane" in str(exc)
         assert not fitting_shapes(capacity * gpus, gpus, cages, lanes, over)
+        event("refused")
         return
+    event("planned")
     # (a returned plan passed every check by construction: tests/test_checks.py shows the checks fail when broken)
     independent_checks(plan, gpus, nic_ports)
     # the chosen S is the smallest fitting one, preferring multiples of G (zcube.md section 3)

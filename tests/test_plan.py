@@ -1,18 +1,23 @@
-"""Plan: golden for lab-64, determinism, growth stability, the documented minimum, diff."""
+"""Plan: golden for lab-64, determinism, growth stability, the plan model (validated on write and
+read, projections), pure stages, the forwarding interface, diff."""
 
 from __future__ import annotations
 
 import copy
+import ipaddress
 import json
 
+import pytest
 import yaml
 
 from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
-from zcube_deploy.inventory import resolve_inventory
-from zcube_deploy.plan import build_plan
+from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileError
+from zcube_deploy.inventory import load_inventory, resolve_inventory
+from zcube_deploy.plan import build, build_plan
 from zcube_deploy.plan.diff import diff_plans
-from zcube_deploy.plan.io import dumps_plan, read_plan
-from zcube_deploy.plan.schema import Plan
+from zcube_deploy.plan.io import dumps_plan, read_plan, write_plan
+from zcube_deploy.plan.model import PLAN_ADAPTER, SECTIONS, check_projection, projection
+from zcube_deploy.topology.forwarding import switch_tables
 
 
 def test_golden_plan_lab64(tmp_path, update_golden):
@@ -37,14 +42,192 @@ def test_glm1k_shape(glm1k_plan):
     assert all(c["status"] == "passed" for c in p["checks"])
 
 
-def test_documented_minimum_validates(glm1k_plan):
-    doc = Plan.model_validate(json.loads(dumps_plan(glm1k_plan)))
-    assert {s.group for s in doc.switches} == {"odd", "even"}
-    host = next(c for c in doc.cables if c.kind == "host")
-    assert host.a.device.startswith("gpu") and host.b.device.startswith("ZC-")
-    fab = next(c for c in doc.cables if c.kind == "fabric")
-    names = {s.name: s.group for s in doc.switches}
-    assert names[fab.a.device] == "odd" and names[fab.b.device] == "even"
+def test_plan_matches_its_model(glm1k_plan):
+    doc = PLAN_ADAPTER.validate_json(dumps_plan(glm1k_plan))
+    assert doc == glm1k_plan and set(doc) == SECTIONS
+    assert {s["group"] for s in doc["switches"]} == {"odd", "even"}
+    host = next(c for c in doc["cables"] if c["kind"] == "host")
+    assert host["a"]["device"].startswith("gpu") and host["b"]["device"].startswith("ZC-")
+    fab = next(c for c in doc["cables"] if c["kind"] == "fabric")
+    names = {s["name"]: s["group"] for s in doc["switches"]}
+    assert names[fab["a"]["device"]] == "odd" and names[fab["b"]["device"]] == "even"
+
+
+@pytest.fixture
+def lab64_file(tmp_path, lab64_plan):
+    return write_plan(lab64_plan, tmp_path / "good")
+
+
+def _edit(path, tmp_path, *subs: tuple[str, str], count: int = 1):
+    text = path.read_text(encoding="utf-8")
+    for old, new in subs:
+        assert old in text, old
+        text = text.replace(old, new, count)
+    out = tmp_path / "edited" / "plan.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+PROJECTIONS = [None, projection(switches={"name", "mgmt_address", "interfaces"}, servers={"name": None, "nics": {"port", "address"}},
+                                cables={"id", "a"}, routing=None)]
+
+
+@pytest.mark.parametrize("fields", PROJECTIONS, ids=["whole", "projected"])
+def test_read_collects_every_hand_edit_with_its_data_path(lab64_file, tmp_path, fields):
+    sw = json.loads(lab64_file.read_text().splitlines()[[i for i, x in enumerate(lab64_file.read_text().splitlines())
+                                                           if x.startswith('"switches"')][0] + 1].rstrip(","))
+    first = sw["interfaces"][0]["address"]
+    bad = _edit(lab64_file, tmp_path,
+                (f'"address":"{first}"', '"address":"10.0.0.300"'),   # not an address
+                (f'"mgmt_address":"{sw["mgmt_address"]}"', f'"mgmt_adress":"{sw["mgmt_address"]}"'),  # misspelt key
+                ('"nic_port":2,', '"nic_port":"2",'),                  # a string for an integer
+                ('"b":{"device":', '"b":{"devise":'))                  # a cable end without its device
+    with pytest.raises(InvalidPlanFile) as exc:
+        read_plan(bad, fields)
+    paths = {p.path for p in exc.value.problems}
+    assert {"switches[0].interfaces[0].address", "switches[0].mgmt_address"} <= paths
+    # a projection validates what it keeps (and ignores fields it does not read); a whole read, everything
+    whole_only = {"switches[0].mgmt_adress", "cables[0].b.device", "servers[0].nics[1].nic_port"}
+    assert whole_only & paths == (set() if fields else whole_only)
+    assert all(p.hint for p in exc.value.problems)
+    assert exc.value.exit_code == 2
+
+
+def test_cli_reports_a_hand_edited_plan_without_traceback(lab64_file, tmp_path):
+    bad = _edit(lab64_file, tmp_path, ('"loopback":"', '"loopback":"ten.'))
+    for cmd in (("render", str(bad), "-o", str(tmp_path / "r")), ("diff", str(lab64_file), str(bad))):
+        r = run_zcube(*cmd)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert "switches[0].loopback" in r.stderr and "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+@pytest.mark.parametrize("fields", PROJECTIONS, ids=["whole", "projected"])
+def test_read_refuses_a_truncated_plan(lab64_file, tmp_path, fields):
+    cut = tmp_path / "cut.json"
+    text = lab64_file.read_text()
+    cut.write_text(text[: len(text) // 2])
+    with pytest.raises(PlanFileError, match="truncated"):
+        read_plan(cut, fields)
+
+
+@pytest.mark.parametrize("fields", PROJECTIONS, ids=["whole", "projected"])
+def test_read_names_an_older_schema_version(lab64_file, tmp_path, fields):
+    old = _edit(lab64_file, tmp_path, ('"schema_version":2', '"schema_version":1'))
+    with pytest.raises(PlanFileError, match="schema version 1 was written by an older zcube.*re-run `zcube plan`"):
+        read_plan(old, fields)
+
+
+def test_projected_read_is_the_projection_of_the_whole(lab64_file):
+    whole = read_plan(lab64_file)
+    part = read_plan(lab64_file, PROJECTIONS[1])
+    assert set(part) == {"schema_version", "switches", "servers", "cables", "routing"}
+    assert part["routing"] == whole["routing"]
+    assert part["switches"] == [{k: s[k] for k in ("name", "mgmt_address", "interfaces")} for s in whole["switches"]]
+    assert part["servers"][3]["nics"] == [{"port": n["port"], "address": n["address"]} for n in whole["servers"][3]["nics"]]
+    assert part["cables"][-1] == {"id": whole["cables"][-1]["id"], "a": whole["cables"][-1]["a"]}
+
+
+def test_projections_are_checked_against_the_model():
+    with pytest.raises(KeyError, match="switches.nam"):
+        projection(switches={"nam"})
+    with pytest.raises(KeyError, match="plan.switchez"):
+        projection(switchez=None)
+    with pytest.raises(KeyError, match="servers.nics.mca"):
+        check_projection({"servers": {"nics": {"mca"}}})
+    # every command's projection names fields the model has
+    from zcube_deploy.analysis.report import PLAN_FIELDS as analyze
+    from zcube_deploy.cabling.run import PLAN_FIELDS as cabling
+    from zcube_deploy.hall import PLAN_FIELDS as hall
+    from zcube_deploy.lab.server import PLAN_FIELDS as lab
+    from zcube_deploy.push import PLAN_FIELDS as push
+    from zcube_deploy.render import PLAN_FIELDS as render
+    from zcube_deploy.verify import PLAN_FIELDS as verify
+    for fields in (analyze, cabling, hall, lab, push, render, verify):
+        check_projection(fields)
+
+
+@pytest.mark.parametrize("change", ["extra field", "wrong type", "missing section"])
+def test_write_refuses_a_plan_that_does_not_match_the_model(lab64_plan, tmp_path, change):
+    plan = copy.deepcopy(lab64_plan)
+    if change == "extra field":
+        plan["switches"][2]["colour"] = "blue"
+    elif change == "wrong type":
+        plan["cables"][5]["plane"] = "0"
+    else:
+        del plan["routing"]
+    with pytest.raises(InvariantViolation, match="plan model"):
+        write_plan(plan, tmp_path)
+    assert not (tmp_path / "plan.json").exists()
+
+
+def test_schema_is_the_models(lab64_plan):
+    r = run_zcube("schema", "plan")
+    assert r.returncode == 0
+    schema = json.loads(r.stdout)
+    assert set(schema["required"]) == set(schema["properties"]) == SECTIONS == set(lab64_plan)
+    sw = schema["$defs"]["Switch"]
+    assert set(sw["required"]) == set(lab64_plan["switches"][0]) and sw["additionalProperties"] is False
+
+
+def _shapes() -> list:
+    """Inventories of different shapes: static and bgp, partial fill, 4-port NICs (two planes), m > 1."""
+    lab = yaml.safe_load((INVENTORIES / "lab-64.yaml").read_text())
+    bgp = copy.deepcopy(lab)
+    bgp["routing"] = {"mode": "bgp"}
+    partial = copy.deepcopy(lab)
+    partial["servers"]["generate"]["count"] = 3
+    nosgf = copy.deepcopy(lab)
+    nosgf["routing"] = {"mode": "static", "same_group_fallback": False}
+    glm = yaml.safe_load((INVENTORIES / "glm-1k.yaml").read_text())
+    glm["topology"]["capacity_servers"] = 32
+    glm["servers"]["generate"]["count"] = 20
+    return [("lab-64", lab), ("bgp", bgp), ("partial", partial), ("nosgf", nosgf), ("glm-32-srv-m>1", glm)]
+
+
+@pytest.mark.parametrize("name,data", _shapes(), ids=[n for n, _ in _shapes()])
+def test_no_stage_changes_its_inputs(name, data):
+    """Each stage is a function of (inventory, earlier sections): what it was given is unchanged after it."""
+    inv = resolve_inventory(data, base=INVENTORIES)
+    acc: dict = {}
+    for stage, fn in build.STAGES:
+        before = copy.deepcopy(acc)
+        out = fn(inv, acc)
+        assert acc == before, f"stage {stage} changed its inputs"
+        assert isinstance(out, dict) and out
+        acc = {**acc, **out}
+    assert build.assemble_plan(inv, acc) == build_plan(inv)
+
+
+def test_switch_tables_follow_the_routing_kind(lab64_plan):
+    """The forwarding interface: mode static gives the configured routes; mode bgp gives best paths
+    that reach every other switch's host block over the direct odd/even links (checked here with
+    ipaddress, apart from plan/bgp.py)."""
+    static = switch_tables(lab64_plan["routing"], lab64_plan["switches"])
+    for sw in lab64_plan["switches"]:
+        assert sorted((e.prefix, str(ipaddress.ip_address(e.next_hops[0]))) for e in static[sw["name"]]) == \
+            sorted((r["prefix"], r["next_hop"]) for r in sw["routes"])
+    data = yaml.safe_load((INVENTORIES / "lab-64.yaml").read_text())
+    data["routing"] = {"mode": "bgp"}
+    bgp_plan = build_plan(resolve_inventory(data, base=INVENTORIES))
+    tables = switch_tables(bgp_plan["routing"], bgp_plan["switches"])
+    by_name = {s["name"]: s for s in bgp_plan["switches"]}
+    owner = {i["address"]: s["name"] for s in bgp_plan["switches"] for i in s["interfaces"]}
+    for sw in bgp_plan["switches"]:
+        assert sw["routes"] == []
+        entries = {e.prefix: e for e in tables[sw["name"]]}
+        for other in bgp_plan["switches"]:
+            if other["name"] == sw["name"]:
+                continue
+            e = entries[other["host_block"]]
+            hops = {owner[str(ipaddress.ip_address(h))] for h in e.next_hops}
+            if other["group"] != sw["group"]:
+                assert hops == {other["name"]}  # one AS hop: straight across
+            else:
+                assert hops and all(by_name[h]["group"] != sw["group"] for h in hops)  # via every switch of the other group
+                assert len(hops) == sum(1 for s in bgp_plan["switches"] if s["group"] != sw["group"] and s["plane"] == sw["plane"])
+    with pytest.raises(ValueError, match="no forwarding model"):
+        switch_tables({"mode": "ospf"}, [])
 
 
 def _glm_data() -> dict:
@@ -79,9 +262,6 @@ def test_partial_fill_reserves_host_ports():
 
 def test_read_plan_refuses_unknown_schema(tmp_path):
     (tmp_path / "plan.json").write_text(json.dumps({"schema_version": 999}))
-    import pytest
-    from zcube_deploy.errors import PlanFileError
-
     with pytest.raises(PlanFileError, match="schema version 999"):
         read_plan(tmp_path)
 
@@ -132,11 +312,11 @@ def test_cli_diff_and_fail_on_moved(tmp_path):
 def test_streamed_rows_same_bytes_as_lists(tmp_path):
     """write_canonical streams iterator values row by row (the lab's 64k-cable wiring.json) with the
     same bytes as the in-memory layout, including empty and batch-boundary sizes."""
-    from zcube_deploy.plan.io import write_canonical
+    from zcube_deploy.plan.io import iter_canonical, write_canonical
 
     for n in (0, 1, 1999, 2000, 2001, 4500):
         rows = [{"id": f"C{i:05d}", "x": {"b": i, "a": "é"}} for i in range(n)]
         doc = {"rows": rows, "empty": [], "meta": {"n": n}}
         path = write_canonical({**doc, "rows": iter(rows)}, tmp_path / "doc.json")
-        assert path.read_text(encoding="utf-8") == dumps_plan(doc)
+        assert path.read_text(encoding="utf-8") == "".join(iter_canonical(doc))
         assert json.loads(path.read_text(encoding="utf-8")) == doc

@@ -73,6 +73,13 @@ class PlanFileError(ZCubeError):
     exit_code = 2
 
 
+class InvalidPlanFile(ProblemsError, PlanFileError):
+    """plan.json does not match the plan model (hand-edited, truncated, or of another version)."""
+
+    exit_code = 2
+    default_title = "invalid plan file"
+
+
 class RenderError(ZCubeError):
     """A rendered config does not carry exactly what the plan says."""
 
@@ -83,3 +90,10 @@ class DeviceError(ZCubeError):
     """A device could not be reached or did not do what was asked."""
 
     exit_code = 1
+
+
+def debug_requested() -> bool:
+    """ZCUBE_DEBUG is set: an internal error (a bug) shows its traceback."""
+    import os
+
+    return "ZCUBE_DEBUG" in os.environ

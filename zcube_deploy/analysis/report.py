@@ -11,10 +11,11 @@ from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
 from zcube_deploy.analysis.failures import monte_carlo, path_statistics
 from zcube_deploy.analysis.routed import RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
+from zcube_deploy.plan.model import projection
 
-PLAN_FIELDS = {"switches": {"name", "group", "index", "interfaces", "routes"}, "servers": {"name": None, "nics": None},
-               "cables": {"id", "kind", "a", "b"}, "sizing": None, "models": None, "cluster": None, "routing": None,
-               "settings": None}
+PLAN_FIELDS = projection(switches={"name", "group", "index", "interfaces", "routes"}, servers={"name": None, "nics": None},
+                         cables={"id", "kind", "a", "b"}, sizing=None, models=None, cluster=None, routing=None,
+                         settings=None)
 DEFAULT_PROBABILITIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
 
 

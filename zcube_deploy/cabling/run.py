@@ -8,15 +8,16 @@ from zcube_deploy.cabling.exports import write_cable_csv, write_dot, write_label
 from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.cabling.workbook import check_printable, write_split_workbooks, write_workbook
 from zcube_deploy.catalog.cabling import load_cabling_catalog
+from zcube_deploy.plan.model import projection
 
 
 # what the cabling outputs read of a plan (the rest of a 64k-GPU plan stays on disk)
-PLAN_FIELDS: dict[str, set[str] | None] = {
-    "cables": None, "layout": None, "port_map": None, "models": None, "sizing": None, "counts": None,
-    "cluster": None, "inputs": None, "tool_version": None,
-    "switches": {"name", "group", "plane", "index", "mgmt_address", "rack", "u"},
-    "servers": {"name", "rack", "u"},
-}
+PLAN_FIELDS = projection(
+    cables=None, layout=None, port_map=None, models=None, sizing=None, counts=None,
+    cluster=None, inputs=None, tool_version=None,
+    switches={"name", "group", "plane", "index", "mgmt_address", "rack", "u"},
+    servers={"name", "rack", "u"},
+)
 
 
 SPLIT_DIR = "cabling"  # DIR/cabling/summary.xlsx + DIR/cabling/row-<row>.xlsx above the catalog's split size

@@ -10,14 +10,15 @@ import json
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.model import projection
 
 # what the hall reads of a plan (switch interfaces are not needed: port use comes from the cables)
-PLAN_FIELDS: dict[str, set[str] | None] = {
-    "layout": None, "cables": None, "port_map": None, "models": None, "sizing": None, "counts": None,
-    "cluster": None, "addressing": None, "inputs": None, "tool_version": None, "routing": None,
-    "switches": {"name", "group", "plane", "rack", "u", "model"},
-    "servers": {"name", "rack", "u", "model"},
-}
+PLAN_FIELDS = projection(
+    layout=None, cables=None, port_map=None, models=None, sizing=None, counts=None,
+    cluster=None, addressing=None, inputs=None, tool_version=None, routing=None,
+    switches={"name", "group", "plane", "rack", "u", "model"},
+    servers={"name", "rack", "u", "model"},
+)
 
 
 def _read_json(p: Path, flag: str, hint: str):

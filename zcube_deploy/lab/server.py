@@ -21,13 +21,14 @@ import asyncssh
 from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.inject import apply_faults, load_faults
 from zcube_deploy.plan.io import write_canonical
+from zcube_deploy.plan.model import projection
 
 HOST = "127.0.0.1"
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
-PLAN_FIELDS: dict[str, set[str] | None] = {
-    "cables": {"id", "kind", "a", "b"}, "port_map": None, "models": None, "settings": None, "addressing": None,
-    "switches": {"name", "mgmt_address"}, "servers": {"name": None, "nics": {"port", "mac"}}, "routing": None,
-}
+PLAN_FIELDS = projection(
+    cables={"id", "kind", "a", "b"}, port_map=None, models=None, settings=None, addressing=None,
+    switches={"name", "mgmt_address"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
+)
 DEFAULT_USERNAME = "admin"
 DEFAULT_PASSWORD = "zcube-lab"
 DEFAULT_ENABLE_SECRET = "zcube-enable"

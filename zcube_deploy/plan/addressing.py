@@ -19,7 +19,8 @@ def plane_layout(S: int, K: int, m: int) -> dict:
     return {"block": block, "aggregate": agg, "host_per_plane": 2 * agg, "fabric_per_plane": 2 * S * S * m}
 
 
-def assign_addresses(inv: ResolvedInventory, acc: dict) -> dict:
+def address_fabric(inv: ResolvedInventory, acc: dict) -> dict:
+    """Addresses of every switch (with its wired interfaces) and NIC port, as new rows; the pools' use."""
     sz = acc["sizing"]
     S, K, m = sz.S, sz.K, sz.m
     a = inv.spec.addressing
@@ -84,26 +85,24 @@ def assign_addresses(inv: ResolvedInventory, acc: dict) -> dict:
         blk = base + sw["index"] * block
         block_start[sw["name"]] = blk
         fab_plane = fab_base + plane * lay["fabric_per_plane"]
-        sw = {**sw, "host_block": cidr(blk, block), "loopback": ntoa(lo_base + 1 + seq),
-              "mgmt_address": mgmt[sw["name"]]}
         odd = sw["group"] == "odd"
-        for itf in sw["interfaces"]:
+        interfaces = []
+        for itf in acc["interfaces"][sw["name"]]:
             if itf["kind"] == "host":
                 own = blk + 2 * itf["port_index"]
-                itf["address"] = ntoa(own)
-                itf["peer"]["address"] = ntoa(own + 1)
+                mine, peer = own, own + 1
             else:
                 lo = fab_plane + 2 * itf["link"]
-                itf["address"] = ntoa(lo if odd else lo + 1)
-                itf["peer"]["address"] = ntoa(lo + 1 if odd else lo)
-            itf["prefix_len"] = 31
-        out_switches.append(sw)
-    for entries in acc["nics"].values():
+                mine, peer = (lo, lo + 1) if odd else (lo + 1, lo)
+            interfaces.append({**itf, "address": ntoa(mine), "prefix_len": 31, "peer": {**itf["peer"], "address": ntoa(peer)}})
+        out_switches.append({**sw, "host_block": cidr(blk, block), "loopback": ntoa(lo_base + 1 + seq),
+                             "mgmt_address": mgmt[sw["name"]], "interfaces": interfaces})
+    nics = {}
+    for server, entries in acc["nics"].items():
+        rows = nics[server] = []
         for nic in entries:
             gw = block_start[nic["switch"]] + 2 * nic["host_port_index"]
-            nic["address"] = ntoa(gw + 1)
-            nic["prefix_len"] = 31
-            nic["gateway"] = ntoa(gw)
+            rows.append({**nic, "address": ntoa(gw + 1), "prefix_len": 31, "gateway": ntoa(gw)})
     info = {
         "host_pool": str(a.host_pool), "fabric_pool": str(a.fabric_pool), "loopback_pool": str(a.loopback_pool),
         "management_network": str(mg.network),
@@ -112,4 +111,4 @@ def assign_addresses(inv: ResolvedInventory, acc: dict) -> dict:
         "used": {"host_pool": need_host, "fabric_pool": need_fab, "loopback_pool": len(switches), "management": len(switches)},
         "size": {"host_pool": host_size, "fabric_pool": fab_size, "loopback_pool": lo_size, "management": msize},
     }
-    return {"switches": out_switches, "addressing": info}
+    return {"switches": out_switches, "nics": nics, "addressing": info}

@@ -6,11 +6,18 @@ Table of contents (each stage reads what the previous ones produced):
     switches    the 2S switches of every plane, their names and human numbers
     placement   rack and U of every switch
     ports       logical port -> cage/lane -> interface name, host cages apart from fabric cages
-    cabling     every host cable (NIC port -> switch port) and fabric cable (odd <-> even)
+    wiring      which port goes to which port: every host cable (NIC port -> switch port) and
+                fabric cable (odd <-> even), and the switch interfaces and NIC ports they make
     media       each cable's ends (rack, U), estimated length, medium and part (cabling catalog)
     addressing  host /31s, fabric /31s, loopbacks, management (zcube.md section 5)
-    routing     switch static routes and host routes (zcube.md section 6)
-    checks      the invariants of zcube.md section 4, asserted (a violation is a bug)
+    routing     the routing section (its mode), switch static routes, host routes (zcube.md section 6)
+    checks      the invariants of zcube.md section 4, evaluated; any failed one stops the build
+
+Every stage is a function (inventory, what earlier stages returned) -> a dict of the sections it
+produces. A stage never changes what it was given: a stage that adds to earlier rows (media to the
+cables, addressing and routing to the switches and NIC ports) returns new rows, and a later key
+replaces the earlier one in the accumulator (tests/test_plan.py checks this over several shapes).
+``assemble_plan`` joins the sections into plan.json (its shape: plan/model.py).
 
 No I/O, no clock, no randomness (the sampled checks use a fixed seed).
 """
@@ -25,11 +32,11 @@ from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.plan import addressing as addr
 from zcube_deploy.plan import checks, media, routing
 from zcube_deploy.perf import bulk_allocation
+from zcube_deploy.plan.model import SCHEMA_VERSION
 from zcube_deploy.plan.placement import place_switches
 from zcube_deploy.safety import check_interface, check_name
 from zcube_deploy.topology.sizing import size_fabric
 
-SCHEMA_VERSION = 2  # 2: routing section, switches[].asn, host fallback routes (issue 14)
 Stage = Callable[[ResolvedInventory, dict], dict]
 
 
@@ -146,8 +153,10 @@ def cable_id_width(inv: ResolvedInventory) -> int:
     return max(6, len(str(total)))
 
 
-def stage_cabling(inv: ResolvedInventory, acc: dict) -> dict:
-    """Host cables in GPU order (IDs stable under growth: H + GPU-port number), then fabric cables."""
+def stage_wiring(inv: ResolvedInventory, acc: dict) -> dict:
+    """Which port goes to which port. Host cables in GPU order (IDs stable under growth: H + GPU-port
+    number), then fabric cables; the switch interfaces (``interfaces``: switch name -> rows) and the
+    NIC ports (``nics``: server name -> rows) the cables make."""
     sz = acc["sizing"]
     S, K, m, G = sz.S, sz.K, sz.m, sz.gpus_per_server
     P = inv.nic_model.ports
@@ -164,8 +173,7 @@ def stage_cabling(inv: ResolvedInventory, acc: dict) -> dict:
                                   "use {gpu}/{slot} and {port}"))
     switches = acc["switches"]
     by_key = {(s["plane"], s["group"], s["index"]): s for s in switches}
-    for s in switches:
-        s["interfaces"] = []
+    interfaces: dict[str, list[dict]] = {s["name"]: [] for s in switches}
     cables: list[dict] = []
     nics: dict[str, list[dict]] = {}
     for si, server in enumerate(inv.servers):
@@ -184,7 +192,7 @@ def stage_cabling(inv: ResolvedInventory, acc: dict) -> dict:
                     cables.append({"id": cid, "kind": "host", "plane": plane, "group": group, "gpu": g,
                                    "a": {"device": server.name, "port": nic},
                                    "b": {"device": sw["name"], "port": host_names[port]}})
-                    sw["interfaces"].append({"name": host_names[port], "kind": "host", "port_index": port, "cable": cid,
+                    interfaces[sw["name"]].append({"name": host_names[port], "kind": "host", "port_index": port, "cable": cid,
                                              "peer": {"device": server.name, "port": nic, "gpu": g}})
                     entry = {"port": nic, "gpu": l, "nic_port": p, "plane": plane, "group": group,
                              "switch": sw["name"], "switch_port": host_names[port], "host_port_index": port, "cable": cid}
@@ -202,29 +210,31 @@ def stage_cabling(inv: ResolvedInventory, acc: dict) -> dict:
                     op, ep = fabric_names[j * m + x], fabric_names[r * m + x]
                     cables.append({"id": cid, "kind": "fabric", "plane": plane, "link": link,
                                    "a": {"device": odd["name"], "port": op}, "b": {"device": even["name"], "port": ep}})
-                    odd["interfaces"].append({"name": op, "kind": "fabric", "link": link, "cable": cid,
+                    interfaces[odd["name"]].append({"name": op, "kind": "fabric", "link": link, "cable": cid,
                                               "peer": {"device": even["name"], "port": ep}})
-                    even["interfaces"].append({"name": ep, "kind": "fabric", "link": link, "cable": cid,
+                    interfaces[even["name"]].append({"name": ep, "kind": "fabric", "link": link, "cable": cid,
                                                "peer": {"device": odd["name"], "port": op}})
-    for s in switches:
-        s["interfaces"].sort(key=lambda i: (0, i["port_index"]) if i["kind"] == "host" else (1, i["peer"]["device"], i["link"]))
-    return {"cables": cables, "nics": nics}
+    for rows in interfaces.values():
+        rows.sort(key=lambda i: (0, i["port_index"]) if i["kind"] == "host" else (1, i["peer"]["device"], i["link"]))
+    return {"cables": cables, "nics": nics, "interfaces": interfaces}
 
 
 def stage_media(inv: ResolvedInventory, acc: dict) -> dict:
-    return media.assign_media(inv, acc)
+    return media.cables_with_media(inv, acc)
 
 
 def stage_addressing(inv: ResolvedInventory, acc: dict) -> dict:
-    return addr.assign_addresses(inv, acc)
+    return addr.address_fabric(inv, acc)
 
 
 def stage_routing(inv: ResolvedInventory, acc: dict) -> dict:
-    return routing.assign_routes(inv, acc)
+    return routing.route_fabric(inv, acc)
 
 
 def stage_checks(inv: ResolvedInventory, acc: dict) -> dict:
-    return {"checks": checks.check_invariants(inv, acc)}
+    results = checks.evaluate_invariants(inv, acc)
+    checks.require_invariants(results)
+    return {"checks": results}
 
 
 STAGES: list[tuple[str, Stage]] = [
@@ -232,7 +242,7 @@ STAGES: list[tuple[str, Stage]] = [
     ("switches", stage_switches),
     ("placement", stage_placement),
     ("ports", stage_ports),
-    ("cabling", stage_cabling),
+    ("wiring", stage_wiring),
     ("media", stage_media),
     ("addressing", stage_addressing),
     ("routing", stage_routing),
@@ -241,6 +251,7 @@ STAGES: list[tuple[str, Stage]] = [
 
 
 def run_stages(inv: ResolvedInventory, until: str | None = None) -> dict:
+    """The stages' sections, up to and including ``until`` (all of them by default)."""
     acc: dict = {}
     for name, fn in STAGES:
         acc.update(fn(inv, acc))
@@ -252,10 +263,11 @@ def run_stages(inv: ResolvedInventory, until: str | None = None) -> dict:
 def build_plan(inv: ResolvedInventory) -> dict:
     """The plan as a JSON-ready dict (see plan/io.py for the canonical writer)."""
     with bulk_allocation():
-        return _assemble(inv, run_stages(inv))
+        return assemble_plan(inv, run_stages(inv))
 
 
-def _assemble(inv: ResolvedInventory, acc: dict) -> dict:
+def assemble_plan(inv: ResolvedInventory, acc: dict) -> dict:
+    """plan.json from the stages' sections (its shape and field list: plan/model.py)."""
     sz = acc["sizing"]
     spec = inv.spec
     servers = []
@@ -311,4 +323,4 @@ def _assemble(inv: ResolvedInventory, acc: dict) -> dict:
     }
 
 
-__all__ = ["STAGES", "SCHEMA_VERSION", "build_plan", "run_stages", "PlanError"]
+__all__ = ["STAGES", "SCHEMA_VERSION", "assemble_plan", "build_plan", "run_stages", "PlanError"]

@@ -1,7 +1,9 @@
-"""The invariants of zcube.md section 4, asserted on every plan.
+"""The invariants of zcube.md section 4, evaluated on every plan.
 
-A violation is a bug in the planner, never a property of the input: it raises
-InvariantViolation, and the plan is not written.
+``evaluate_invariants`` returns one row per invariant: passed, failed (with its violations) or
+not_applicable. ``require_invariants`` stops the build on any failed row: a violation is a bug in
+the planner, never a property of the input (InvariantViolation, exit 1), and the plan is not
+written. Forwarding state comes from topology/forwarding.py, whatever the routing mode.
 """
 
 from __future__ import annotations
@@ -11,41 +13,16 @@ from collections import Counter, defaultdict
 
 from zcube_deploy.errors import InvariantViolation, Problem
 from zcube_deploy.inventory import ResolvedInventory
-from zcube_deploy.plan.bgp import best_routes, plan_sessions
-from zcube_deploy.plan.ipam import aton
-from zcube_deploy.topology.forwarding import Network
+from zcube_deploy.plan.ipam import aton, ntoa
+from zcube_deploy.topology.forwarding import network_from_plan, switch_tables
 
 EXHAUSTIVE_PAIRS = 50_000
 SAMPLED_PAIRS = 4_000
 SEED = 20250901
 
 
-def network_from_plan(switches: list[dict], nics: dict[str, list[dict]], mode: str = "static") -> Network:
-    """Mode bgp: the switches' routes are the best paths of AS-path length 1 (the direct paths the
-    cross-group walk needs; the whole best-path model is in analysis/predict.py)."""
-    net = Network()
-    bgp_routes = None
-    if mode == "bgp":
-        bgp_routes = best_routes(*plan_sessions(switches), max_as_path=1)
-    for sw in switches:
-        routes = []
-        if bgp_routes is not None:
-            routes = [(n, plen, nh) for n, plen, hops in bgp_routes[sw["name"]] for nh in hops]
-        for rt in sw["routes"]:
-            prefix, plen = rt["prefix"].split("/")
-            routes.append((aton(prefix), int(plen), aton(rt["next_hop"])))
-        net.add_switch(sw["name"], [(i["name"], aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
-    for server, entries in nics.items():
-        for nic in entries:
-            routes = []
-            for rt in nic["routes"]:
-                prefix, plen = rt["to"].split("/")
-                routes.append((aton(prefix), int(plen), aton(rt["via"])))
-            net.add_host_port(server, nic["port"], aton(nic["address"]), routes)
-    return net
-
-
-def check_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
+def evaluate_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
+    """One row per invariant: ``{name, status, detail}``, plus ``violations`` (up to 10) when failed."""
     sz = acc["sizing"]
     S, K, m, G, R = sz.S, sz.K, sz.m, sz.gpus_per_server, sz.logical_ports
     switches, cables, nics = acc["switches"], acc["cables"], acc["nics"]
@@ -54,11 +31,12 @@ def check_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
     group_of = {s["name"]: s["group"] for s in switches}
     index_of = {s["name"]: s["index"] for s in switches}
     results: list[dict] = []
-    failures: list[Problem] = []
 
     def record(name: str, errors: list[str], detail: str) -> None:
-        results.append({"name": name, "status": "failed" if errors else "passed", "detail": detail})
-        failures.extend(Problem(f"invariant {name}", e) for e in errors[:10])
+        row = {"name": name, "status": "failed" if errors else "passed", "detail": detail}
+        if errors:
+            row["violations"] = errors[:10]
+        results.append(row)
 
     # 1. every installed GPU: exactly one link to its odd switch and one to its even switch, per plane
     per_gpu = Counter((c["plane"], c["gpu"], c["group"]) for c in cables if c["kind"] == "host")
@@ -137,12 +115,17 @@ def check_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
             if nic["address"] in seen:
                 errs.append(f"{nic['address']} on {server} {nic['port']} is also {seen[nic['address']]}")
             seen[nic["address"]] = f"{server} {nic['port']}"
-    fwd = network_from_plan(switches, nics, acc["routing"]["mode"])
+    # mode bgp: the best paths of AS-path length 1 (the direct paths the cross-group walk needs;
+    # the whole best-path model is in analysis/predict.py)
+    routing = acc["routing"]
+    tables = switch_tables(routing, switches, max_as_path=1 if routing["mode"] == "bgp" else None)
+    fwd = network_from_plan(routing, switches, nics, tables=tables)
     for sw in switches:
         own = {aton(i["address"]) for i in sw["interfaces"]}
-        for rt in sw["routes"]:
-            if (aton(rt["next_hop"]) ^ 1) not in own:
-                errs.append(f"{sw['name']} route {rt['prefix']} via {rt['next_hop']}: next hop not directly connected")
+        for entry in tables[sw["name"]]:
+            for nh in entry[2]:
+                if (nh ^ 1) not in own:
+                    errs.append(f"{sw['name']} route {entry.prefix} via {ntoa(nh)}: next hop not directly connected")
     record("addresses_unique_next_hops_connected", errs, f"{len(seen)} addresses unique; every static route's next hop is a /31 peer")
 
     # 6. exactly one path, at most two switches, for GPU-port pairs in different groups
@@ -183,6 +166,11 @@ def check_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
             checked += 1
         how = f"sampled (seed {SEED})"
     record("one_path_at_most_two_switches", errs, f"{checked} of {total} cross-group GPU-port pairs walked, {how}: one next hop per step, 2 switches")
+    return results
+
+
+def require_invariants(results: list[dict]) -> None:
+    """Raise InvariantViolation naming every violation of every failed invariant."""
+    failures = [Problem(f"invariant {r['name']}", v) for r in results if r["status"] == "failed" for v in r["violations"]]
     if failures:
         raise InvariantViolation(failures, "the plan breaks ZCube invariants (a planner bug)")
-    return results

@@ -1,6 +1,9 @@
-"""What changed between two plans: cables added, removed or moved; addresses, routes, placement."""
+"""What changed between two plans: cables added, removed or moved; addresses, forwarding, placement."""
 
 from __future__ import annotations
+
+from zcube_deploy.plan.ipam import ntoa
+from zcube_deploy.topology.forwarding import switch_tables
 
 
 def _ends(c: dict) -> tuple:
@@ -35,7 +38,9 @@ def diff_plans(old: dict, new: dict) -> dict:
                  and (d, i) in oa and (d, i) in na]
 
     def route_map(plan: dict) -> dict:
-        return {sw["name"]: {(r["prefix"], r["next_hop"]) for r in sw["routes"]} for sw in plan["switches"]}
+        """Per switch, its (prefix, next hop) forwarding entries under the plan's routing mode."""
+        tables = switch_tables(plan["routing"], plan["switches"])
+        return {name: {(e.prefix, ntoa(nh)) for e in entries for nh in e.next_hops} for name, entries in tables.items()}
 
     orr, nrr = route_map(old), route_map(new)
     routes = []

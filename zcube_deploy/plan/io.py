@@ -1,7 +1,12 @@
-"""plan.json: canonical, deterministic serialisation (same plan, same bytes) and safe reading.
+"""plan.json: canonical, deterministic serialisation (same plan, same bytes) and validated reading.
 
 Layout: a JSON object with sorted keys; each top-level list has one element per line (compact,
 sorted keys), so the file is valid JSON, diffs line by line, and writes fast at 64k GPUs.
+
+Both directions go through the one plan model (plan/model.py): :func:`write_plan` validates every
+section before a byte is written (a mismatch is a planner bug), :func:`read_plan` validates what it
+reads (all of it, or the projection a command asked for) and reports a hand-edited, truncated or
+older plan as collected problems with data paths (exit 2).
 """
 
 from __future__ import annotations
@@ -11,23 +16,31 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from zcube_deploy.errors import PlanFileError
-from zcube_deploy.perf import bulk_allocation
-from zcube_deploy.plan.build import SCHEMA_VERSION
+from pydantic_core import to_json
 
-SECTIONS = {"switches", "servers", "cables", "port_map", "models", "settings", "sizing", "cluster", "inputs", "layout"}
+from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileError, Problem
+from zcube_deploy.perf import bulk_allocation
+from zcube_deploy.plan.model import (PLAN_ADAPTER, SCHEMA_VERSION, SECTIONS, ValidationError, check_projection, section_adapter,
+                                     sorted_rows, validation_problems)
+
 _enc = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def iter_canonical(doc: dict) -> Iterator[str]:
     """The canonical layout in chunks. A value may be an iterator of rows (written one per line as
     they come), so a large document can be streamed to disk without building it in memory."""
+    return _iter_layout(doc, {})
+
+
+def _iter_layout(doc: dict, encoded_rows: dict[str, list[str]]) -> Iterator[str]:
     yield "{\n"
     keys = sorted(doc)
     for n, key in enumerate(keys):
         value = doc[key]
         yield _enc.encode(key) + ":"
-        if isinstance(value, list) and value:
+        if key in encoded_rows and value:
+            yield "[\n" + ",\n".join(encoded_rows[key]) + "\n]"
+        elif isinstance(value, list) and value:
             yield "[\n" + ",\n".join(_enc.encode(v) for v in value) + "\n]"
         elif isinstance(value, Iterator):
             batch: list[str] = []
@@ -47,101 +60,176 @@ def iter_canonical(doc: dict) -> Iterator[str]:
     yield "}\n"
 
 
+def _validated_rows(plan: dict) -> dict[str, list[str]]:
+    """Validate every section of ``plan`` against the model; the encoded rows of the big lists.
+
+    The model declares each row's fields in sorted order and the validator builds its rows in that
+    order, so the validated rows serialise (pydantic-core, in Rust) to the canonical bytes without
+    re-sorting: validation on write costs about what it saves. Raises InvariantViolation (a planner
+    bug, never input) listing every mismatch.
+    """
+    with bulk_allocation():  # millions of short-lived dicts, no cycles: keep the cyclic collector out of it
+        return _validate_sections(plan)
+
+
+def _validate_sections(plan: dict) -> dict[str, list[str]]:
+    problems: list[Problem] = []
+    rows: dict[str, list[str]] = {}
+    for key in sorted(SECTIONS - set(plan)):
+        problems.append(Problem(key, "missing from the plan"))
+    for key, value in plan.items():
+        if key not in SECTIONS:
+            problems.append(Problem(key, "not a field of the plan model (plan/model.py)"))
+            continue
+        try:
+            valid = section_adapter(key).validate_python(value)
+        except ValidationError as exc:
+            problems.extend(validation_problems(exc, key))
+            continue
+        if key in sorted_rows():
+            rows[key] = [to_json(r).decode() for r in valid]
+    if problems:
+        raise InvariantViolation(problems, "the plan does not match the plan model (a planner bug)")
+    return rows
+
+
 def dumps_plan(plan: dict) -> str:
-    return "".join(iter_canonical(plan))
+    return "".join(_iter_layout(plan, _validated_rows(plan)))
 
 
 def write_canonical(doc: dict, path: str | Path) -> Path:
     """Stream ``doc`` in the canonical layout to ``path`` (via a temporary file, then renamed)."""
+    return _write_chunks(iter_canonical(doc), path)
+
+
+def _write_chunks(chunks: Iterator[str], path: str | Path) -> Path:
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as f:
-        f.writelines(iter_canonical(doc))
+        f.writelines(chunks)
     tmp.replace(path)
     return path
 
 
 def write_plan(plan: dict, out_dir: str | Path) -> Path:
+    """Validate ``plan`` against the model and write DIR/plan.json in the canonical layout."""
+    rows = _validated_rows(plan)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    return write_canonical(plan, out / "plan.json")
+    return _write_chunks(_iter_layout(plan, rows), out / "plan.json")
 
 
-def _project(obj: dict, proj) -> dict:
-    """Keep the fields named in ``proj`` (a set, or a dict of field -> sub-projection for lists of dicts)."""
-    if isinstance(proj, dict):
-        out = {}
-        for k, sub in proj.items():
-            if k in obj:
-                v = obj[k]
-                out[k] = [_project(x, sub) for x in v] if sub is not None and isinstance(v, list) else v
-        return out
-    return {k: obj[k] for k in proj if k in obj}
+def _read_selected(p: Path, fields: dict) -> dict | None:
+    """Read only some top-level keys of a canonical plan.json, and of list elements only some
+    fields, validating them against the model's projection as they are parsed.
 
-
-def _read_selected(p: Path, fields: dict[str, set[str] | None]) -> dict | None:
-    """Read only some top-level keys of a canonical plan.json, and of list elements only some fields.
-
-    Returns None when the file is not in the canonical layout (then the caller parses it whole).
+    Returns None when the file is not in the canonical layout or is cut short (then the caller
+    parses and validates it whole, which names the problem).
     """
-    out: dict = {}
-    loads = json.loads
+    raw: dict[str, str] = {}
     with open(p, encoding="utf-8") as fh:
         if fh.readline() != "{\n":
             return None
         for line in fh:
             if line == "}\n":
-                return out
+                break
             key, sep, rest = line.partition(":")
             if not sep or not key.startswith('"'):
                 return None
-            key = loads(key)
+            key = json.loads(key)
             if rest == "[\n":
                 keep = key in fields
-                proj = fields.get(key)
                 items = []
                 for item in fh:
                     if item.startswith("]"):
                         break
                     if keep:
-                        obj = loads(item.rstrip(",\n"))
-                        items.append(_project(obj, proj) if proj is not None else obj)
+                        items.append(item.rstrip(",\n"))
+                else:
+                    return None
                 if keep:
-                    out[key] = items
+                    raw[key] = "[" + ",".join(items) + "]"
             elif key in fields or key == "schema_version":
-                out[key] = loads(rest.rstrip(",\n"))
-    return None
+                raw[key] = rest.rstrip(",\n")
+        else:
+            return None
+    version = raw.get("schema_version")
+    _check_version(p, json.loads(version) if version is not None else None)
+    out: dict = {"schema_version": SCHEMA_VERSION}
+    problems: list[Problem] = []
+    for key, text in raw.items():
+        if key == "schema_version":
+            continue
+        try:
+            out[key] = section_adapter(key, fields[key]).validate_json(text)
+        except ValidationError as exc:
+            problems.extend(validation_problems(exc, key))
+    for key in sorted(set(fields) - set(raw)):
+        problems.append(Problem(key, "missing from the plan", "a truncated or hand-edited plan: re-run `zcube plan`"))
+    if problems:
+        raise InvalidPlanFile(problems, f"{p}: not a valid plan (schema version {SCHEMA_VERSION})")
+    return out
 
 
-def read_plan(path: str | Path, fields: dict[str, set[str] | None] | None = None) -> dict:
-    """Read plan.json (a file, or a folder holding one). Refuses unknown schema versions.
+def _check_version(p: Path, version) -> None:
+    if version == SCHEMA_VERSION:
+        return
+    if version is None:
+        raise PlanFileError(f"{p}: not a zcube plan (no schema_version)")
+    if isinstance(version, int) and not isinstance(version, bool) and version < SCHEMA_VERSION:
+        raise PlanFileError(f"{p}: plan schema version {version} was written by an older zcube; this zcube reads version "
+                            f"{SCHEMA_VERSION}: re-run `zcube plan` with this version to rewrite it")
+    raise PlanFileError(f"{p}: plan schema version {version!r} is not supported by this zcube "
+                        f"(it reads version {SCHEMA_VERSION}); re-run `zcube plan` with this version")
 
-    ``fields`` limits what is kept (memory at 64k GPUs): top-level key -> None for the whole
-    value, or a set of field names to keep of each list element.
+
+def read_plan(path: str | Path, fields: dict | None = None) -> dict:
+    """Read and validate plan.json (a file, or a folder holding one).
+
+    ``fields`` limits what is read and kept (memory at 64k GPUs): top-level key -> None for the
+    whole value, or the fields to keep of each list element (see plan.model.projection). What is
+    kept is validated against the model; an older schema version, a hand-edited value or a
+    truncated file is an InvalidPlanFile / PlanFileError (exit 2) naming the data path.
     """
     p = Path(path)
     if p.is_dir():
         p = p / "plan.json"
+    if fields:
+        check_projection(fields)
     try:
         with bulk_allocation():
             data = _read_selected(p, fields) if fields else None
             if data is None:
-                data = json.loads(p.read_text(encoding="utf-8"))
+                data = _read_whole(p, fields)
     except FileNotFoundError:
         raise PlanFileError(f"{p}: no such plan file (run `zcube plan INVENTORY -o DIR` first)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PlanFileError(f"{p}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise PlanFileError(f"{p}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise PlanFileError(f"{p}: not a zcube plan (no schema_version)")
-    if data["schema_version"] != SCHEMA_VERSION:
-        raise PlanFileError(f"{p}: plan schema version {data['schema_version']!r} is not supported by this zcube "
-                            f"(it reads version {SCHEMA_VERSION}); re-run `zcube plan` with this version")
-    needed = set(fields) if fields else SECTIONS
-    missing = sorted((needed & SECTIONS) - set(data))
-    if missing:
-        raise PlanFileError(f"{p}: the plan lacks {', '.join(missing)}; re-run `zcube plan` with this version")
+    return data
+
+
+def _read_whole(p: Path, fields: dict | None) -> dict:
+    raw = p.read_bytes()
+    try:
+        data = PLAN_ADAPTER.validate_json(raw)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        if errors and errors[0]["type"] == "json_invalid":
+            doc = raw.decode("utf-8", "replace")
+            try:
+                json.loads(doc)
+            except json.JSONDecodeError as jexc:
+                raise PlanFileError(f"{p}: not valid JSON ({jexc.msg} at line {jexc.lineno}); a truncated or hand-edited plan: "
+                                    "re-run `zcube plan`") from None
+            raise PlanFileError(f"{p}: not valid JSON ({errors[0]['msg']})") from None
+        try:
+            version = json.loads(raw).get("schema_version") if raw.lstrip().startswith(b"{") else None
+        except ValueError:
+            version = None
+        _check_version(p, version)
+        raise InvalidPlanFile(validation_problems(exc), f"{p}: not a valid plan (schema version {SCHEMA_VERSION})") from None
+    if fields:
+        data = {k: v for k, v in data.items() if k in fields or k == "schema_version"}
     return data
 
 

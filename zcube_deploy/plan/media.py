@@ -25,7 +25,8 @@ def _find(parent: dict, x):
     return root
 
 
-def assign_media(inv: ResolvedInventory, acc: dict) -> dict:
+def cables_with_media(inv: ResolvedInventory, acc: dict) -> dict:
+    """The wiring's cables, each a new row with its ends' rack and U, length, medium and part."""
     cat = inv.cabling
     lm = cat.length_model
     lay = inv.spec.layout
@@ -54,8 +55,7 @@ def assign_media(inv: ResolvedInventory, acc: dict) -> dict:
     for c in acc["cables"]:
         a, b = c["a"], c["b"]
         wa, wb = where[a["device"]], where[b["device"]]
-        a["rack"], a["u"] = wa
-        b["rack"], b["u"] = wb
+        c = {**c, "a": {**a, "rack": wa[0], "u": wa[1]}, "b": {**b, "rack": wb[0], "u": wb[1]}}
         est = length(wa, wb)
         cb = (b["device"], cage_of[b["port"]][1])
         if c["kind"] == "fabric":
@@ -83,6 +83,7 @@ def assign_media(inv: ResolvedInventory, acc: dict) -> dict:
                                     "add a longer medium or stock length, or move the switch closer"))
     if problems:
         raise InputErrors(problems[:5], "cables do not fit the cabling catalog")
+    cables = []
     for c, est, cb in legs:
         name = choice[_find(parent, cb)]
         med = cat.media[name]
@@ -92,4 +93,5 @@ def assign_media(inv: ResolvedInventory, acc: dict) -> dict:
         c["medium"] = name
         text = f"{stock:g}"
         c["part"] = med.part.format(speed=speed, length=text, kind=med.kind)
-    return {"cables": acc["cables"]}
+        cables.append(c)
+    return {"cables": cables}

@@ -69,7 +69,8 @@ def host_routes(nic: dict, other: dict, own_block: str, own_agg: str, other_agg:
     return routes
 
 
-def assign_routes(inv: ResolvedInventory, acc: dict) -> dict:
+def route_fabric(inv: ResolvedInventory, acc: dict) -> dict:
+    """The routing section (mode and parameters), switch routes and NIC-port policy tables, as new rows."""
     sz = acc["sizing"]
     S, K, m = sz.S, sz.K, sz.m
     lay = plane_layout(S, K, m)
@@ -110,13 +111,16 @@ def assign_routes(inv: ResolvedInventory, acc: dict) -> dict:
                 routes.append({"prefix": own, "next_hop": ntoa(fab_plane + 2 * link + (1 if odd else 0)), "fallback": True})
         switches.append({**sw, "asn": None, "routes": routes})
     same_group = bgp or settings["same_group_fallback"]
-    for entries in acc["nics"].values():
+    nics = {}
+    for server, entries in acc["nics"].items():
         by_key = {(n["gpu"], n["plane"], n["group"]): n for n in entries}
+        rows = nics[server] = []
         for nic in entries:
             agg = agg_by_plane[nic["plane"]]
             odd = nic["group"] == "odd"
             partner = by_key[(nic["gpu"], nic["plane"], "even" if odd else "odd")]
-            nic["routes"] = host_routes(nic, partner, block_of[nic["switch"]], agg["odd"] if odd else agg["even"],
-                                        agg["even"] if odd else agg["odd"], same_group)
-            nic["table"] = 100 + nic["gpu"] * P + nic["nic_port"]
-    return {"switches": switches, "routing": settings, "route_split": {"pieces_per_peer": pieces, "piece_size": piece}}
+            rows.append({**nic, "routes": host_routes(nic, partner, block_of[nic["switch"]], agg["odd"] if odd else agg["even"],
+                                                      agg["even"] if odd else agg["odd"], same_group),
+                         "table": 100 + nic["gpu"] * P + nic["nic_port"]})
+    return {"switches": switches, "nics": nics, "routing": settings,
+            "route_split": {"pieces_per_peer": pieces, "piece_size": piece}}

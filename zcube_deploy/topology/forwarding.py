@@ -1,12 +1,101 @@
-"""A small forwarding model: routers with connected subnets and static routes, hosts with routes.
+"""Forwarding state: what each device of a plan forwards where, whatever the routing kind.
 
-Used twice, from two independent sources: by the planner's checks (from the plan) and by the
-routing proof (from the rendered switch configs and netplan files alone).
+- :func:`switch_tables` is the one interface to a plan's switch forwarding state: per switch, the
+  entries ``(network, prefix len, next hops, source)`` that its routing section's ``mode`` yields
+  (mode static: the configured static routes; mode bgp: the converged best paths of plan/bgp.py).
+  Consumers ask it instead of reading ``switches[].routes`` (a mode-static detail) themselves.
+- :func:`host_tables` is the same for the NIC ports' policy tables (``servers[].nics[].routes``).
+- :class:`Network` is a small forwarding model (routers with connected subnets and routes, hosts
+  with routes) that walks packets. It is built twice, from two independent sources: by the
+  planner's checks (from the plan, :func:`network_from_plan`) and by the routing proof (from the
+  rendered switch configs and netplan files alone).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import NamedTuple
+
+ROUTING_KINDS = ("static", "bgp")
+
+
+class Entry(NamedTuple):
+    """One forwarding entry: addresses as integers; several next hops are ECMP (mode bgp)."""
+
+    network: int
+    prefix_len: int
+    next_hops: tuple[int, ...]
+    source: str  # "static", "static-fallback" or "bgp"
+
+    @property
+    def prefix(self) -> str:
+        from zcube_deploy.plan.ipam import ntoa
+
+        return f"{ntoa(self.network)}/{self.prefix_len}"
+
+
+
+_new_entry = tuple.__new__  # Entry rows are built by the hundred thousand at 64k GPUs: skip the Python-level __new__
+
+
+def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None = None) -> dict[str, list[Entry]]:
+    """Per switch name, its forwarding entries under the plan's routing section.
+
+    Reads ``routing["mode"]`` and, of each switch, ``name`` and ``routes`` (mode static) or
+    ``name``, ``interfaces``, ``host_block`` and ``loopback`` (mode bgp). ``max_as_path`` limits
+    mode bgp to destinations within that many switch hops (1: the direct paths).
+    """
+    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
+
+    mode = routing["mode"]
+    if mode == "static":
+        out: dict[str, list[Entry]] = {}
+        for sw in switches:
+            rows = out[sw["name"]] = []
+            for rt in sw["routes"]:
+                net, plen = rt["prefix"].split("/")
+                rows.append(_new_entry(Entry, (_aton(net), int(plen), (_aton(rt["next_hop"]),),
+                                               "static-fallback" if rt.get("fallback") else "static")))
+        return out
+    if mode == "bgp":
+        from zcube_deploy.plan.bgp import best_routes, plan_sessions
+
+        best = best_routes(*plan_sessions(switches), max_as_path=max_as_path)
+        return {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
+    raise ValueError(f"routing mode {mode!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
+
+
+def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple[int, int, int, int]]]:
+    """Per (server, NIC port): its policy table as (network, prefix len, gateway, metric), in plan order."""
+    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
+
+    out = {}
+    for server, nics in servers_nics.items():
+        for nic in nics:
+            rows = out[(server, nic["port"])] = []
+            for rt in nic["routes"]:
+                net, plen = rt["to"].split("/")
+                rows.append((_aton(net), int(plen), _aton(rt["via"]), rt["metric"]))
+    return out
+
+
+def network_from_plan(routing: dict, switches: list[dict], nics: dict[str, list[dict]], max_as_path: int | None = None,
+                      tables: dict[str, list[Entry]] | None = None) -> "Network":
+    """A :class:`Network` of the plan's switches and NIC ports (``nics``: server name -> NIC rows);
+    ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`)."""
+    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
+
+    net = Network()
+    if tables is None:
+        tables = switch_tables(routing, switches, max_as_path)
+    for sw in switches:
+        routes = [(e[0], e[1], nh) for e in tables[sw["name"]] for nh in e[2]]
+        net.add_switch(sw["name"], [(i["name"], _aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
+    hosts = host_tables(nics)
+    for server, entries in nics.items():
+        for nic in entries:
+            net.add_host_port(server, nic["port"], _aton(nic["address"]), hosts[(server, nic["port"])])
+    return net
 
 
 class Network:
@@ -15,7 +104,7 @@ class Network:
         self.port_of: dict[int, tuple[str, str]] = {}  # interface address -> (device, port)
         self.connected: dict[str, dict[int, set[int]]] = {}  # device -> {prefix len: {network int}}
         self.tables: dict[str, dict[int, dict[int, list[int]]]] = {}
-        self.host_routes: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+        self.host_routes: dict[tuple[str, str], list[tuple[int, ...]]] = {}
         self.host_address: dict[tuple[str, str], int] = {}
 
     def add_switch(self, name: str, interfaces: list[tuple[str, int, int]], routes: list[tuple[int, int, int]]) -> None:
@@ -31,7 +120,8 @@ class Network:
             table[plen].setdefault(net, []).append(nh)
         self.tables[name] = dict(sorted(table.items(), reverse=True))
 
-    def add_host_port(self, host: str, port: str, address: int, routes: list[tuple[int, int, int]]) -> None:
+    def add_host_port(self, host: str, port: str, address: int, routes: list[tuple[int, ...]]) -> None:
+        """``routes``: (network, prefix len, gateway[, metric]) in the order the host tries them."""
         self.owner[address] = host
         self.port_of[address] = (host, port)
         self.host_address[(host, port)] = address
@@ -57,9 +147,10 @@ class Network:
     def walk(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[str], str | None]:
         """Forward from host port ``src`` to ``dst``. Returns (switches crossed, error or None)."""
         via = None
-        for net, plen, gw in self.host_routes.get(src, ()):
-            if dst >> (32 - plen) == net >> (32 - plen):
-                via = gw
+        for route in self.host_routes.get(src, ()):
+            plen = route[1]
+            if dst >> (32 - plen) == route[0] >> (32 - plen):
+                via = route[2]
                 break
         if via is None:
             return [], "no host route"

@@ -5,13 +5,14 @@ from __future__ import annotations
 import fnmatch
 
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.model import projection
 
 # what verify reads of a plan
-PLAN_FIELDS = {"switches": {"name", "group", "index", "plane", "rack", "u", "mgmt_address", "interfaces", "routes", "asn", "host_block",
-                            "loopback"}, "routing": None,
-               "servers": {"name": None, "rack": None, "u": None, "nics": {"port", "mac"}},
-               "cables": None, "cluster": None, "inputs": None, "tool_version": None,
-               "addressing": None, "models": None, "settings": None}
+PLAN_FIELDS = projection(switches={"name", "group", "index", "plane", "rack", "u", "mgmt_address", "interfaces", "routes", "asn",
+                                   "host_block", "loopback"}, routing=None,
+                         servers={"name": None, "rack": None, "u": None, "nics": {"port", "mac"}},
+                         cables=None, cluster=None, inputs=None, tool_version=None,
+                         addressing=None, models=None, settings=None)
 
 
 def scope_of(plan: dict, only: str | None) -> list[str]:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
-from zcube_deploy.devices.names import long_name
+from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.verify.observation import Neighbour, Observation, as_observations
 from zcube_deploy.vocabulary import FindingKind as K
 from zcube_deploy.vocabulary import FixOp
