@@ -28,13 +28,7 @@ IMPORT_RE = re.compile(r"rgos|ruijie", re.I)
 
 # Files other engineers own that still name RGOS; the lead empties this list after merging
 # everyone (each entry says why it is still here).
-ALLOWED: dict[str, str] = {
-    # h13-vocab owns verify/classify.py: it normalises LLDP port ids with the RGOS name table and
-    # names `show ip bgp summary` in a hint; the observation should hand it canonical names
-    "zcube_deploy/verify/classify.py": "vocab engineer (h13-vocab): compare.py's successor, same LLDP name normalisation",
-    # verify/bgp.py's finding texts quote `router bgp`: the vocab engineer's classifiers replace it
-    "zcube_deploy/verify/bgp.py": "vocab engineer (h13-vocab) rebuilds the BGP findings",
-}
+ALLOWED: dict[str, str] = {}
 
 
 def _docstring_lines(tree: ast.AST) -> set[int]:

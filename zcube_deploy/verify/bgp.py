@@ -7,7 +7,7 @@ cause, checked in this order:
 - ``cabling``: the cable already has a finding (down, missing, wrong_peer, swapped, duplicate):
   the session follows the link; the finding refers to that one (``refers_to``).
 - ``link_down``: a port of the session reports no link, with no cabling finding (e.g. out of scope).
-- ``bgp_missing``: a switch runs no ``router bgp``.
+- ``bgp_missing``: a switch runs no BGP process.
 - ``wrong_asn``: a switch runs another AS than the plan's, or names its neighbour with another
   remote AS than the neighbour's planned AS.
 - ``wrong_address``: a fabric port carries another address than the plan's.
@@ -90,7 +90,7 @@ def bfd_problem(s: dict, observed: Mapping[str, Observation]) -> str | None:
         if me["port"] not in cfg.bfd_ports:
             return f"{me['device']} {me['port']} has no `bfd interval` line"
         if peer["address"] not in cfg.fall_over_bfd:
-            return f"{me['device']} has no `neighbor {peer['address']} fall-over bfd`"
+            return f"{me['device']} has no BFD fall-over on its session to {peer['address']}"
     me, peer, st = down[0]
     return f"{me['device']} reports BFD to {peer['address']} as {st or 'absent'}"
 
@@ -129,7 +129,7 @@ def likely_cause(s: dict, observed: Mapping[str, Observation], cable_findings: d
             continue
         cfg = b.config
         if cfg.asn is None:
-            return BgpCause.BGP_MISSING, f"{me['device']} runs no BGP (no `router bgp {me['asn']}`)", None
+            return BgpCause.BGP_MISSING, f"{me['device']} runs no BGP (no BGP process with AS {me['asn']})", None
         if me["asn"] is not None and cfg.asn != me["asn"]:
             return BgpCause.WRONG_ASN, f"{me['device']} runs AS {cfg.asn}; the plan gives it AS {me['asn']}", None
         have = cfg.neighbors.get(peer["address"])
@@ -166,7 +166,7 @@ INSTRUCTION = {
     BgpCause.WRONG_ADDRESS: "push the planned config to {dev} (zcube push --only {dev}): a fabric port has the wrong address",
     BgpCause.WRONG_PEER_ADDRESS: "push the planned config to {dev} (zcube push --only {dev}): a neighbour has the wrong address",
     BgpCause.NOT_CONFIGURED: "push the planned config to {dev} (zcube push --only {dev}): a planned neighbour is missing",
-    BgpCause.UNKNOWN: "check BFD (`show bfd neighbors`) and the logs of {a} and {b}",
+    BgpCause.UNKNOWN: "check the BFD neighbours and the logs of {a} and {b}",
     BgpCause.BFD: "push the planned config to {dev} (zcube push --only {dev}): BFD must run on every fabric session",
 }
 

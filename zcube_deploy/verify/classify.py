@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
-from zcube_deploy.platforms.ruijie_rgos.names import long_name
+from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module
 from zcube_deploy.verify.observation import Neighbour, Observation, as_observations
 from zcube_deploy.vocabulary import FindingKind as K
 from zcube_deploy.vocabulary import FixOp
@@ -50,6 +50,10 @@ class Context:
 
     def __init__(self, plan: dict, observed: Mapping[str, Observation], scope: set[str] | None = None):
         self.plan = plan
+        plat = platform_module((plan.get("cluster") or {}).get("platform") or DEFAULT_PLATFORM)
+        # the platform's name of a port as LLDP reports it (abbreviations), and its BGP summary command
+        self.port_name: Callable[[str], str] = getattr(plat, "port_name", str)
+        self.bgp_sessions_command: str = getattr(plat, "BGP_SESSIONS_COMMAND", "its BGP session summary")
         self.obs = observed
         self.scope = set(observed) if scope is None else scope & set(observed)
         self.cable = {c["id"]: c for c in plan["cables"]}
@@ -98,10 +102,10 @@ class Context:
         name = n.system_name
         mgmt = n.management_address
         if mgmt and mgmt in self.by_mgmt:  # a switch: its management address says which, whatever its hostname
-            return self.by_mgmt[mgmt], long_name(n.port_id)
+            return self.by_mgmt[mgmt], self.port_name(n.port_id)
         if name in self.switches or name in self.alias:
             dev = name if name in self.switches and name not in self.alias else self.alias.get(name, name)
-            return dev, long_name(n.port_id)
+            return dev, self.port_name(n.port_id)
         if name in self.servers:
             if n.port_id_type.lower().startswith("mac"):
                 return self.mac.get(n.port_id.replace(":", "").replace(".", "").replace("-", "").lower())
@@ -229,7 +233,7 @@ def classify_bgp_routes(ctx: Context, down_cables: set[str]) -> list[dict]:
         out.append(finding(K.ROUTE, [], [ctx.end(sw, "")],
                            f"{sw}: {len(missing)} planned prefixes without a B route, {len(wrong)} with other next hops than "
                            f"the shortest AS paths of the plan, {len(extra)} unplanned (e.g. {detail})",
-                           f"check the BGP sessions of {sw} (show ip bgp summary) and re-push it (zcube push --only {sw})", [],
+                           f"check the BGP sessions of {sw} ({ctx.bgp_sessions_command}) and re-push it (zcube push --only {sw})", [],
                            expected=len(want), observed=len(have), routes_missing=missing[:20], routes_wrong=wrong[:20],
                            routes_extra=extra[:20]))
     return out

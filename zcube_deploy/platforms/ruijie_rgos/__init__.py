@@ -26,6 +26,8 @@ NAME = "ruijie_rgos"
 NAPALM_DRIVER = "ruijie_rgos"
 CONFIG_SUFFIX = ".cfg"
 LOOPBACK = "Loopback 0"
+BGP_SESSIONS_COMMAND = "show ip bgp summary"  # named in verify's fix texts
+port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name the plan uses
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
 __all__ = ["CONFIG_SUFFIX", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "VERIFY_COMMANDS", "config_facts", "l3_facts", "long_name",
