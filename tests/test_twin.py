@@ -142,9 +142,17 @@ def test_netplan_commands_carry_every_address_route_and_rule(lab64_build, lab64_
     assert {r.split()[3] for r in rules} == {f"{n['address']}/32" for n in srv["nics"]}
     routes = [c for c in cmds if c.startswith("route add")]
     want = sum(len(n["routes"]) for n in srv["nics"])
-    assert len([r for r in routes if "table main" not in r]) == want
+    assert len([r for r in routes if "table main" not in r and " unicast " in r]) == want
     for r in routes:
         ipaddress.ip_network(r.split()[3])
+    # every port table ends in "unreachable" routes that cover each of its destinations with a higher metric,
+    # so a lookup never falls through to the main table (and out of another GPU's NIC); no device on them
+    for n in srv["nics"]:
+        ends = [c.split() for c in routes if c.startswith("route add unreachable") and c.split()[c.split().index("table") + 1] == str(n["table"])]
+        assert ends and all("dev" not in e and "via" not in e for e in ends)
+        nets = [(ipaddress.ip_network(e[3]), int(e[e.index("metric") + 1])) for e in ends]
+        for r in n["routes"]:
+            assert any(ipaddress.ip_network(r["to"]).subnet_of(net) and m > r["metric"] for net, m in nets), (n["port"], r)
     # links come up and get addresses before any route names a gateway on them
     assert max(i for i, c in enumerate(cmds) if c.startswith("address")) < min(i for i, c in enumerate(cmds) if c.startswith("route"))
 

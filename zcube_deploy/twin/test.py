@@ -128,6 +128,43 @@ def _route_dev(state: dict, switch: str, src: str, dst: str, iif: str) -> str | 
     return parts[parts.index("dev") + 1] if "dev" in parts else None
 
 
+class KernelEcmp:
+    """Which equal-cost link a flow takes at a switch, asked of that switch's kernel (``ip route get``).
+
+    The analysis' rule is "a leg survives only when every equal-cost branch delivers" (any flow may hash
+    onto any of them). A silent failure in mode static leaves a dead link among the live ones; a ping is one
+    flow, so which of those pairs a ping finds dead depends on where the kernel hashes it: this gives the
+    analysis that choice (the input), the analysis still says whether the chosen link delivers (the outcome).
+    """
+
+    def __init__(self, state: dict):
+        self.state = state
+        self.ifname: dict[tuple[str, str], str] = {}
+        self.cable_of: dict[tuple[str, str], str] = {}
+        for l in state["links"]:
+            for end in (l["a"], l["b"]):
+                if end["device"] in state["switches"]:
+                    self.ifname[end["device"], l["cable"]] = end["ifname"]
+                    self.cable_of[end["device"], end["ifname"]] = l["cable"]
+        self.asked = 0
+
+    def __call__(self, switch: str, src: int, dst: int, in_cable: str | None, branches: list[tuple[str, str]]):
+        iif = self.ifname.get((switch, in_cable)) if in_cable else None
+        if iif is None:
+            return None
+        self.asked += 1
+        dev = _route_dev(self.state, switch, _ntoa(src), _ntoa(dst), iif)
+        cable = self.cable_of.get((switch, dev)) if dev else None
+        for b in branches:
+            if b[1] == cable:
+                return b
+        return None
+
+
+def _ntoa(n: int) -> str:
+    return f"{n >> 24 & 255}.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
+
+
 def _probe_flows(plan: dict, state: dict, ports: Ports, fail: failures.Failure, after) -> list[tuple[str, str]]:
     """Port pairs whose packets cross the failed element before it fails and that the analysis says survive it.
 
@@ -268,7 +305,11 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
         log(f"failure {k + 1}/{len(fails)}: {f.label} ({mode})")
         cables, switches = set(f.cables), set(f.switches)
 
-        fw_after = predict.Forwarding(plan, cables, switches)  # the analysis' forwarding state under this failure
+        # the analysis' forwarding state under this failure (and this failure mode)
+        fw_after = predict.Forwarding(plan, cables, switches, mode)
+        ecmp = KernelEcmp(state)
+        if mode == "silent":
+            fw_after.choose = ecmp
 
         def after(prs, fw_after=fw_after):
             return [fw_after.probe(a, b) for a, b in prs]
@@ -282,7 +323,10 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
         dead, dead_prefixes = _dead_hops(plan, f)
         if routing != "bgp":
             dead_prefixes = set()  # static routes are not withdrawn: only the next hops over dead links go
+            if mode == "silent":
+                dead = {}  # and a silent failure takes nothing out of a static FIB: nothing to watch
         watched = [n for n in state["switches"] if n not in f.switches and (n in dead or dead_prefixes)]
+        start_tables = {n: fib.full_table(state["switches"][n]["netns"]) for n in watched}
         monitors = {n: fib.Monitor(state["switches"][n]["netns"]) for n in watched}
         time.sleep(0.2)
         watch: dict = {}
@@ -296,9 +340,19 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             events = {n: m.stop() for n, m in monitors.items()}
             monitors = {}
             end_tables = {n: fib.table(state["switches"][n]["netns"]) for n in watched}
-            clean = fib.converged_at(end_tables, events, dead, dead_prefixes, t_fail) if watched else None
-            watch = {"fib_switches_watched": len(watched),
-                     "fib_converge_ms": round((clean - t_fail) * 1000, 1) if clean is not None else None}
+            # the tables read at the end must be clean; when they are, the replayed events say since when
+            clean_end = fib.is_clean(end_tables, dead, dead_prefixes) if watched else None
+            tl = fib.timeline(start_tables, events, dead, dead_prefixes, t_fail) if watched else {}
+
+            def ms(t):
+                return round((t - t_fail) * 1000, 1) if t is not None and clean_end else None
+
+            watch = {"fib_switches_watched": len(watched), "fib_converge_ms": ms(tl.get("next_hops")),
+                     "fib_dead_prefixes_ms": ms(tl.get("prefixes")) if dead_prefixes else None,
+                     "fib_last_change_ms": ms(tl.get("last_change")),
+                     "fib_next_hops_ms_per_switch": {n: ms(v["next_hops"]) for n, v in sorted(tl.get("per_switch", {}).items())},
+                     "fib_dead_prefixes_ms_per_switch": {n: ms(v["prefixes"]) for n, v in sorted(tl.get("per_switch", {}).items())}
+                     if dead_prefixes else None}
             touched_sw = switches | {l[end]["device"] for l in state["links"] if l["cable"] in cables for end in ("a", "b")
                                      if l[end]["device"] in state["switches"]}
             gp = _gpu_pairs_for(ports, touched_sw, cables, gpu_pairs, seed + k)
@@ -329,6 +383,9 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             "probe_flows": flow_results,
             "converge_ms": converge_ms if converged else None,
             "fib_converge_ms": watch.get("fib_converge_ms"), "fib_switches_watched": watch.get("fib_switches_watched", 0),
+            "fib_dead_prefixes_ms": watch.get("fib_dead_prefixes_ms"), "fib_last_change_ms": watch.get("fib_last_change_ms"),
+            "fib_next_hops_ms_per_switch": watch.get("fib_next_hops_ms_per_switch"),
+            "fib_dead_prefixes_ms_per_switch": watch.get("fib_dead_prefixes_ms_per_switch"),
             "converged": converged,
             "packets_lost": lost,
             "predicted_probes_survive": True,
@@ -336,6 +393,7 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             "gpu_pairs_unreachable": m_bad, "gpu_pairs_unreachable_predicted": p_bad,
             "port_pairs_unreachable": sum(1 for v in measured.values() if not v),
             "port_pairs_unreachable_predicted": sum(1 for v in predicted.values() if not v),
+            "flow_dependent_hops": fw_after.flow_dependent, "kernel_ecmp_asked": ecmp.asked,
             "disagreements": len(disagree),
             "disagreement_examples": [{"src": a, "dst": b, "measured": measured[(a, b)], "predicted": predicted[(a, b)]}
                                       for a, b in disagree[:5]],
