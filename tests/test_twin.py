@@ -180,6 +180,44 @@ def test_failure_specs_are_checked_all_at_once():
 
 # --- the twin on this machine ----------------------------------------------------------------------
 
+def test_silent_failures_drop_at_one_place_in_one_transaction():
+    """A silent failure is one nft ruleset per namespace: a failed switch drops on all its ports (ingress and
+    egress) in its own namespace, a failed cable on its switch end; nothing else is touched."""
+    def end(dev, itf):
+        return {"device": dev, "ifname": itf}
+    state = {"switches": {"S1": {}, "S2": {}}, "namespaces": {"S1": "n-s1", "S2": "n-s2", "h": "n-h"},
+             "links": [{"cable": "F1", "a": end("S1", "f1"), "b": end("S2", "f1")},
+                       {"cable": "F2", "a": end("S2", "f2"), "b": end("S1", "f2")},
+                       {"cable": "H1", "a": end("S1", "h1"), "b": end("h", "eth0")},
+                       {"cable": "H2", "a": end("S2", "h2"), "b": end("h", "eth1")}]}
+    assert failures._silent_ends(state, failures.Failure("switch:S1", switches=["S1"])) == {"n-s1": ["f1", "f2", "h1"]}
+    assert failures._silent_ends(state, failures.Failure("link:H2", cables=["H2"])) == {"n-s2": ["h2"]}
+    assert failures._silent_ends(state, failures.Failure("link:F2", cables=["F2"])) == {"n-s2": ["f2"]}
+
+
+def test_fib_timeline_replays_route_events():
+    """Convergence read from route events replayed onto the table before the failure: the survivors' next hops
+    are clean when the last dead next hop goes, the dead prefixes when the last of them goes (path hunting can
+    bring one back), and later changes are neither."""
+    from zcube_deploy.twin import fib
+
+    t0 = 1000.0
+    start = {"S": {("10.1.0.0/24", "20"): ("via 10.9.0.1 dev a", "via 10.9.0.3 dev b"),
+                   ("10.2.0.0/24", "20"): ("via 10.9.0.1 dev a",)}}
+    ev = [(t0 + 0.10, "10.1.0.0/24", False, ["10.1.0.0/24 proto bgp metric 20", "\tnexthop via 10.9.0.3 dev b weight 1"]),
+          (t0 + 0.20, "10.2.0.0/24", False, ["10.2.0.0/24 via 10.9.0.3 dev b proto bgp metric 20"]),  # longer path
+          (t0 + 0.30, "10.2.0.0/24", True, ["10.2.0.0/24 via 10.9.0.3 dev b proto bgp metric 20"]),
+          (t0 + 0.40, "10.2.0.0/24", False, ["10.2.0.0/24 via 10.9.0.3 dev b proto bgp metric 20"]),  # hunted back
+          (t0 + 0.60, "10.2.0.0/24", True, ["10.2.0.0/24 via 10.9.0.3 dev b proto bgp metric 20"]),
+          (t0 + 0.90, "10.1.0.0/24", False, ["10.1.0.0/24 proto bgp metric 20", "\tnexthop via 10.9.0.3 dev b weight 1",
+                                               "\tnexthop via 10.9.0.5 dev c weight 1"])]
+    tl = fib.timeline(start, {"S": ev}, {"S": {"10.9.0.1"}}, {"10.2.0.0/24"}, t0)
+    assert tl["next_hops"] == t0 + 0.20 and tl["prefixes"] == t0 + 0.60 and tl["last_change"] == t0 + 0.90
+    # never clean: None; clean from the start (carrier loss, nothing to change): the failure time
+    assert fib.timeline(start, {"S": ev[:1]}, {"S": {"10.9.0.1"}}, set(), t0)["next_hops"] is None
+    assert fib.timeline(start, {"S": []}, {"S": {"10.7.7.7"}}, set(), t0)["next_hops"] == t0
+
+
 def _twin_unavailable() -> str | None:
     try:
         return build.netns.missing_support() or runtime.missing()

@@ -153,9 +153,7 @@ class Forwarding:
                 self.blocks.append((_net(sw["host_block"]), name))
             self.blocks.append(((_aton(sw["loopback"]), 32), name))
         self._dist: dict[str, dict[str, int]] = {}
-        self._memo: dict[tuple, bool] = {}
-        self.choose = None  # see delivers()
-        self.flow_dependent = 0
+        self._memo: dict[tuple[str, int], bool] = {}
 
     # ---------------------------------------------------------------- state
     def port_alive(self, p: _Port) -> bool:
@@ -226,15 +224,10 @@ class Forwarding:
                 if d.get(peer, 1 << 30) == d[sw] - 1 and self.switch_up[peer]]
         return hops or None
 
-    def delivers(self, sw: str, dst: int, seen: frozenset = frozenset(), src: int | None = None,
-                 in_cable: str | None = None) -> bool:
-        """True when a packet for ``dst`` entering switch ``sw`` reaches it on every ECMP branch.
-
-        With ``self.choose`` set (a function ``(switch, src, dst, in_cable, [(next switch, cable)]) ->
-        (next switch, cable) or None``) and a source given, a hop whose equal-cost links are partly dead
-        (a silently dead link still routed over) follows the one link that flow hashes onto instead;
-        ``self.flow_dependent`` counts such hops."""
-        key = (sw, dst, src if self.choose else None)
+    def delivers(self, sw: str, dst: int, seen: frozenset = frozenset()) -> bool:
+        """True when a packet for ``dst`` entering switch ``sw`` reaches it on every ECMP branch (a silently
+        dead link that is still routed over loses the flows that hash onto it)."""
+        key = (sw, dst)
         if key in self._memo:
             return self._memo[key]
         if not self.switch_up[sw] or sw in seen or len(seen) >= MAX_HOPS:
@@ -244,14 +237,8 @@ class Forwarding:
             ok = False
         elif not hops:
             ok = True
-        else:  # a silently dead link (still routed over) drops its share of the flows
-            branches = sorted(set(hops))
-            if self.choose is not None and src is not None and len({self.cable_up[c] for _, c in branches}) > 1:
-                self.flow_dependent += 1
-                pick = self.choose(sw, src, dst, in_cable, branches)
-                if pick is not None:
-                    branches = [pick]
-            ok = all(self.cable_up[c] and self.delivers(h, dst, seen | {sw}, src, c) for h, c in branches)
+        else:
+            ok = all(self.cable_up[c] and self.delivers(h, dst, seen | {sw}) for h, c in set(hops))
         if not seen:
             self._memo[key] = ok
         return ok
@@ -275,8 +262,7 @@ class Forwarding:
         if not self.port_alive(dst):
             return False
         out = self.host_route(src, dst.address)
-        return out is not None and self.port_alive(out) and self.delivers(out.switch, dst.address, src=src.address,
-                                                                          in_cable=out.cable)
+        return out is not None and self.port_alive(out) and self.delivers(out.switch, dst.address)
 
     def probe(self, src_addr: str | int, dst_addr: str | int) -> bool:
         s = self.ports.get(src_addr if isinstance(src_addr, int) else _aton(src_addr))

@@ -319,13 +319,6 @@ def load(out_dir: str | Path) -> dict:
         raise InputErrors(Problem(str(path), f"not a twin description: {exc}")) from None
 
 
-def _is_our_daemon(pid: int, run_dir: str) -> bool:
-    try:
-        return run_dir in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return False
-
-
 def down(out_dir: str | Path, log=print) -> dict:
     """Stop every daemon by PID, delete every namespace, restore the initial namespace's sysctls."""
     out = Path(out_dir).resolve()
@@ -334,8 +327,8 @@ def down(out_dir: str | Path, log=print) -> dict:
     stopped, pids = 0, []
     for name, sw in state["switches"].items():
         found = {**sw.get("pids", {}), **runtime.pids(Path(sw["run_dir"]))}
-        ours = {d: p for d, p in found.items() if _is_our_daemon(p, sw["run_dir"])}
-        # SIGKILL: the namespace is deleted next, so zebra's graceful route removal is wasted work (~1 s)
+        ours = {d: p for d, p in found.items() if runtime.is_ours(p, sw["run_dir"])}
+        # SIGKILL: the namespace is deleted next, so a daemon's graceful route removal is wasted work (~1 s)
         stopped += len(runtime.stop(ours, signal.SIGKILL))
         pids += list(ours.values())
     deadline = time.monotonic() + 5
@@ -355,7 +348,7 @@ def down(out_dir: str | Path, log=print) -> dict:
     run_base = state.get("run_base")
     if run_base and Path(run_base).parent == RUN_BASE and Path(run_base).is_dir():
         for name in state["switches"]:
-            for log in (Path(run_base) / name).glob("*.log"):
+            for log in runtime.log_files(Path(run_base) / name):
                 (out / "frr" / name).mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(log, out / "frr" / name / log.name)
         shutil.rmtree(run_base, ignore_errors=True)

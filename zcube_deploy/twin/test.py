@@ -128,43 +128,6 @@ def _route_dev(state: dict, switch: str, src: str, dst: str, iif: str) -> str | 
     return parts[parts.index("dev") + 1] if "dev" in parts else None
 
 
-class KernelEcmp:
-    """Which equal-cost link a flow takes at a switch, asked of that switch's kernel (``ip route get``).
-
-    The analysis' rule is "a leg survives only when every equal-cost branch delivers" (any flow may hash
-    onto any of them). A silent failure in mode static leaves a dead link among the live ones; a ping is one
-    flow, so which of those pairs a ping finds dead depends on where the kernel hashes it: this gives the
-    analysis that choice (the input), the analysis still says whether the chosen link delivers (the outcome).
-    """
-
-    def __init__(self, state: dict):
-        self.state = state
-        self.ifname: dict[tuple[str, str], str] = {}
-        self.cable_of: dict[tuple[str, str], str] = {}
-        for l in state["links"]:
-            for end in (l["a"], l["b"]):
-                if end["device"] in state["switches"]:
-                    self.ifname[end["device"], l["cable"]] = end["ifname"]
-                    self.cable_of[end["device"], end["ifname"]] = l["cable"]
-        self.asked = 0
-
-    def __call__(self, switch: str, src: int, dst: int, in_cable: str | None, branches: list[tuple[str, str]]):
-        iif = self.ifname.get((switch, in_cable)) if in_cable else None
-        if iif is None:
-            return None
-        self.asked += 1
-        dev = _route_dev(self.state, switch, _ntoa(src), _ntoa(dst), iif)
-        cable = self.cable_of.get((switch, dev)) if dev else None
-        for b in branches:
-            if b[1] == cable:
-                return b
-        return None
-
-
-def _ntoa(n: int) -> str:
-    return f"{n >> 24 & 255}.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
-
-
 def _probe_flows(plan: dict, state: dict, ports: Ports, fail: failures.Failure, after) -> list[tuple[str, str]]:
     """Port pairs whose packets cross the failed element before it fails and that the analysis says survive it.
 
@@ -307,9 +270,6 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
 
         # the analysis' forwarding state under this failure (and this failure mode)
         fw_after = predict.Forwarding(plan, cables, switches, mode)
-        ecmp = KernelEcmp(state)
-        if mode == "silent":
-            fw_after.choose = ecmp
 
         def after(prs, fw_after=fw_after):
             return [fw_after.probe(a, b) for a, b in prs]
@@ -393,7 +353,6 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             "gpu_pairs_unreachable": m_bad, "gpu_pairs_unreachable_predicted": p_bad,
             "port_pairs_unreachable": sum(1 for v in measured.values() if not v),
             "port_pairs_unreachable_predicted": sum(1 for v in predicted.values() if not v),
-            "flow_dependent_hops": fw_after.flow_dependent, "kernel_ecmp_asked": ecmp.asked,
             "disagreements": len(disagree),
             "disagreement_examples": [{"src": a, "dst": b, "measured": measured[(a, b)], "predicted": predicted[(a, b)]}
                                       for a, b in disagree[:5]],
