@@ -289,6 +289,19 @@ def test_twin_lab64_end_to_end(tmp_path, lab64_build, mode):
         # convergence times are measured, not asserted here (timings belong in benchmarks/): every check but
         # the time limit must hold
         assert rep["checks"][0]["ok"] and all(f["converged"] for f in rep["failures"])
+        # both failure modes on a switch and a host cable: what the ports experience equals the analysis'
+        # prediction for that mode (silent: the hosts keep sending into the dead ports, nothing runs BFD there)
+        unreachable = {}
+        for fmode in ("carrier", "silent"):
+            run_zcube("twin", "test", str(d), "--pairs", "200", "--gpu-pairs", "400", "--fail", "switch:ZC-O003",
+                      "--fail", "link:H000001", "--mode", fmode)
+            rep = json.loads((d / "test-report.json").read_text())
+            assert rep["failure_mode"] == fmode
+            for f in rep["failures"]:
+                assert f["disagreements"] == 0, (fmode, f["failure"], f["disagreement_examples"])
+                assert f["port_pairs_unreachable"] > 0 and f["restored"]
+            unreachable[fmode] = [f["gpu_pairs_unreachable"] for f in rep["failures"]]
+        assert unreachable["carrier"][0] == 0 < unreachable["silent"][0]  # switch: fallbacks work only on carrier loss
     finally:
         if (d / "twin.json").exists():
             r = run_zcube("twin", "down", str(d))
