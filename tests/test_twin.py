@@ -216,6 +216,9 @@ def test_fib_timeline_replays_route_events():
     # never clean: None; clean from the start (carrier loss, nothing to change): the failure time
     assert fib.timeline(start, {"S": ev[:1]}, {"S": {"10.9.0.1"}}, set(), t0)["next_hops"] is None
     assert fib.timeline(start, {"S": []}, {"S": {"10.7.7.7"}}, set(), t0)["next_hops"] == t0
+    # no event, yet clean at the end: the kernel skips a linkdown next hop silently, from the failure on
+    assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0)["next_hops"] is None
+    assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0, {"S": True})["next_hops"] == t0
 
 
 def _twin_unavailable() -> str | None:

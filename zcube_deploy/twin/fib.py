@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 from datetime import datetime
 
 from zcube_deploy.twin.netns import NETNS_DIR
@@ -70,13 +71,23 @@ class Monitor:
         # unbuffered: ip exits on SIGTERM without flushing stdio, which would lose the last events
         self.proc = subprocess.Popen(["nsenter", f"--net={NETNS_DIR / ns}", "stdbuf", "-oL", "ip", "-4", "-ts", "monitor", "route"],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        # read as it comes: ip stamps an event when it reads it, and a full pipe (64 KiB: a few routes with 64
+        # next hops) would stall it, stamping the rest late or losing them
+        self._lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self._lines.append(line.rstrip("\n"))
 
     def stop(self) -> list[tuple[float, str, bool, list[str]]]:
         """(epoch time, prefix, deleted, lines) of every route change seen."""
         self.proc.terminate()
-        out, _ = self.proc.communicate(timeout=10)
+        self.proc.wait(timeout=10)
+        self._reader.join(timeout=10)
         events, cur = [], None
-        for line in out.splitlines():
+        for line in self._lines:
             m = TS.match(line)
             if m:
                 cur = [datetime.fromisoformat(m.group(1)).timestamp(), m.group(2)]
@@ -130,7 +141,7 @@ def _dead_prefix(t: dict[tuple[str, str], tuple], prefixes: set[str]) -> bool:
 
 
 def timeline(start: dict[str, dict[tuple[str, str], tuple]], events: dict[str, list], dead: dict[str, set[str]],
-             prefixes: set[str], t_fail: float) -> dict:
+             prefixes: set[str], t_fail: float, end_clean: dict[str, bool] | None = None) -> dict:
     """Replay each switch's route events onto its table read before the failure.
 
     Per switch and overall (the latest switch; None when one never got there): ``next_hops``, the last time
@@ -138,7 +149,10 @@ def timeline(start: dict[str, dict[tuple[str, str], tuple]], events: dict[str, l
     its routes had to change: carrier loss makes the kernel skip dead next hops at once), which is what the
     surviving traffic sees; ``prefixes``, the same for holding a dead switch's prefixes (only packets for the
     dead switch's own ports use them); ``last_change``: the last route change of any kind (what comes after
-    the other two is the re-selection among surviving equal paths, not convergence)."""
+    the other two is the re-selection among surviving equal paths, not convergence). ``end_clean``: per switch,
+    whether its table read at the end is clean; a switch clean at the end whose replay is not was cleaned
+    without a route event: the kernel skips a ``linkdown`` next hop from the moment of the carrier loss and
+    says nothing (static routes over a cut link stay that way), so it counts as clean at the failure time."""
     per = {}
     for sw, evs in events.items():
         t = dict(start.get(sw, {}))
@@ -159,6 +173,8 @@ def timeline(start: dict[str, dict[tuple[str, str], tuple]], events: dict[str, l
                     at[what] = None
                 elif at[what] is None:
                     at[what] = ts
+        if end_clean and end_clean.get(sw):
+            at = {k: (t_fail if v is None else v) for k, v in at.items()}
         per[sw] = {**at, "last_change": last}
 
     def latest(what):

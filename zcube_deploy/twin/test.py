@@ -302,7 +302,8 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             end_tables = {n: fib.table(state["switches"][n]["netns"]) for n in watched}
             # the tables read at the end must be clean; when they are, the replayed events say since when
             clean_end = fib.is_clean(end_tables, dead, dead_prefixes) if watched else None
-            tl = fib.timeline(start_tables, events, dead, dead_prefixes, t_fail) if watched else {}
+            end_clean = {n: fib.is_clean({n: t}, dead, dead_prefixes) for n, t in end_tables.items()}
+            tl = fib.timeline(start_tables, events, dead, dead_prefixes, t_fail, end_clean) if watched else {}
 
             def ms(t):
                 return round((t - t_fail) * 1000, 1) if t is not None and clean_end else None
