@@ -10,7 +10,7 @@ from netmiko import ConnectHandler
 from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException, ReadTimeout
 
 from conftest import run_zcube
-from zcube_deploy.lab.rgos import INCOMPLETE, INVALID
+from zcube_deploy.platforms.ruijie_rgos.lab.shell import INCOMPLETE, INVALID
 from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
 
 pytestmark = pytest.mark.lab

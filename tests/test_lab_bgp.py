@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_zcube
-from zcube_deploy.devices.parsers import parse
-from zcube_deploy.lab import bgp
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos.lab import bgp
 from zcube_deploy.lab.core import LabModel
 from zcube_deploy.verify.compare import compare
 from zcube_deploy.verify.observe import COMMANDS, observe

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from zcube_deploy.devices.names import long_name, short_name
-from zcube_deploy.devices.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 
 MOCKED = Path(__file__).resolve().parent / "mocked"
 CASES = sorted(p.parent for p in MOCKED.rglob("raw.txt"))
@@ -83,3 +83,45 @@ def test_ip_route():
 ])
 def test_interface_names(given, long, short):
     assert long_name(given) == long and short_name(given) == short
+
+
+# ---- the platform's neutral parse (render's self-check and the routing proof read it)
+
+def _golden_configs():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent / "golden"
+    return sorted(root.glob("lab-64*/configs/*.cfg"))[::7]
+
+
+@pytest.mark.parametrize("path", _golden_configs(), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_config_facts_agree_with_hier_config(path):
+    """The regex reading and the hier_config tree (an independent parser) see the same addresses and routes."""
+    from zcube_deploy.platforms.ruijie_rgos import config_facts, l3_facts
+
+    text = path.read_text()
+    facts, tree = config_facts(text), l3_facts(text)
+    assert sorted(facts["addresses"]) == sorted((n, a) for n, addrs in tree["interfaces"].items() for a in addrs)
+    assert sorted(r for r in facts["routes"] if r[1]) == sorted(tree["routes"])
+    assert facts["interfaces"] == list(tree["interfaces"])
+
+
+def test_config_facts_edge_cases():
+    from zcube_deploy.platforms.ruijie_rgos import config_facts
+
+    text = ("hostname  S1 \r\ninterface HundredGigabitEthernet 0/1 \r\n description ip address 1.2.3.4 in a description\r\n"
+            " no switchport\r\n ip address 10.0.0.0 255.255.255.254\r\n ip address 10.9.0.1 255.255.255.0 secondary\r\n"
+            " shutdown\r\n bfd interval 300 min_rx 300 multiplier 3\r\n!\r\ninterface Loopback 0\r\n ip address 10.1.0.1 255.255.255.255\r\n"
+            "interface HundredGigabitEthernet 0/2\r\n ip address 10.0.0.2 255.0.255.0\r\n no shutdown\r\n"
+            "ip route 10.2.0.0 255.255.0.0 HundredGigabitEthernet 0/1 10.0.0.1\r\nip route 10.3.0.0 255.255.0.0 Null 0\r\n"
+            "router bgp 65001\r\n neighbor 10.0.0.1 remote-as 65002\r\n neighbor 10.0.0.1 fall-over bfd\r\n address-family ipv4 unicast\r\n"
+            "  network 10.1.0.1 mask 255.255.255.255\r\n  network 10.5.0.0\r\n exit-address-family\r\nend")
+    f = config_facts(text)
+    hu1, hu2 = "HundredGigabitEthernet 0/1", "HundredGigabitEthernet 0/2"
+    assert f["hostnames"] == ["S1"]
+    assert f["interfaces"] == [hu1, "Loopback 0", hu2]
+    assert f["addresses"] == [(hu1, "10.0.0.0/31"), (hu1, "10.9.0.1/24"), ("Loopback 0", "10.1.0.1/32"), (hu2, "10.0.0.2/?255.0.255.0")]
+    assert f["shutdown"] == [hu1] and f["bfd"] == [hu1] and f["routed"] == [hu1, "Loopback 0"]
+    assert f["routes"] == [("10.2.0.0/16", "10.0.0.1"), ("10.3.0.0/16", None)]
+    assert f["bgp"] == [{"asn": 65001, "neighbors": [("10.0.0.1", 65002)], "bfd_neighbors": ["10.0.0.1"],
+                         "networks": ["10.1.0.1/32", "10.5.0.0/32"]}]

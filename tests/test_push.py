@@ -8,7 +8,7 @@ import napalm
 import pytest
 
 from conftest import build_example, run_zcube
-from zcube_deploy.devices.driver import RuijieRGOSDriver, remediation_lines
+from zcube_deploy.platforms.ruijie_rgos.driver import RuijieRGOSDriver, remediation_lines
 from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
 

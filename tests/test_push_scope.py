@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import build_example, run_zcube
-from zcube_deploy.devices.driver import remediation_lines
+from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
 from zcube_deploy.lab.core import LabModel, site_baseline
-from zcube_deploy.lab.rgos import Session
+from zcube_deploy.platforms.ruijie_rgos.lab.shell import Session
 from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
 from zcube_deploy.platforms.ruijie_rgos import l3_facts, top_level_lines
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
@@ -335,7 +335,7 @@ def test_trust_on_first_use_without_a_file_uses_the_users_known_hosts(tmp_path, 
 
 def test_a_changed_remote_as_is_overwritten_in_place():
     """`no neighbor A remote-as OLD` would take the neighbour's other lines with it: overwrite in place."""
-    from zcube_deploy.lab.rgos import SwitchState
+    from zcube_deploy.platforms.ruijie_rgos.lab.shell import SwitchState
 
     running = ("router bgp 65001\n neighbor 10.0.0.1 remote-as 65002\n neighbor 10.0.0.1 fall-over bfd\n"
                " neighbor 10.0.0.3 remote-as 65003\n neighbor 10.0.0.3 fall-over bfd\n")

@@ -249,7 +249,7 @@ def test_selfcheck_catches_a_missing_neighbour(bgp_build):
     args = (sw, [u["name"] for u in view["unused"]], view["mgmt"]["name"], plan["settings"]["mgmt_prefix_len"], view["bgp"])
     assert check_switch_config(text, *args) == []
     bad = "".join(ln for ln in text.splitlines(True) if "fall-over bfd" not in ln or "10.200.0.1 " not in ln)
-    assert any("fall-over bfd" in p for p in check_switch_config(bad, *args))
+    assert any("BFD fall-over" in p for p in check_switch_config(bad, *args))
 
 
 def test_host_fallbacks_and_sysctl(bgp_build):

@@ -83,3 +83,10 @@ class DeviceError(ZCubeError):
     """A device could not be reached or did not do what was asked."""
 
     exit_code = 1
+
+
+def debug_requested() -> bool:
+    """ZCUBE_DEBUG is set: an internal error (a bug) shows its traceback."""
+    import os
+
+    return "ZCUBE_DEBUG" in os.environ

@@ -12,7 +12,7 @@ import re
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 NAME_HINT = "use letters, digits, '.', '_' and '-' only, starting with a letter or digit, at most 63"
 INTERFACE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*( ?[0-9]+(/[0-9]+)*(:[0-9]+)?)?$")
-INTERFACE_HINT = "an interface name like 'TwoHundredGigabitEthernet 0/1:2' or 'ens1f0np0'"
+INTERFACE_HINT = "an interface name: a word, an optional space, then numbers like 0/1:2 (e.g. 'ens1f0np0')"
 DESCRIPTION_RE = re.compile(r"^[A-Za-z0-9 ._:/,()=+@#%&*<>\[\]-]{0,240}$")
 DESCRIPTION_HINT = "printable characters without '!', '?', quotes or control characters, at most 240"
 MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.resources import data_dir
@@ -50,19 +50,19 @@ class SpeedMode(_Model):
 class BgpSyntax(_Model):
     """Platform data for mode bgp: the lines no vendor guide has confirmed (ruijie.md, [U]).
 
-    `router bgp`, `neighbor X remote-as`, `neighbor X fall-over bfd` and the interface `bfd
-    interval` line are confirmed and live in the template; everything here is rendered as given."""
+    The session, fall-over and interface BFD lines are confirmed and live in the platform's
+    template; everything here is rendered as given. A field an entry leaves out comes from its
+    platform (``platforms/<name>/platform.yaml``, ``catalog_defaults.bgp``)."""
 
     confirmed: bool = False
-    router_id: str = Field(default="bgp router-id {router_id}", description="field {router_id}")
-    global_lines: list[str] = Field(default_factory=list, description="lines right after `router bgp`, e.g. multipath relax")
-    address_family: str | None = Field(default="address-family ipv4 unicast", description="None: no address-family block")
-    exit_address_family: str = "exit-address-family"
-    network: str = Field(default="network {network} mask {mask}", description="fields {network}, {mask}, {prefix_len}")
-    maximum_paths: str = Field(default="maximum-paths {paths}", description="field {paths}")
+    router_id: str = Field(description="field {router_id}")
+    global_lines: list[str] = Field(default_factory=list, description="lines right after the BGP instance line, e.g. multipath relax")
+    address_family: str | None = Field(description="None: no address-family block")
+    exit_address_family: str
+    network: str = Field(description="fields {network}, {mask}, {prefix_len}")
+    maximum_paths: str = Field(description="field {paths}")
     max_paths: int = Field(default=64, ge=1, le=1024, description="ECMP path limit rendered by default")
-    discard_route: str | None = Field(default="ip route {network} {mask} Null 0",
-                                      description="static discard route that makes the host block exist for `network`")
+    discard_route: str | None = Field(description="static discard route that makes the host block exist for `network`")
 
 
 class SwitchModel(_Model):
@@ -73,12 +73,26 @@ class SwitchModel(_Model):
     u_height: int = Field(ge=1, le=16)
     cages: int = Field(ge=1, le=1024)
     cage_form_factor: str
-    mgmt_interface: str = "Mgmt 0"
+    mgmt_interface: str = Field(description="default: the platform's (platform.yaml catalog_defaults)")
     speeds: dict[str, SpeedMode]
     breakout_command: str | None = Field(default=None, description="per split cage; fields {cage}, {speed}, {lanes}, {name}")
     config_lines: list[str] = Field(default_factory=list, description="global lines; fields {switch_mtu}")
     unit_price_usd: float | None = None
     bgp: BgpSyntax | None = Field(default=None, description="mode bgp syntax (platform data, unconfirmed lines)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _platform_defaults(cls, data):
+        """Fields an entry leaves out take its platform's defaults (platform.yaml ``catalog_defaults``)."""
+        if not isinstance(data, dict) or not isinstance(data.get("platform"), str):
+            return data
+        from zcube_deploy.platforms import catalog_defaults
+
+        defaults = catalog_defaults(data["platform"])
+        out = {**{k: v for k, v in defaults.items() if k != "bgp"}, **data}
+        if isinstance(data.get("bgp"), dict):
+            out["bgp"] = {**defaults.get("bgp", {}), **data["bgp"]}
+        return out
 
     def logical_ports(self, speed: str) -> int:
         """R: logical ports at ``speed``."""

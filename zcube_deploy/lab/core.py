@@ -1,6 +1,8 @@
-"""The lab's model: one simulated RGOS switch per plan switch, the physical wiring, servers' LLDP.
+"""The lab's model: one simulated switch per plan switch, the physical wiring, servers' LLDP.
 
-No SSH here (see server.py): this is what the SSH sessions talk to.
+No SSH here (see server.py): this is what the SSH sessions talk to. The switch itself (its CLI,
+show outputs, routing protocols, site baseline) is the platform's simulator,
+``platforms/<name>/lab`` (:func:`zcube_deploy.platforms.simulator`).
 """
 
 from __future__ import annotations
@@ -8,14 +10,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
-from pathlib import Path
 from string import Template
 
-from zcube_deploy.devices.names import short_name
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.lab import bgp, lldp
-from zcube_deploy.lab.rgos import Interface, Session, SwitchState
 from zcube_deploy.lab.wiring import Wiring
+from zcube_deploy.platforms import simulator
 
 
 def synthetic_mac(*parts: str) -> str:
@@ -40,13 +39,10 @@ class DeviceFaults:
     ask_password_change: bool = False
 
 
-DEFAULT_BASELINE = Path(__file__).resolve().parent / "baseline.cfg"
-
-
 def site_baseline(plan: dict, text: str | None = None) -> str:
-    """The site baseline for ``plan``: ``text`` (any RGOS lines) or the lab's default file, with
+    """The site baseline for ``plan``: ``text`` (any configuration lines) or the platform's default file, with
     ``${mgmt_gateway}``, ``${mgmt_network}``, ``${mgmt_mask}`` and ``${mgmt_wildcard}`` filled in."""
-    raw = DEFAULT_BASELINE.read_text(encoding="utf-8") if text is None else text
+    raw = simulator(plan["models"]["switch"]["platform"]).DEFAULT_BASELINE.read_text(encoding="utf-8") if text is None else text
     net = IPv4Network(plan["addressing"]["management_network"])
     return Template(raw).safe_substitute(mgmt_gateway=plan["settings"]["mgmt_gateway"], mgmt_network=str(net.network_address),
                                          mgmt_mask=str(net.netmask), mgmt_wildcard=str(net.hostmask))
@@ -56,6 +52,7 @@ class LabModel:
     def __init__(self, plan: dict, baseline: str | None = None):
         """``baseline``: the site baseline every switch starts from (None: the lab's default file; "": none)."""
         self.plan = plan
+        self.sim = sim = simulator(plan["models"]["switch"]["platform"])  # the switch model's platform
         self.wiring = Wiring.from_plan(plan)
         model = plan["models"]["switch"]
         self.model_name = model["name"]
@@ -63,21 +60,20 @@ class LabModel:
         ports = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
         self.abbrev = {name: v[0] for name, v in pm["cage_of"].items()}
         for name in pm["unused_ports"]:
-            self.abbrev.setdefault(name, short_name(name))
-        mgmt_if = model.get("mgmt_interface", "Mgmt 0")
+            self.abbrev.setdefault(name, sim.short_name(name))
+        mgmt_if = model["mgmt_interface"]
         mgmt_mask = _mask(plan["settings"]["mgmt_prefix_len"])
-        self.switches: dict[str, SwitchState] = {}
+        self.switches: dict = {}  # name -> the simulator's SwitchState
         site = site_baseline(plan, baseline)
         for sw in plan["switches"]:
-            st = SwitchState(model=self.model_name, interface_names=[mgmt_if] + ports, abbreviations=self.abbrev,
+            st = sim.SwitchState(model=self.model_name, interface_names=[mgmt_if] + ports, abbreviations=self.abbrev,
                              serial="G1" + hashlib.sha256(sw["name"].encode()).hexdigest()[:10].upper())
-            st.interfaces[mgmt_if] = Interface(mgmt_if, physical=True, routed=True, address=(sw["mgmt_address"], mgmt_mask))
+            st.interfaces[mgmt_if] = sim.Interface(mgmt_if, physical=True, routed=True, address=(sw["mgmt_address"], mgmt_mask))
             if site:
                 try:
                     st.load_baseline(site)
                 except ValueError as exc:
-                    raise InputErrors(Problem("baseline", f"the simulated switch rejects {exc}",
-                                              "a baseline holds RGOS configuration lines, as `show running-config` prints them")) from None
+                    raise InputErrors(Problem("baseline", f"the simulated switch rejects {exc}", sim.BASELINE_HINT)) from None
             st.startup = st.running_config(header=False)
             self.switches[sw["name"]] = st
         self.mgmt = {sw["name"]: sw["mgmt_address"] for sw in plan["switches"]}
@@ -90,11 +86,11 @@ class LabModel:
         self.faults: dict[str, DeviceFaults] = {name: DeviceFaults() for name in self.switches}
         self.state_of = {id(st): name for name, st in self.switches.items()}
         self._bgp_key = None
-        self._bgp_model: bgp.Model | None = None
-        self._bgp_parsed: dict[str, tuple[int, bgp.SwitchConfig]] = {}
+        self._bgp_model = None  # the simulator's bgp.Model
+        self._bgp_parsed: dict[str, tuple] = {}  # name -> (generation, the simulator's parsed config)
 
     # ---- physical layer
-    def name_of(self, st: SwitchState) -> str:
+    def name_of(self, st) -> str:
         return self.state_of[id(st)]
 
     def _end_up(self, device: str, port: str) -> bool:
@@ -106,15 +102,15 @@ class LabModel:
             return itf is not None and not itf.shutdown
         return device in self.wiring.servers or device.startswith("lab-")
 
-    def link_up(self, st: SwitchState, port: str) -> bool:
+    def link_up(self, st, port: str) -> bool:
         me = self.name_of(st)
         if (me, port) in self.wiring.forced_down:
             return False
         return any(self._end_up(*peer) for _, peer in self.wiring.peers((me, port)))
 
-    def neighbors(self, st: SwitchState) -> list[lldp.Neighbor]:
+    def neighbors(self, st) -> list:
         me = self.name_of(st)
-        out: list[lldp.Neighbor] = []
+        out: list = []
         for port, itf in st.interfaces.items():
             if not itf.physical or itf.shutdown or (me, port) in self.wiring.forced_down:
                 continue
@@ -126,46 +122,48 @@ class LabModel:
                     out.append(n)
         return out
 
-    def _neighbor(self, port: str, cable_id: str, dev: str, pport: str) -> lldp.Neighbor | None:
-        short = self.abbrev.get(port, short_name(port))
+    def _neighbor(self, port: str, cable_id: str, dev: str, pport: str) -> object | None:
+        short = self.abbrev.get(port, self.sim.short_name(port))
         peer = self.switches.get(dev)
         if peer is not None:
-            return lldp.Neighbor(
+            return self.sim.lldp.Neighbor(
                 local_port=port, local_short=short, system_name=peer.hostname, port_id=pport, port_id_type="Interface name",
                 port_description=(peer.interfaces[pport].description or pport) if pport in peer.interfaces else pport,
                 chassis_id=dotted_mac(synthetic_mac(dev)), chassis_id_type="MAC address",
-                system_description=f"Ruijie Networks Data Center Switch({peer.model}) By Ruijie Networks,\n"
-                                   f"Running on Software RGOS 11.0(5)B9P66, Release(10172204)",
+                system_description=self.sim.system_description(peer.model),
                 capabilities="Repeater, Bridge, Router", capability_codes="P, B, R", management_address=self.mgmt.get(dev, ""))
         if dev in self.wiring.lldp_off:
             return None
         name = self.wiring.announced_name.get(cable_id, dev)
         mac = self.nic_mac.get((dev, pport)) or synthetic_mac(dev, pport)
         by_mac = self.server_model.get("lldp_port_id") == "mac"
-        return lldp.Neighbor(
+        return self.sim.lldp.Neighbor(
             local_port=port, local_short=short, system_name=name, port_id=mac if by_mac else pport,
             port_id_type="MAC address" if by_mac else "Interface name", port_description=pport,
             chassis_id=dotted_mac(synthetic_mac(dev)), chassis_id_type="MAC address",
             system_description="Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic #115-Ubuntu SMP x86_64",
             capabilities="Bridge, Router, Station", capability_codes="B, R, S")
 
-    def lldp_text(self, st: SwitchState, detail: bool) -> str:
+    def lldp_text(self, st, detail: bool) -> str:
         ns = self.neighbors(st)
+        lldp = self.sim.lldp
         return lldp.detail(ns) if detail else lldp.brief(ns)
 
-    def lldp_output(self, st: SwitchState, detail: bool):
+    def lldp_output(self, st, detail: bool):
         """What the CLI sends: the brief table as text, the detail as a stream of chunks."""
+        lldp = self.sim.lldp
         if not detail:
             return lldp.brief(self.neighbors(st))
         return lldp.detail_chunks(self.neighbors(st))
 
-    def new_session(self, name: str) -> Session:
+    def new_session(self, name: str):
         f = self.faults[name]
-        return Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_output, link_up=self.link_up,
+        return self.sim.Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_output, link_up=self.link_up,
                        ask_password_change=f.ask_password_change, reject=f.reject_lines, routing=self.routing)
 
-    # ---- routing protocols (lab/bgp.py), recomputed only when a config or the wiring changed
-    def bgp_model(self) -> bgp.Model:
+    # ---- routing protocols (the simulator's bgp), recomputed only when a config or the wiring changed
+    def bgp_model(self):
+        bgp = self.sim.bgp
         w = self.wiring
         key = (tuple(st.generation for st in self.switches.values()), len(w.cables), w.generation, frozenset(w.forced_down))
         if key != self._bgp_key:
@@ -180,7 +178,7 @@ class LabModel:
             self._bgp_key = key
         return self._bgp_model
 
-    def routing(self, st: SwitchState) -> tuple[bgp.Model, str]:
+    def routing(self, st) -> tuple:
         return self.bgp_model(), self.name_of(st)
 
     enable_secret = ""

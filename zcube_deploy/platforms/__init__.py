@@ -1,8 +1,12 @@
 """Platforms: everything one network OS knows, in one place per platform.
 
-``zcube_deploy/platforms/<name>/platform.yaml`` holds a platform's data (today: the managed scope
-that push owns and the secret-bearing keywords that are masked in files and reports); a platform's
-code (parsers of its configuration text) lives beside it. :func:`platform_data` loads the data.
+``zcube_deploy/platforms/<name>/platform.yaml`` holds a platform's data (the managed scope that
+push owns, the loopback, the secret-bearing keywords masked in files and reports);
+``zcube_deploy/platforms/<name>/__init__.py`` its code: the syntax facts, the neutral parse of its
+configuration text (:func:`config_facts`), the NAPALM driver name, what verify runs and how it
+reads it, the simulated switch of the lab. Nothing outside ``platforms/`` names a platform's
+keywords, commands or interface types (tests/test_platform_seam.py); docs/platforms.md says how
+to add one.
 
 ``switch_renderer`` is the seam render uses: a platform that renders its switch configuration
 itself (``frr``) returns ``(file suffix, render(plan, switch) -> text)``; ``None`` keeps render's
@@ -18,6 +22,7 @@ from pathlib import Path
 import yaml
 
 _HERE = Path(__file__).resolve().parent
+DEFAULT_PLATFORM = "ruijie_rgos"  # what an inventory gets when it names none (inventory/models.py)
 
 
 def known_platforms() -> list[str]:
@@ -31,6 +36,13 @@ def platform_data(name: str) -> dict:
     if not path.is_file():
         raise KeyError(f"unknown platform {name!r}; known: {', '.join(known_platforms())}")
     return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def catalog_defaults(name: str) -> dict:
+    """What a catalog entry of platform ``name`` gets for the fields it leaves out ({} for a platform without data)."""
+    if not (_HERE / name / "platform.yaml").is_file():
+        return {}
+    return platform_data(name).get("catalog_defaults") or {}
 
 
 def platform_module(name: str):
@@ -47,3 +59,36 @@ def switch_renderer(platform: str) -> tuple[str, Callable[[dict, dict], str]] | 
 
         return ".conf", lambda plan, sw: render_switch(plan, sw)
     return None
+
+
+def napalm_driver(name: str):
+    """The NAPALM driver class of platform ``name`` (``napalm.get_network_driver`` on its driver name)."""
+    import napalm
+
+    return napalm.get_network_driver(platform_module(name).NAPALM_DRIVER)
+
+
+def simulator(name: str):
+    """The simulated switch of platform ``name`` that the lab runs (``platforms/<name>/lab``)."""
+    from zcube_deploy.errors import InputErrors, Problem
+
+    module = platform_module(name) if name in known_platforms() else None
+    if module is None or not hasattr(module, "simulator"):
+        raise InputErrors(Problem("cluster.platform", f"the lab has no simulated switch for platform {name!r}",
+                                  f"the lab simulates: {', '.join(p for p in known_platforms() if hasattr(platform_module(p), 'simulator'))}"))
+    return module.simulator()
+
+
+def config_facts(name: str, text: str) -> dict:
+    """Platform ``name``'s config text -> its neutral facts (see platforms/<name>/__init__.py ``config_facts``)."""
+    return platform_module(name).config_facts(text)
+
+
+def config_readers() -> dict[str, Callable[[str], dict]]:
+    """{rendered config file suffix: config text -> neutral facts} for every platform that can read its configs back."""
+    out = {}
+    for name in known_platforms():
+        module = platform_module(name)
+        if hasattr(module, "config_facts"):
+            out[module.CONFIG_SUFFIX] = module.config_facts
+    return out

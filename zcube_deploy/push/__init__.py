@@ -1,5 +1,11 @@
 """Safe batch push: back up, diff, (dry-run stops here), apply, read back, confirm, then write.
 
+The device is reached through its platform's NAPALM driver (``napalm.get_network_driver``, see
+platforms/<name>) and the NAPALM contract only: ``get_config`` is the backup, loading the
+candidate runs the driver's pre-flight, ``compare_config`` is the diff, ``commit_config`` applies,
+reads back and writes, ``rollback`` returns to the backup (optional_args ``rollback_to`` when a new
+session must undo an earlier one's commit; ``managed_scope`` limits all of it to what push owns).
+
 Any error after the first line was sent rolls the device back to its backup (reconnecting if the
 session dropped) and leaves its startup config untouched. Devices run in a bounded thread pool;
 an optional canary batch goes first; a failure budget stops new devices from starting.
@@ -17,9 +23,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from zcube_deploy.devices.driver import RuijieRGOSDriver
+from napalm.base.exceptions import MergeConfigException, ReplaceConfigException
+
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.platforms import platform_module
+from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver, platform_module
 from zcube_deploy.push.guard import after_change, management_problems
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
@@ -61,7 +68,7 @@ class Target:
     intended: str
     scope: ManagedScope | None = None  # what push owns on this switch (None: the whole config, tests only)
     mgmt_address: str | None = None
-    platform: str = "ruijie_rgos"
+    platform: str = DEFAULT_PLATFORM
 
 
 @dataclass
@@ -123,10 +130,12 @@ def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> 
 def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, res: dict) -> dict:
     started = time.monotonic()
 
-    def driver() -> RuijieRGOSDriver:
-        return RuijieRGOSDriver(t.host, creds.username, creds.password, timeout=int(opts.timeout), optional_args={
+    driver_class = napalm_driver(t.platform)
+
+    def driver(**extra):
+        return driver_class(t.host, creds.username, creds.password, timeout=int(opts.timeout), optional_args={
             "port": t.port, "secret": creds.secret, "known_hosts": opts.known_hosts,
-            "trust_on_first_use": opts.trust_on_first_use, "read_timeout": opts.read_timeout, "managed_scope": t.scope})
+            "trust_on_first_use": opts.trust_on_first_use, "read_timeout": opts.read_timeout, "managed_scope": t.scope, **extra})
 
     drv = driver()
     try:
@@ -145,13 +154,13 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
         backup = out / "backups" / t.name / f"{_stamp()}.cfg"
         write_private(backup, running)
         res["backup"] = str(backup)
-        missing = drv.preflight(t.intended)
-        if missing:
-            res.update(status="failed", error=f"pre-flight: the device has no interface {missing[0]!r}"
-                       + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "") + "; nothing was changed")
+        try:
+            drv.load_replace_candidate(config=t.intended)  # the driver's pre-flight: every interface named exists
+        except (ReplaceConfigException, MergeConfigException) as exc:
+            res.update(status="failed", error=f"{_clean(exc, creds, t.platform, with_type=False)}; nothing was changed")
             return res
-        drv.load_replace_candidate(config=t.intended)
-        lines = drv.pending_lines(running)
+        diff_text = drv.compare_config()
+        lines = diff_text.splitlines() if diff_text else []
         res["lines_changed"] = sum(1 for ln in lines if ln != "exit")
         ddir = out / "push"
         ddir.mkdir(parents=True, exist_ok=True)
@@ -169,11 +178,7 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
             res["status"] = "unchanged"
             return res
         try:
-            drv.apply_lines(lines)
-            left = drv.pending_lines()
-            if left:
-                raise RuntimeError(f"{len(left)} lines still differ after applying, e.g. {left[0]!r}")
-            drv.save()
+            drv.commit_config()  # apply, read back (nothing may still differ), then write
             res["status"] = "changed"
             return res
         except Exception as exc:
@@ -183,9 +188,8 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
             try:
                 if not drv.is_alive()["is_alive"]:
                     drv.close()
-                    drv = driver()
+                    drv = driver(rollback_to=running)
                     drv.open()
-                drv.backup = running
                 drv.rollback()
                 res["status"] = "rolled_back"
                 res["rollback_attempts"] = attempt
@@ -196,7 +200,7 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
                     drv.close()
                 except Exception:
                     pass
-                drv = driver()
+                drv = driver(rollback_to=running)
                 try:
                     drv.open()
                 except Exception:
@@ -217,8 +221,8 @@ def _management_guard(t: Target, running: str, lines: list[str]) -> list[str]:
     return management_problems(plat.l3_facts(running), plat.l3_facts(after), [a for a in (t.mgmt_address, t.host) if a])
 
 
-def _clean(exc: BaseException, creds: Credentials, platform: str = "ruijie_rgos") -> str:
-    text = f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]
+def _clean(exc: BaseException, creds: Credentials, platform: str = DEFAULT_PLATFORM, with_type: bool = True) -> str:
+    text = (f"{type(exc).__name__}: {exc}" if with_type else str(exc)).strip().splitlines()[0][:300]
     for s in (creds.password, creds.secret):
         if s:
             text = text.replace(s, "***")

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem, RenderError
@@ -26,7 +27,36 @@ HOST_PLATFORM = "netplan"
 HOST_TEMPLATE = "host.yaml.j2"
 SYSCTL_TEMPLATE = "host.sysctl.conf.j2"
 
-_STATE: dict = {}  # the plan, shared with forked workers (copy-on-write)
+
+@dataclass(frozen=True)
+class RenderJob:
+    """What every chunk of a render reads: the plan, the output folder and the plan's index."""
+
+    plan: dict
+    out: Path
+    index: PlanIndex
+
+
+class _Worker:
+    """The job of a forked worker process, set once by the pool's initializer (the parent never sets it).
+
+    With the fork start method the initializer's arguments are inherited, not pickled: the workers
+    share the parent's plan copy-on-write, as before, without a module-global in the parent.
+    """
+
+    job: RenderJob | None = None
+
+
+def _init_worker(job: RenderJob) -> None:
+    _Worker.job = job
+
+
+def _worker_switches(indices: list[int]) -> tuple[dict[str, str], list[str]]:
+    return _render_switches(_Worker.job, indices)
+
+
+def _worker_servers(indices: list[int]) -> dict[str, str]:
+    return _render_servers(_Worker.job, indices)
 
 
 def select(names_racks: list[tuple[str, str]], pattern: str | None) -> list[int]:
@@ -47,8 +77,8 @@ def _write(path: Path, text: str) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _render_switches(indices: list[int]) -> tuple[dict[str, str], list[str]]:
-    plan, out, index = _STATE["plan"], _STATE["out"], _STATE["index"]
+def _render_switches(job: RenderJob, indices: list[int]) -> tuple[dict[str, str], list[str]]:
+    plan, out, index = job.plan, job.out, job.index
     own = switch_renderer(plan["cluster"]["platform"])
     if own:  # a platform that renders itself (platforms.switch_renderer)
         suffix, render = own
@@ -68,8 +98,8 @@ def _render_switches(indices: list[int]) -> tuple[dict[str, str], list[str]]:
     return hashes, problems
 
 
-def _render_servers(indices: list[int]) -> dict[str, str]:
-    plan, out, index = _STATE["plan"], _STATE["out"], _STATE["index"]
+def _render_servers(job: RenderJob, indices: list[int]) -> dict[str, str]:
+    plan, out, index = job.plan, job.out, job.index
     tpl = template(HOST_PLATFORM, HOST_TEMPLATE)
     sysctl = template(HOST_PLATFORM, SYSCTL_TEMPLATE)
     hashes = {}
@@ -95,31 +125,28 @@ def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: i
     srv_idx = select([(s["name"], s["rack"]) for s in plan["servers"]], only)
     if only and not sw_idx and not srv_idx:
         raise InputErrors(Problem("--only", f"{only!r} matches no switch or server", "a glob on names, e.g. 'ZC-O*', or 'rack:A0*'"))
-    _STATE.update(plan=plan, out=out, index=PlanIndex(plan))
+    job = RenderJob(plan, out, PlanIndex(plan))
     jobs = jobs or min(2, os.cpu_count() or 1)
     hashes: dict[str, str] = {}
     problems: list[str] = []
     work = len(sw_idx) * 8 + len(srv_idx)
-    try:
-        if jobs > 1 and work > 2000 and "fork" in __import__("multiprocessing").get_all_start_methods():
-            import multiprocessing
+    if jobs > 1 and work > 2000 and "fork" in __import__("multiprocessing").get_all_start_methods():
+        import multiprocessing
 
-            ctx = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-                sw_futs = [pool.submit(_render_switches, c) for c in _chunks(sw_idx, jobs)]
-                srv_futs = [pool.submit(_render_servers, c) for c in _chunks(srv_idx, jobs)]
-                for f in sw_futs:
-                    h, p = f.result()
-                    hashes.update(h)
-                    problems += p
-                for f in srv_futs:
-                    hashes.update(f.result())
-        else:
-            h, problems = _render_switches(sw_idx)
-            hashes.update(h)
-            hashes.update(_render_servers(srv_idx))
-    finally:
-        _STATE.clear()
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(job,)) as pool:
+            sw_futs = [pool.submit(_worker_switches, c) for c in _chunks(sw_idx, jobs)]
+            srv_futs = [pool.submit(_worker_servers, c) for c in _chunks(srv_idx, jobs)]
+            for f in sw_futs:
+                h, p = f.result()
+                hashes.update(h)
+                problems += p
+            for f in srv_futs:
+                hashes.update(f.result())
+    else:
+        h, problems = _render_switches(job, sw_idx)
+        hashes.update(h)
+        hashes.update(_render_servers(job, srv_idx))
     manifest_path = out / "manifest.json"
     files: dict[str, str] = {}
     if only and manifest_path.exists():

@@ -1,6 +1,7 @@
 """Routing proof from the rendered files alone (not the plan).
 
-Reads DIR/configs/*.cfg (RGOS) and DIR/hosts/*.yaml (netplan), builds every device's forwarding
+Reads DIR/configs/* through each platform's neutral parse (``platforms/<name>``: ``config_facts``,
+chosen by the file's suffix) and DIR/hosts/*.yaml (netplan), builds every device's forwarding
 table (switches: connected /31s and static routes, or in mode bgp the best paths of the
 configured sessions: a session counts when both ends name each other with the right ASN;
 hosts: the policy table of the source address, longest prefix then lowest metric), and walks
@@ -19,10 +20,10 @@ from pathlib import Path
 
 import yaml
 
-from zcube_deploy.devices.hconfig import parse_config
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.bgp import best_routes
 from zcube_deploy.plan.ipam import aton
+from zcube_deploy.platforms import config_readers
 from zcube_deploy.topology.forwarding import Network
 
 try:  # the C loader is ~10x faster on thousands of files
@@ -31,47 +32,31 @@ except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 
-def _plen(mask: str) -> int:
-    return bin(aton(mask)).count("1")
+def _net(prefix: str) -> tuple[int, int]:
+    net, _, plen = prefix.partition("/")
+    if not plen.isdigit():
+        raise ValueError(f"unreadable prefix {prefix!r}")
+    return aton(net), int(plen)
 
 
-def load_switch(text: str) -> tuple[str, list[tuple[str, int, int]], list[tuple[int, int, int]]]:
-    cfg = parse_config(text)
-    hostname = next((c.text.split(None, 1)[1] for c in cfg.get_children(startswith="hostname ")), None)
-    if hostname is None:
+def load_switch(facts: dict) -> tuple[str, list[tuple[str, int, int]], list[tuple[int, int, int]]]:
+    """(hostname, [(interface, address, prefix length)] of every interface not shut down,
+    [(network, prefix length, next hop)] of the static routes; discard routes forward nothing)."""
+    if not facts["hostnames"]:
         raise ValueError("no hostname line")
-    interfaces = []
-    for itf in cfg.get_children(startswith="interface "):
-        kids = [c.text for c in itf.children]
-        if "shutdown" in kids:
-            continue
-        for line in kids:
-            if line.startswith("ip address "):
-                _, _, addr, mask = line.split()[:4]
-                interfaces.append((itf.text[len("interface "):], aton(addr), _plen(mask)))
-    routes = []
-    for rt in cfg.get_children(startswith="ip route "):
-        parts = rt.text.split()
-        if len(parts) >= 5 and parts[4][0].isdigit():  # discard routes (Null 0) forward nothing
-            routes.append((aton(parts[2]), _plen(parts[3]), aton(parts[4])))
-    return hostname, interfaces, routes
+    shut = set(facts["shutdown"])
+    interfaces = [(name, *_net(a)) for name, a in facts["addresses"] if name not in shut]
+    routes = [(*_net(prefix), aton(nh)) for prefix, nh in facts["routes"] if nh]
+    return facts["hostnames"][0], interfaces, routes
 
 
-def load_bgp(text: str) -> dict | None:
-    """`router bgp` of one config: {asn, neighbors: {address: remote AS}, networks: [(net, plen)]}."""
-    cfg = parse_config(text)
-    routers = list(cfg.get_children(startswith="router bgp "))
-    if not routers:
+def load_bgp(facts: dict) -> dict | None:
+    """The first BGP instance: {asn, neighbors: {address: remote AS}, networks: [(net, plen)]}."""
+    if not facts["bgp"]:
         return None
-    out = {"asn": int(routers[0].text.split()[2]), "neighbors": {}, "networks": []}
-    for c in routers[0].all_children():
-        parts = c.text.split()
-        if parts[0] == "neighbor" and len(parts) == 4 and parts[2] == "remote-as":
-            out["neighbors"][aton(parts[1])] = int(parts[3])
-        elif parts[0] == "network" and len(parts) >= 2:
-            mask = parts[3] if len(parts) >= 4 and parts[2] == "mask" else "255.255.255.255"
-            out["networks"].append((aton(parts[1]), _plen(mask)))
-    return out
+    b = facts["bgp"][0]
+    return {"asn": b["asn"], "neighbors": {aton(a): asn for a, asn in b["neighbors"]},
+            "networks": [_net(p) for p in b["networks"]]}
 
 
 def load_host(text: str, name: str) -> list[dict]:
@@ -127,15 +112,19 @@ def _bgp_best_routes(parsed: list) -> dict[str, list[tuple[int, int, int]]]:
 
 def load_rendered(directory: str | Path) -> tuple[Network, list[dict]]:
     d = Path(directory)
-    configs = sorted((d / "configs").glob("*.cfg"))
+    readers = config_readers()
+    configs = sorted(p for p in (d / "configs").glob("*") if p.suffix in readers)
     hosts = sorted((d / "hosts").glob("*.yaml"))
     if not configs or not hosts:
         raise InputErrors(Problem(str(d), "no rendered configs/*.cfg and hosts/*.yaml here", "run `zcube render PLAN -o DIR` first"))
     net = Network()
     parsed = []
     for path in configs:
-        text = path.read_text(encoding="utf-8")
-        parsed.append((*load_switch(text), load_bgp(text)))
+        facts = readers[path.suffix](path.read_text(encoding="utf-8"))
+        try:
+            parsed.append((*load_switch(facts), load_bgp(facts)))
+        except (ValueError, OSError) as exc:
+            raise InputErrors(Problem(str(path), f"cannot read this config: {exc}", "re-render it with `zcube render PLAN -o DIR`")) from None
     extra = _bgp_best_routes(parsed)
     for name, interfaces, routes, _ in parsed:
         net.add_switch(name, interfaces, routes + extra.get(name, []))

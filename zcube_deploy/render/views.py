@@ -1,7 +1,9 @@
 """Per-device views: everything a template lays out, computed in Python from the plan (no I/O).
 
-Templates stay dumb: every interface arrives with its name, description, address and dotted
-mask; every route with network, mask and next hop. Every string is checked against the CLI-safe
+Templates stay dumb: every interface arrives with its name, description, address, prefix length
+and dotted mask; every route with network, prefix length, mask and next hop (a template takes the
+form its platform writes). Names the platform decides (the loopback) come from the platform
+module (``platforms/<name>``). Every string is checked against the CLI-safe
 patterns here, so nothing from the inventory can break out of its line in a rendered config.
 """
 
@@ -11,9 +13,8 @@ import ipaddress
 
 from zcube_deploy.errors import RenderError
 from zcube_deploy.plan.ipam import dotted_mask
+from zcube_deploy.platforms import known_platforms, platform_module
 from zcube_deploy.safety import check_description, check_interface, check_name
-
-LOOPBACK = "Loopback 0"
 
 
 def _safe(kind: str, value: str, check) -> str:
@@ -28,10 +29,14 @@ class PlanIndex:
 
     def __init__(self, plan: dict):
         self.plan = plan
+        self._safe_ports: dict[str, str] = {}
         pm = plan["port_map"]
         self.port_order = {n: i for i, n in enumerate(pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"])}
         self.host_ports = pm["host_ports"]
         self.model = plan["models"]["switch"]
+        platform = plan["cluster"]["platform"]
+        # a platform that renders itself (platforms.switch_renderer) may have no data file here
+        self.loopback_name = getattr(platform_module(platform), "LOOPBACK", None) if platform in known_platforms() else None
         self.settings = plan["settings"]
         self.mgmt_mask = dotted_mask(self.settings["mgmt_prefix_len"])
         self.masks = {n: dotted_mask(n) for n in range(33)}
@@ -61,6 +66,14 @@ class PlanIndex:
                 self.breakout.append(cmd.format(cage=cage, speed=pm["speed"], lanes=lanes, name=name))
 
 
+    def port(self, name: str) -> str:
+        """``name`` once checked CLI-safe (every switch has the same port names: checked once per plan)."""
+        safe = self._safe_ports.get(name)
+        if safe is None:
+            safe = self._safe_ports[name] = _safe("interface", name, check_interface)
+        return safe
+
+
 def switch_view(index: PlanIndex, sw: dict) -> dict:
     """The view of one switch: hostname, management, loopback, routed ports, unused ports, routes."""
     hostname = _safe("hostname", sw["name"], check_name)
@@ -71,9 +84,10 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
         peer = itf["peer"]
         desc = f"{peer['device']} {peer['port']} {itf['cable']}"
         interfaces.append({
-            "name": _safe("interface", itf["name"], check_interface),
+            "name": index.port(itf["name"]),
             "description": _safe("description", desc, check_description),
             "address": itf["address"],
+            "prefix_len": itf["prefix_len"],
             "mask": masks[itf["prefix_len"]],
             "kind": itf["kind"],
         })
@@ -87,11 +101,11 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
             desc = f"reserved host port {host_index[name]} for growth"
         else:
             desc = "unused"
-        unused.append({"name": _safe("interface", name, check_interface), "description": desc})
+        unused.append({"name": index.port(name), "description": desc})
     routes = []
     for rt in sw["routes"]:
         net, plen = rt["prefix"].split("/")
-        routes.append({"network": net, "mask": masks[int(plen)], "next_hop": rt["next_hop"]})
+        routes.append({"network": net, "prefix_len": int(plen), "mask": masks[int(plen)], "next_hop": rt["next_hop"]})
     bgp = bgp_view(index, sw, interfaces) if index.routing["mode"] == "bgp" else None
     return {
         "header": index.header,
@@ -100,8 +114,8 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
         "global_lines": index.global_lines,
         "breakout": index.breakout,
         "mgmt": {"name": _safe("interface", index.model["mgmt_interface"], check_interface), "address": sw["mgmt_address"],
-                 "mask": index.mgmt_mask},
-        "loopback": {"name": LOOPBACK, "address": sw["loopback"], "mask": masks[32]},
+                 "prefix_len": index.settings["mgmt_prefix_len"], "mask": index.mgmt_mask},
+        "loopback": {"name": index.loopback_name, "address": sw["loopback"], "prefix_len": 32, "mask": masks[32]},
         "interfaces": interfaces,
         "unused": unused,
         "routes": routes,
@@ -138,6 +152,10 @@ def bgp_view(index: PlanIndex, sw: dict, interfaces: list[dict]) -> dict:
         "networks": networks,
         "maximum_paths": syn["maximum_paths"].format(paths=rt["maximum_paths"]),
         "discard_routes": [discard.format(network=block, mask=index.masks[int(plen)], prefix_len=int(plen))] if discard else [],
+        # the same, neutral (what the self-check compares the platform's parse with)
+        "neighbor_addresses": [n["address"] for n in neighbors],
+        "prefixes": [f"{n}/{p}" for n, p in nets],
+        "discard_prefixes": [sw["host_block"]] if discard else [],
     }
 
 

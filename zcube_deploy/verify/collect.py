@@ -1,45 +1,47 @@
-"""Collect what the switches report (through the NAPALM driver), or replay recorded outputs."""
+"""Collect what the switches report (through the platform's NAPALM driver, ``cli`` of the NAPALM
+contract), or replay recorded outputs. What to run and how to read it is the platform's
+(``VERIFY_COMMANDS``, ``observe`` in platforms/<name>)."""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from zcube_deploy.devices.driver import RuijieRGOSDriver
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
-from zcube_deploy.verify.observe import COMMANDS, observe, record_name
+from zcube_deploy.verify.observe import commands, observe, record_name
 
 
 def collect_device(name: str, host: str, port: int, creds, known_hosts: str | None, timeout: float,
-                   record: Path | None) -> tuple[dict | None, str | None]:
-    drv = RuijieRGOSDriver(host, creds.username, creds.password, timeout=int(timeout),
-                           optional_args={"port": port, "secret": creds.secret, "known_hosts": known_hosts, "read_timeout": 120})
+                   record: Path | None, platform: str = DEFAULT_PLATFORM) -> tuple[dict | None, str | None]:
+    drv = napalm_driver(platform)(host, creds.username, creds.password, timeout=int(timeout),
+                                  optional_args={"port": port, "secret": creds.secret, "known_hosts": known_hosts, "read_timeout": 120})
     try:
         drv.open()
-        outputs = drv.cli(list(COMMANDS))
+        outputs = drv.cli(list(commands(platform)))
     except Exception as exc:
         text = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         for s in (creds.password, creds.secret):
             if s:
                 text = text.replace(s, "***")
-        return None, redact_secrets(text)
+        return None, redact_secrets(text, platform)
     finally:
         drv.close()
     if record is not None:  # raw outputs hold the whole running config, secrets included: owner-only
         make_private_dir(record)
         for cmd, text in outputs.items():
             write_private(record / name / record_name(cmd), text)
-    return observe(outputs), None
+    return observe(outputs, platform), None
 
 
 def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None, concurrency: int = 32, timeout: float = 30,
-            record: str | Path | None = None) -> tuple[dict[str, dict], dict[str, str]]:
+            record: str | Path | None = None, platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, dict], dict[str, str]]:
     rec = Path(record) if record else None
     observed, errors = {}, {}
 
     def one(t):
-        return t[0], collect_device(t[0], t[1], t[2], creds, known_hosts, timeout, rec)
+        return t[0], collect_device(t[0], t[1], t[2], creds, known_hosts, timeout, rec, platform)
 
     with ThreadPoolExecutor(max(1, concurrency)) as pool:
         for name, (obs, err) in pool.map(one, targets):
@@ -50,16 +52,17 @@ def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None,
     return observed, errors
 
 
-def _replay_one(sd: Path) -> dict:
+def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> dict:
     outputs = {}
-    for cmd in COMMANDS:
+    for cmd in commands(platform):
         f = sd / record_name(cmd)
         if f.exists():
             outputs[cmd] = f.read_bytes().decode("utf-8", errors="replace")
-    return observe(outputs)
+    return observe(outputs, platform)
 
 
-def replay(directory: str | Path, names: list[str], jobs: int | None = None) -> tuple[dict[str, dict], dict[str, str]]:
+def replay(directory: str | Path, names: list[str], jobs: int | None = None,
+           platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, dict], dict[str, str]]:
     """Observations from recorded outputs: DIR/<switch>/<command with spaces as _>.txt (parsed on up to 2 processes)."""
     import multiprocessing
     import os
@@ -72,7 +75,7 @@ def replay(directory: str | Path, names: list[str], jobs: int | None = None) -> 
     jobs = jobs or min(2, os.cpu_count() or 1)
     if jobs > 1 and len(present) > 32 and "fork" in multiprocessing.get_all_start_methods():
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            results = pool.map(_replay_one, [d / n for n in present], chunksize=8)
+            results = pool.starmap(_replay_one, [(d / n, platform) for n in present], chunksize=8)
     else:
-        results = [_replay_one(d / n) for n in present]
+        results = [_replay_one(d / n, platform) for n in present]
     return dict(zip(present, results)), errors

@@ -17,7 +17,7 @@ import hashlib
 from collections import Counter, defaultdict
 from ipaddress import IPv4Network
 
-from zcube_deploy.devices.names import long_name
+from zcube_deploy.platforms.ruijie_rgos.names import long_name
 
 KINDS = ("missing", "down", "wrong_peer", "swapped", "unexpected", "duplicate", "hostname", "management", "route", "bgp")
 

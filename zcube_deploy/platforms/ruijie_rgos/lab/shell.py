@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv4Network
 from typing import Callable
 
-from zcube_deploy.lab import rgos_router
-from zcube_deploy.lab.rgos_router import RouterBgp
-from zcube_deploy.lab.rgos_router import _ip as _is_ip  # one dotted-quad check for the whole CLI
+from zcube_deploy.platforms.ruijie_rgos.lab import router as rgos_router
+from zcube_deploy.platforms.ruijie_rgos.lab.router import RouterBgp
+from zcube_deploy.platforms.ruijie_rgos.lab.router import _ip as _is_ip  # one dotted-quad check for the whole CLI
 
 # Commands the lab does not model but accepts and keeps verbatim, in place, with their sub-commands
 # (a site baseline: users, AAA, SNMP, NTP, logging, banners, ACLs, vty lines, routing protocols ...).
@@ -528,12 +528,12 @@ class Session:
             return self._protocols("bgp")
         extra = None
         if self.routing is not None:
-            from zcube_deploy.lab import bgp
+            from zcube_deploy.platforms.ruijie_rgos.lab import bgp
             extra = bgp.route_lines(*self.routing(self.sw))
         return show_ip_route(self.sw, self.link_up, extra)
 
     def _protocols(self, what: str) -> str:
-        from zcube_deploy.lab import bgp
+        from zcube_deploy.platforms.ruijie_rgos.lab import bgp
 
         if self.routing is None:
             return "% BGP instance is not running." if what == "bgp" else ""

@@ -1,10 +1,25 @@
-"""NAPALM driver for Ruijie RGOS on netmiko ``ruijie_os``.
+"""NAPALM driver for Ruijie RGOS on netmiko ``ruijie_os`` (``napalm.get_network_driver("ruijie_rgos")``).
 
-RGOS has no candidate configuration (ruijie.md): ``compare_config`` and ``commit_config`` compute
-a hierarchical remediation (hier_config) from the running config to the intended one and push
-it line by line; ``rollback`` pushes the remediation back to the backup taken before the commit.
-``commit_config`` only saves (``write``) after the device's running config has been read back and
-no remediation remains.
+RGOS has no candidate configuration (ruijie.md): the candidate is kept on the client.
+``compare_config`` returns the hierarchical remediation (hier_config) from the running config to
+the candidate, one CLI line per text line; ``commit_config`` sends it, reads the running config
+back, and only saves (``write``) when no remediation remains; ``rollback`` sends the remediation
+back to the running config the last commit started from, and never saves.
+
+Callers use only the NAPALM contract. Documented ``optional_args`` (besides netmiko's):
+
+- ``port`` (22), ``secret`` (enable secret), ``read_timeout`` (s, 60);
+- ``known_hosts`` (a file of pinned host keys) and ``trust_on_first_use`` (pin an unknown key);
+- ``managed_scope``: an object with ``owns(top_level_line) -> bool`` (push/scope.py): compare,
+  commit and rollback only ever touch the top-level sections it owns;
+- ``rollback_to``: the config text ``rollback()`` returns to when this session made no commit
+  (a new session undoing an earlier session's commit after the device dropped it);
+- ``preflight`` (True): ``load_replace_candidate``/``load_merge_candidate`` refuse a candidate
+  naming a physical interface the device does not have (``show interface status``), raising
+  ``ReplaceConfigException``/``MergeConfigException`` whose text starts with ``pre-flight:``.
+
+The running config read by ``get_config`` is reused by ``compare_config`` and ``commit_config``
+until this session sends configuration (one read per push instead of three).
 """
 
 from __future__ import annotations
@@ -18,9 +33,9 @@ from napalm.base import NetworkDriver
 from napalm.base.exceptions import CommitError, ConnectionException, MergeConfigException, ReplaceConfigException
 from netmiko.ruijie.ruijie_os import RuijieOSSSH
 
-from zcube_deploy.devices.hconfig import parse_config
-from zcube_deploy.devices.names import long_name
-from zcube_deploy.devices.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
+from zcube_deploy.platforms.ruijie_rgos.names import long_name
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.safety import assert_safe_line
 
 ERROR_RE = re.compile(r"^\s*% (Invalid input|Incomplete command|Ambiguous command|.*(not|cannot|denied|fail))", re.M | re.I)
@@ -123,11 +138,14 @@ class RuijieRGOSDriver(NetworkDriver):
         # compare, commit and rollback then only ever touch the sections it owns
         scope = o.pop("managed_scope", None)
         self.owns = scope.owns if scope is not None else None
+        self.rollback_to = o.pop("rollback_to", None)
+        self.preflight_on_load = bool(o.pop("preflight", True))
         self.netmiko_extra = o
         self.device: _RuijieSSH | None = None
         self.candidate: str | None = None
         self.merge = False
         self.backup: str | None = None
+        self._running: str | None = None  # the running config last read, while this session has sent nothing
 
     # ---- session
     def open(self) -> None:
@@ -198,7 +216,7 @@ class RuijieRGOSDriver(NetworkDriver):
     def get_config(self, retrieve: str = "all", full: bool = False, sanitized: bool = False, format: str = "text") -> dict:
         out = {"running": "", "startup": "", "candidate": ""}
         if retrieve in ("all", "running"):
-            out["running"] = self._send("show running-config")
+            out["running"] = self._running = self._send("show running-config")
         if retrieve in ("all", "startup"):
             out["startup"] = self._send("show startup-config")
         if retrieve in ("all", "candidate"):
@@ -256,12 +274,24 @@ class RuijieRGOSDriver(NetworkDriver):
 
     # ---- configuration: a candidate emulated on the client
     def load_replace_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        self.candidate = _read(filename, config, ReplaceConfigException)
+        candidate = _read(filename, config, ReplaceConfigException)
+        self._preflight(candidate, ReplaceConfigException)
+        self.candidate = candidate
         self.merge = False
 
     def load_merge_candidate(self, filename: str | None = None, config: str | None = None) -> None:
-        self.candidate = _read(filename, config, MergeConfigException)
+        candidate = _read(filename, config, MergeConfigException)
+        self._preflight(candidate, MergeConfigException)
+        self.candidate = candidate
         self.merge = True
+
+    def _preflight(self, candidate: str, exc_type) -> None:
+        if not self.preflight_on_load or self.device is None:
+            return
+        missing = self.preflight(candidate)
+        if missing:
+            raise exc_type(f"pre-flight: the device has no interface {missing[0]!r}"
+                           + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
 
     def discard_config(self) -> None:
         self.candidate = None
@@ -273,7 +303,8 @@ class RuijieRGOSDriver(NetworkDriver):
     def pending_lines(self, running: str | None = None) -> list[str]:
         if self.candidate is None:
             return []
-        running = self._send("show running-config") if running is None else running
+        if running is None:
+            running = self._running if self._running is not None else self._send("show running-config")
         if self.merge:
             merged = running.rstrip().removesuffix("end") + "\n" + self.candidate
             return remediation_lines(running, merged, self.owns)
@@ -289,6 +320,7 @@ class RuijieRGOSDriver(NetworkDriver):
         """Enter config mode, send ``lines``, leave; raise CommitError on any RGOS error message."""
         for line in lines:
             assert_safe_line(line)
+        self._running = None  # the device changes from here on
         dev = self.device
         dev.config_mode(config_command="configure terminal", pattern=r"\)#")
         out = ""
@@ -335,7 +367,7 @@ class RuijieRGOSDriver(NetworkDriver):
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
         if self.candidate is None:
             raise CommitError("no candidate loaded")
-        self.backup = self._send("show running-config")
+        self.backup = self._running if self._running is not None else self._send("show running-config")
         lines = self.pending_lines(self.backup)
         if lines:
             self.apply_lines(lines)
@@ -351,13 +383,15 @@ class RuijieRGOSDriver(NetworkDriver):
             raise CommitError("write did not confirm")
 
     def rollback(self) -> None:
-        """Push the remediation back to the backup taken by the last commit (the startup config is left alone)."""
-        if self.backup is None:
+        """Push the remediation back to the backup taken by the last commit, or to ``optional_args["rollback_to"]``
+        (the startup config is left alone)."""
+        backup = self.backup if self.backup is not None else self.rollback_to
+        if backup is None:
             raise CommitError("no backup to roll back to")
-        lines = remediation_lines(self._send("show running-config"), self.backup, self.owns)
+        lines = remediation_lines(self._send("show running-config"), backup, self.owns)
         if lines:
             self.apply_lines(lines)
-        left = remediation_lines(self._send("show running-config"), self.backup, self.owns)
+        left = remediation_lines(self._send("show running-config"), backup, self.owns)
         if left:
             raise CommitError(f"rollback incomplete: {len(left)} lines still differ")
 

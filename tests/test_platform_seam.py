@@ -1,0 +1,128 @@
+"""The platform seam: no module outside zcube_deploy/platforms/ names a platform's keywords,
+commands or interface types (issue 13, "Done when").
+
+Every Python module of the package is read as tokens: code and string literals count, comments
+and docstrings do not (they may quote an example). A hit is reported as file:line.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "zcube_deploy"
+
+# RGOS interface types, syntax, commands and driver names (case-sensitive where RGOS is)
+KEYWORDS = re.compile(
+    r"GigabitEthernet|TFGigabit|FortyGigabit|HundredGigabit|AggregatePort|FastEthernet|Loopback|\bMgmt\b|"
+    r"\bip route\b|\bip address\b|\bno switchport\b|\brouter bgp\b|\bfall-over bfd\b|\bNull 0\b|"
+    r"\bshow (ip|lldp|interface|running-config|startup-config|version|bfd)\b|\bRuijieRGOS|\bRuijieOS|\bruijie_os\b|"
+    r"\b255\.255\.")
+IMPORT_RE = re.compile(r"rgos|ruijie", re.I)
+
+# Files other engineers own that still name RGOS; the lead empties this list after merging
+# everyone (each entry says why it is still here).
+ALLOWED: dict[str, str] = {
+    # h13-vocab owns verify/compare.py: it normalises LLDP port ids with the RGOS name table and
+    # names `show ip bgp summary` in a hint; the observation should hand it canonical names
+    "zcube_deploy/verify/compare.py": "vocab engineer (h13-vocab) owns it",
+    # verify/bgp.py's finding texts quote `router bgp`: the vocab engineer's classifiers replace it
+    "zcube_deploy/verify/bgp.py": "vocab engineer (h13-vocab) rebuilds the BGP findings",
+}
+
+
+def _docstring_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                lines.update(range(first.lineno, first.end_lineno + 1))
+    return lines
+
+
+def platform_hits(path: Path, text: str | None = None) -> list[str]:
+    """'file:line: what' for every platform keyword in ``path``'s code and string literals, and
+    every import of a platform's own module."""
+    text = path.read_text(encoding="utf-8") if text is None else text
+    rel = path.relative_to(ROOT).as_posix() if path.is_absolute() else str(path)
+    tree = ast.parse(text)
+    hits = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""] + [a.name for a in node.names]
+        for n in names:
+            if IMPORT_RE.search(n):
+                hits.append(f"{rel}:{node.lineno}: imports {n}")
+    docs = _docstring_lines(tree)
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+            continue
+        if tok.type == tokenize.STRING and tok.start[0] in docs:
+            continue
+        m = KEYWORDS.search(tok.string)
+        if m:
+            hits.append(f"{rel}:{tok.start[0]}: {m.group(0)!r} in {tok.string.strip()[:60]!r}")
+    return hits
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "platforms" not in p.relative_to(PACKAGE).parts[:1])
+
+
+def test_no_platform_knowledge_outside_platforms():
+    hits = []
+    for path in _modules():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ALLOWED:
+            continue
+        hits += platform_hits(path)
+    assert not hits, "platform knowledge outside zcube_deploy/platforms/:\n" + "\n".join(hits)
+
+
+def test_the_allowlist_is_still_needed():
+    """An allowed file that no longer names RGOS comes off the list (so the list only shrinks)."""
+    clean = [rel for rel in ALLOWED if (ROOT / rel).exists() and not platform_hits(ROOT / rel)]
+    assert not clean, f"no longer needed in ALLOWED: {clean}"
+
+
+@pytest.mark.parametrize("line, found", [
+    ('LOOPBACK = "Loopback 0"\n', "Loopback"),
+    ('x = f"ip route {net} {mask} {hop}"\n', "ip route"),
+    ('cmds = ("show ip bgp summary",)\n', "show ip"),
+    ('from zcube_deploy.platforms.ruijie_rgos.driver import RuijieRGOSDriver\n', "imports"),
+    ('import napalm_ruijie_rgos\n', "imports"),
+    ('name = "TwoHundredGigabitEthernet 0/1:1"\n', "GigabitEthernet"),
+    ('if name.startswith("Mgmt"):\n    pass\n', "Mgmt"),
+])
+def test_the_grep_finds_what_it_looks_for(line, found):
+    hits = platform_hits(Path("example.py"), line)
+    assert hits and all(h.startswith("example.py:1:") for h in hits) and any(found in h for h in hits), hits
+
+
+def test_comments_and_docstrings_may_quote_examples():
+    text = '"""Reads `ip route` lines."""\n\n\ndef f():\n    """e.g. Loopback 0"""\n    return 1  # the Mgmt port\n'
+    assert platform_hits(Path("example.py"), text) == []
+
+
+def test_the_platform_answers_what_the_seam_asks():
+    """The platform module provides what render, the routing proof, push and verify ask of it."""
+    import napalm
+
+    from zcube_deploy.platforms import DEFAULT_PLATFORM, config_readers, napalm_driver, platform_module
+
+    plat = platform_module(DEFAULT_PLATFORM)
+    for attr in ("NAPALM_DRIVER", "CONFIG_SUFFIX", "LOOPBACK", "VERIFY_COMMANDS", "config_facts", "l3_facts", "observe",
+                 "top_level_lines", "parse_config", "simulator"):
+        assert hasattr(plat, attr), attr
+    assert napalm_driver(DEFAULT_PLATFORM) is napalm.get_network_driver(plat.NAPALM_DRIVER)
+    assert config_readers()[plat.CONFIG_SUFFIX] is plat.config_facts

@@ -1,0 +1,65 @@
+"""`zcube analyze PLAN`: what failures cost (failure analysis, not fault injection)."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from zcube_deploy import workflow
+from zcube_deploy.cli.common import cli, handle_errors, out, print_wide
+
+
+def _ci(x: dict) -> str:
+    return f"{x['mean']:.2e} [{x['ci95'][0]:.1e}, {x['ci95'][1]:.1e}]"
+
+
+def _ratio(ratio: dict) -> str:
+    return "-" if ratio["ratio"] is None else f"{ratio['ratio']:.2f} [{ratio['ci95'][0]:.2f}, {ratio['ci95'][1]:.2f}]"
+
+
+def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
+    ps = doc["path_statistics"]
+    cg = ps["cross_group"]
+    out.print(f"[bold]{doc['plan']['cluster']}[/]: {doc['plan']['gpus']:,} GPUs, {doc['plan']['switches']} switches, "
+              f"{doc['plan']['fabric_links']:,} fabric links")
+    out.print(f"paths: across groups {cg['path_switches']['max']} switches, shortest switch paths per port pair "
+              f"{cg['shortest_switch_paths']['min']}..{cg['shortest_switch_paths']['max']} (parallel links "
+              f"{cg['shortest_link_paths']['min']}..{cg['shortest_link_paths']['max']}), routed paths {cg['routed_paths_per_port_pair']}; "
+              f"mean shortest GPU-pair path {ps['gpu_pairs']['mean_shortest_path_switches']:.3f} switches")
+    t = Table(title="single failures (worst case over every element)", title_justify="left")
+    for c in ("failed element", "count", "GPU ports cut off", "port pairs lost", "GPU pairs w/o routed path",
+              "GPU pairs disconnected", "longest detour (port / GPU)"):
+        t.add_column(c, justify="left" if c == "failed element" else "right")
+    for kind, label in (("switch", "one switch"), ("fabric_link", "one fabric link")):
+        sm = doc["single_failures"][kind]
+        if sm["elements"]:
+            t.add_row(label, str(sm["elements"]), f"{sm['max_gpu_ports_cut_off']['value']:,}", f"{sm['max_port_pairs_lost']['value']:,}",
+                      f"{sm['max_gpu_pairs_without_routed_path']['value']:,}", f"{sm['max_gpu_pairs_disconnected']['value']:,}",
+                      f"{sm['longest_port_detour_switches']['value']} / {sm['longest_gpu_detour_switches']['value']} switches")
+    print_wide(t)
+    t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
+              title_justify="left")
+    for c in ("p", "ZCube (any path)", f"ZCube ({doc['routing']['mode']} routing)", "dual-plane Clos", "ZCube / Clos", "model 2p^2 / 4p^2"):
+        t.add_column(c, justify="right")
+    for r in doc["random_link_failures"]:
+        t.add_row(f"{r['p']:g}", _ci(r["zcube"]), _ci(r["zcube_routed"]), _ci(r["dual_plane_clos"]), _ratio(r["ratio_zcube_to_clos"]),
+                  f"{r['model']['zcube_2p2']:.1e} / {r['model']['clos_4p2']:.1e}")
+    print_wide(t)
+    out.print(f"written: [bold]{js}[/] (per-element tables), [bold]{png}[/]")
+
+
+@cli.command("analyze")
+@click.argument("plan_path", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out_dir", default="out/analyze", show_default=True, type=click.Path(file_okay=False),
+              help="folder for analyze.json and unreachability.png")
+@click.option("--samples", default=400, show_default=True, type=click.IntRange(2, 1_000_000), help="Monte-Carlo trials per probability")
+@click.option("--seed", default=1, show_default=True, type=int, help="random seed (same seed, same results)")
+@click.option("--probabilities", default="0.001,0.002,0.005,0.01,0.02,0.05", show_default=True,
+              help="comma-separated link failure probabilities")
+@handle_errors
+def analyze_cmd(plan_path: str, out_dir: str, samples: int, seed: int, probabilities: str) -> None:
+    """What failures cost on PLAN: single switch and link failures, random link failures against a
+    dual-plane Clos of the same size (Monte-Carlo), path statistics. Writes DIR/analyze.json and a plot."""
+    probs = workflow.failure_probabilities(probabilities)
+    doc, js, png = workflow.analyze(plan_path, out_dir, probs, samples, seed)
+    print_analysis(doc, samples, seed, js, png)

@@ -1,0 +1,75 @@
+"""`zcube cabling PLAN` (cut sheets, BOM, cable lists) and `zcube cabling status WORKBOOK` (progress)."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from zcube_deploy import workflow
+from zcube_deploy.cli.common import (
+    DefaultGroup,
+    cli,
+    handle_errors,
+    out,
+    print_json,
+    print_stale,
+)
+from zcube_deploy.cli.printers import print_cabling
+
+
+@cli.group("cabling", cls=DefaultGroup)
+def cabling_group() -> None:
+    """Cut sheets, BOM and cable lists: `zcube cabling PLAN -o DIR`; progress: `zcube cabling status WORKBOOK`."""
+
+
+@cabling_group.command("make", hidden=True)
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("-o", "--output", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False))
+@click.option("--catalog", default=None, type=click.Path(dir_okay=False), help="cabling catalog (default: the plan's, else the bundled one)")
+@click.option("--json", "as_json", is_flag=True, help="print the BOM as JSON")
+@handle_errors
+def cabling_make_cmd(plan_path: str, out_dir: str, catalog: str | None, as_json: bool) -> None:
+    """Write DIR/cabling.xlsx (big halls: DIR/cabling/*.xlsx), DIR/cables.csv, DIR/labels.csv, DIR/netbox-cables.csv and DIR/topology.dot for PLAN."""
+    from zcube_deploy.cabling.run import PLAN_FIELDS
+
+    plan = workflow.open_plan(plan_path, PLAN_FIELDS, short_lived=True)
+    print_stale(workflow.stale_warning(plan))
+    r = workflow.cabling(plan, out_dir, catalog)
+    if as_json:
+        print_json(r["bom"])
+    else:
+        print_cabling(r, out_dir)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%"
+
+
+def print_status(workbook: str, st: dict) -> None:
+    t = Table(title=f"cabling progress: {workbook}", title_justify="left")
+    for col in ("sheet", "cables", "installed", "checked", "issues", "done"):
+        t.add_column(col, justify="left" if col == "sheet" else "right")
+    for s in st["sheets"]:
+        t.add_row(s["sheet"], str(s["cables"]), str(s["installed"]), str(s["checked"]), str(s["issues"]),
+                  _percent(s["checked"], s["cables"]) if s["cables"] else "100%")
+    o = st["overall"]
+    t.add_row("[bold]all cables[/]", str(o["cables"]), str(o["installed"]), str(o["checked"]), str(o["issues"]),
+              _percent(o["checked"], o["cables"]) if o["cables"] else "-")
+    out.print(t)
+    for i in st["issues"][:20]:
+        out.print(f"  [yellow]issue[/] {i['cable']} ({i['sheet']})")
+
+
+@cabling_group.command("status")
+@click.argument("workbook", type=click.Path())
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def cabling_status_cmd(workbook: str, as_json: bool) -> None:
+    """Read the technicians' Installed/Checked columns back (WORKBOOK: a .xlsx or a folder of them) and print progress per rack."""
+    from zcube_deploy.cabling.status import read_status
+
+    st = read_status(workbook)
+    if as_json:
+        print_json(st)
+    else:
+        print_status(workbook, st)

@@ -1,0 +1,119 @@
+"""What every `zcube` command shares: the root group, the consoles, error handling, small printing helpers."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import traceback
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from zcube_deploy import __version__
+from zcube_deploy.errors import Problem, ProblemsError, ZCubeError, debug_requested
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def problem_line(p: Problem) -> str:
+    line = f"  - [bold]{p.path}[/]: {p.message}" if p.path else f"  - {p.message}"
+    return line + (f"\n    [dim]hint: {p.hint}[/]" if p.hint else "")
+
+
+def handle_errors(fn):
+    """Print ZCubeErrors as a list of problems (never a traceback) and exit with their code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ProblemsError as exc:
+            err.print(f"[bold red]error:[/] {exc.title} ({len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''})")
+            for p in exc.problems:
+                err.print(problem_line(p), markup=True)
+            sys.exit(exc.exit_code)
+        except ZCubeError as exc:
+            err.print(f"[bold red]error:[/] {exc}")
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            sys.exit(130)
+        except click.exceptions.Exit:
+            raise
+        except Exception as exc:  # noqa: BLE001  (a bug: say so briefly, keep the traceback out of the user's face)
+            if debug_requested():
+                traceback.print_exc()
+            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
+                      "this is a bug in zcube; set ZCUBE_DEBUG=1 to see the traceback and please report it")
+            sys.exit(3)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="zcube")
+def cli() -> None:
+    """zcube: plan, render, cable, push and verify ZCube GPU-cluster fabrics."""
+
+
+class DefaultGroup(click.Group):
+    """A group whose first argument, when it is not a subcommand, goes to a default command."""
+
+    default_command = "make"
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+def print_stale(warning: str | None) -> None:
+    """The stale-plan warning (the inventory changed since the plan was made), when there is one."""
+    if warning:
+        err.print(f"[yellow]warning:[/] {warning}")
+
+
+def print_json(doc) -> None:
+    click.echo(json.dumps(doc, indent=2, sort_keys=True))
+
+
+def print_wide(table: Table) -> None:
+    """Wide tables: the terminal's width on a terminal, 150 columns when piped to a file or a CI log."""
+    if out.is_terminal:
+        out.print(table)
+    else:
+        Console(highlight=False, width=150, file=out.file).print(table)
+
+
+def prompt(label: str, hide: bool) -> str:
+    """Ask on the terminal (stderr), for the credential policy of push/credentials.py."""
+    return click.prompt(label, hide_input=hide, err=True)
+
+
+@contextmanager
+def progress_bar(description: str, total: int):
+    """A progress bar on stderr; yields ``advance()``."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=False) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda: progress.advance(task)
+
+
+def print_events(events, printers: dict) -> dict:
+    """Print each ``(event, data)`` a library run yields with ``printers[event](**data)``; returns the last data."""
+    data: dict = {}
+    for event, data in events:
+        printers[event](**data)
+    return data

@@ -1,0 +1,95 @@
+"""`zcube lab up|fix|wiring`: simulated switches over SSH (the protocol is in zcube_deploy/lab/control.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from zcube_deploy import workflow
+from zcube_deploy.cli.common import cli, handle_errors, out, print_json
+
+
+@cli.group("lab")
+def lab_group() -> None:
+    """A lab of simulated Ruijie switches over SSH on 127.0.0.1, with fault injection."""
+
+
+def print_lab_ready(plan: dict, out_dir: str, lab, doc: dict) -> None:
+    from zcube_deploy.lab.control import endpoint_rows
+    from zcube_deploy.lab.server import lab_credentials
+
+    t = Table(title=f"lab: {len(doc['switches'])} simulated switches (Ctrl-C to stop)", title_justify="left")
+    t.add_column("switch")
+    t.add_column("address")
+    t.add_column("mgmt in plan")
+    for row in endpoint_rows(plan, doc):
+        t.add_row(*row)
+    out.print(t)
+    out.print(f"lab.json: [bold]{Path(out_dir) / 'lab.json'}[/]; known_hosts: {Path(out_dir) / 'known_hosts'}; "
+              f"faults: {len(lab.expected)} cabling fault(s) in {Path(out_dir) / 'faults.json'}")
+    first = next(iter(doc["switches"].values()))
+    out.print(f"try: ssh -o UserKnownHostsFile={Path(out_dir) / 'known_hosts'} -p {first['port']} {lab_credentials()[0]}@{first['host']} "
+              "(password: $ZCUBE_PASSWORD, or the documented default)")
+
+
+@lab_group.command("up")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("--faults", default=None, help="a faults YAML file, or random:N")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed for random faults")
+@click.option("--port-base", type=int, default=None, help="listen on PORT_BASE, PORT_BASE+1, ... (default: ephemeral ports)")
+@click.option("-o", "--output", "out_dir", default="out/lab", show_default=True, type=click.Path(file_okay=False))
+@click.option("--baseline", default=None, type=click.Path(dir_okay=False),
+              help="RGOS lines every switch starts from (default: the lab's site baseline; 'none' for a bare config)")
+@handle_errors
+def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | None, out_dir: str, baseline: str | None) -> None:
+    """Serve every switch of PLAN over SSH until Ctrl-C; write DIR/lab.json, DIR/known_hosts, DIR/faults.json."""
+    from zcube_deploy.lab import control
+    from zcube_deploy.lab.server import PLAN_FIELDS
+
+    plan = workflow.open_plan(plan_path, PLAN_FIELDS, short_lived=True)
+    control.serve(plan, out_dir, faults=faults, seed=seed, port_base=port_base, baseline=control.read_baseline(baseline),
+                  on_ready=lambda lab, doc: print_lab_ready(plan, out_dir, lab, doc))
+    out.print("lab stopped")
+
+
+@lab_group.command("fix")
+@click.argument("lab_dir", type=click.Path(file_okay=False))
+@click.option("--findings", "verify_json", required=True, type=click.Path(dir_okay=False), help="verify.json from `zcube verify`")
+@click.option("--wait", type=float, default=10, show_default=True, help="seconds to wait for the running lab to apply them")
+@handle_errors
+def lab_fix_cmd(lab_dir: str, verify_json: str, wait: float) -> None:
+    """Do what the technicians would: apply the physical fixes of a verify.json to a running lab's wiring."""
+    from zcube_deploy.lab.control import apply_verify_fixes
+
+    ops, findings = apply_verify_fixes(lab_dir, verify_json, wait)
+    out.print(f"{ops} physical fixes from {findings} findings applied to the lab; run `zcube verify` again")
+
+
+def print_wiring(w: dict) -> None:
+    from zcube_deploy.lab.control import wiring_rows
+
+    t = Table(title=f"lab wiring ({len(w['cables'])} cables)", title_justify="left")
+    for col in ("cable", "A device", "A port", "B device", "B port", "note"):
+        t.add_column(col)
+    for row in wiring_rows(w):
+        t.add_row(*row)
+    out.print(t)
+    if w["lldp_off"]:
+        out.print("servers without LLDP: " + ", ".join(w["lldp_off"]))
+
+
+@lab_group.command("wiring")
+@click.argument("lab_dir", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def lab_wiring_cmd(lab_dir: str, as_json: bool) -> None:
+    """Print the effective wiring of a lab (LAB_DIR/wiring.json, kept current while the lab runs)."""
+    from zcube_deploy.lab.control import read_wiring
+
+    w = read_wiring(lab_dir)
+    if as_json:
+        print_json(w)
+    else:
+        print_wiring(w)

@@ -1,0 +1,85 @@
+"""Printing the results that several commands share (plan summary, render, cabling, hall, verify)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.table import Table
+
+from zcube_deploy.cli.common import out
+
+
+def print_plan_summary(summary: dict, path: Path | None) -> None:
+    s = summary
+    t = Table(title=f"ZCube plan: {s['cluster']}", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("GPUs", f"{s['gpus_installed']:,} installed / {s['gpus_capacity']:,} capacity")
+    t.add_row("servers", f"{s['servers_installed']:,} installed / {s['servers_capacity']:,} capacity")
+    t.add_row("planes", str(s["planes"]))
+    t.add_row("S / K / m", f"{s['S']} / {s['K']} / {s['m']}  (R = {s['R']} logical ports per switch)")
+    t.add_row("switches", f"{s['switches']} {s['switch_model']} ({s['switches_per_group']} odd + {s['switches_per_group']} even per plane)"
+              + ("" if s["rail_switches"] else "  [yellow]odd switches are not rail switches[/]"))
+    t.add_row("host cables", f"{s['host_cables']:,}")
+    t.add_row("fabric cables", f"{s['fabric_cables']:,}")
+    p = s["ports"]
+    t.add_row("ports", f"{p['host_used']:,} host + {p['fabric_used']:,} fabric used, {p['host_reserved_for_growth']:,} host reserved for growth, "
+              f"{p['free']:,} free of {p['total']:,}")
+    t.add_row("cages", f"host {p['host_cages'][0]}-{p['host_cages'][1]}, fabric {p['fabric_cages'][0]}-{p['fabric_cages'][1]}")
+    t.add_row("routing", s["routing"])
+    t.add_row("pools", ", ".join(f"{k} {v['used']:,}/{v['size']:,}" for k, v in s["pools"].items()))
+    inv = list(s["invariants"].values())
+    t.add_row("invariants", f"{inv.count('passed')} passed, {inv.count('not_applicable')} not applicable, {inv.count('failed')} failed")
+    out.print(t)
+    out.print("[bold]why this shape:[/]")
+    for r in s["sizing_reasons"]:
+        out.print(f"  - {r}")
+    if path:
+        out.print(f"plan written to [bold]{path}[/]")
+
+
+def print_render(result: dict, out_dir) -> None:
+    out.print(f"rendered {result['switches']} switch configs to [bold]{Path(out_dir) / 'configs'}[/] and "
+              f"{result['servers']} netplan files to [bold]{Path(out_dir) / 'hosts'}[/]; self-check passed; "
+              f"manifest {Path(out_dir) / 'manifest.json'}")
+
+
+def print_cabling(result: dict, out_dir) -> None:
+    r = result
+    t = r["bom"]["totals"]
+    where = (f"{Path(out_dir) / 'cabling'}/ (summary.xlsx + {len(r['workbooks']) - 1} row workbooks)" if r["split"]
+             else str(Path(out_dir) / "cabling.xlsx"))
+    out.print(f"cabling: [bold]{where}[/] ({len(r['sheets']) - 3} cut sheets + Summary, BOM, Fabric); "
+              f"{t['cables']:,} cables ({t['copper_cables']:,} copper, {t['aoc_cables']:,} AOC, {t['fibre_cables']:,} fibre), "
+              f"{t['optical_modules']:,} optics; cables.csv, labels.csv ({r['labels']:,} labels), netbox-cables.csv, topology.dot")
+
+
+def print_hall(result: dict, with_verify: bool = False) -> None:
+    r = result
+    extra = f"; {r['findings']} verify findings in {r['racks_with_findings']} racks" if with_verify else ""
+    out.print(f"hall: [bold]{r['path']}[/] ({r['racks']} racks in {r['rows']} rows, {r['bundles']:,} {r['bundle_level']}-to-"
+              f"{r['bundle_level']} cable bundles, {r['bytes'] / 2**20:.1f} MiB{extra})")
+
+
+def print_verify(result: dict) -> None:
+    findings, summary, errors, paths = result["findings"], result["summary"], result["errors"], result["paths"]
+    t = Table(title=f"verify: {summary['switches_verified']} switches, {summary['findings']} findings", title_justify="left")
+    t.add_column("kind")
+    t.add_column("count", justify="right")
+    for k, v in summary["by_kind"].items():
+        t.add_row(k, str(v))
+    out.print(t)
+    if summary["worst_racks"]:
+        out.print("worst racks: " + ", ".join(f"{r} ({n})" for r, n in summary["worst_racks"]))
+    for f in findings[:30]:
+        out.print(f"[bold]{f['kind']}[/] {f['id']} {', '.join(f['cables'])}: {f['instruction']}")
+    if len(findings) > 30:
+        out.print(f"... {len(findings) - 30} more in verify.json / verify.xlsx")
+    for name, e in sorted(errors.items()):
+        out.print(f"[red]unreachable[/] {name}: {e}", markup=True)
+    if paths:
+        out.print(f"reports: {paths[0]}, {paths[1]}")
+    if "bgp_sessions" in summary:
+        out.print(f"eBGP sessions: {summary['bgp_sessions']['established']} of {summary['bgp_sessions']['planned']} planned are Established")
+    if not findings and not errors:
+        out.print("[green]clean: every planned port sees its planned neighbour[/]")

@@ -1,0 +1,67 @@
+"""`zcube twin up|test|down`: the plan on Linux namespaces with FRR (logic in zcube_deploy/twin)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from zcube_deploy import workflow
+from zcube_deploy.cli.common import cli, err, handle_errors, out
+
+
+@cli.group("twin")
+def twin_group() -> None:
+    """A data-plane twin: the plan on network namespaces, veths and FRR, tested with real packets (root)."""
+
+
+@twin_group.command("up")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("-o", "--output", "out_dir", default="twin", show_default=True, type=click.Path(file_okay=False))
+@click.option("--slow-bfd/--plan-bfd", default=None, help="BFD 1 s on sessions not under test (default: above 256 sessions)")
+@handle_errors
+def twin_up_cmd(plan_path: str, out_dir: str, slow_bfd: bool | None) -> None:
+    """Build the twin of PLAN: namespaces, veths, host files applied, FRR started and converged; writes DIR/twin.json."""
+    state = workflow.twin_up(plan_path, out_dir, slow_bfd)
+    t = state["timings"]
+    out.print(f"twin {state['cluster']} ({state['mode']}) up in {t['total_ms'] / 1000:.1f} s: {len(state['namespaces'])} namespaces "
+              f"(prefix {state['prefix']}), {len(state['links'])} veth pairs; FRR started in {t['frr_start_ms'] / 1000:.1f} s, "
+              f"routes converged +{t['converge_ms'] / 1000:.1f} s; {Path(out_dir) / 'twin.json'}")
+    if state.get("bfd"):
+        out.print(f"BFD: {state['bfd']['note']}")
+
+
+@twin_group.command("test")
+@click.argument("twin_dir", metavar="DIR", type=click.Path(file_okay=False))
+@click.option("--pairs", type=int, default=None, help="a seeded sample of N cross-group port pairs (default: all)")
+@click.option("--fail", "fail", multiple=True, help="link:CABLE, switch:NAME or random:N (each injected and repaired in turn)")
+@click.option("--mode", type=click.Choice(["carrier", "silent"]), default="carrier", show_default=True,
+              help="carrier loss (link down) or silent drop (nftables, link stays up)")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--gpu-pairs", type=int, default=2000, show_default=True, help="GPU pairs (of different servers) measured after each failure")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="JSON report (default DIR/test-report.json)")
+@handle_errors
+def twin_test_cmd(twin_dir: str, pairs: int | None, fail: tuple, mode: str, seed: int, gpu_pairs: int, report_path: str | None) -> None:
+    """Real packets through the twin in DIR; failures compared with `zcube analyze`'s prediction. Exit 1 when a check fails."""
+    from zcube_deploy.twin import report as twin_report
+
+    rep, path, bad = workflow.twin_test(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, report_path,
+                                        log=lambda m: err.print(f"[dim]{m}[/]"))
+    for t in twin_report.test_tables(rep):
+        out.print(t)
+    if rep.get("bfd_note"):
+        out.print(f"BFD: {rep['bfd_note']}")
+    out.print(("[green]all checks passed[/]" if not bad else f"[red]{len(bad)} check(s) failed:[/] " + "; ".join(bad[:5])) + f"; report {path}")
+    if bad:
+        sys.exit(1)
+
+
+@twin_group.command("down")
+@click.argument("twin_dir", metavar="DIR", type=click.Path(file_okay=False))
+@handle_errors
+def twin_down_cmd(twin_dir: str) -> None:
+    """Remove the twin in DIR: stop its daemons by PID, delete its namespaces, restore the host's sysctls."""
+    r = workflow.twin_down(twin_dir)
+    out.print(f"twin down in {r['down_ms'] / 1000:.2f} s: {r['namespaces_deleted']} namespaces deleted, "
+              f"{r['daemons_stopped']} daemons stopped, {len(r['sysctls_restored'])} sysctls restored")

@@ -1,0 +1,131 @@
+"""Running a lab from the command line, and talking to a running one through its folder.
+
+A lab started by ``zcube lab up PLAN -o DIR`` serves until SIGINT/SIGTERM and, every two seconds,
+looks for DIR/control.json: a list of wiring operations (the physical fixes of a verify.json) that
+another process (``zcube lab fix``) leaves there. The lab applies them, removes the file (its
+disappearance is the acknowledgement), writes DIR/control.error when it refused them, and rewrites
+DIR/wiring.json. This module holds both sides of that protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from zcube_deploy.errors import InputErrors, Problem, ZCubeError
+
+CONTROL_FILE = "control.json"
+CONTROL_ERROR = "control.error"
+POLL_SECONDS = 2.0  # how often a running lab looks for control.json
+ACK_POLL_SECONDS = 0.2  # how often `lab fix` looks whether the lab took it
+
+
+def read_baseline(path: str | None) -> str | None:
+    """--baseline: None for the lab's site baseline, "none" for a bare config, else a file of RGOS lines."""
+    if path is None:
+        return None
+    if path == "none":
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputErrors(Problem("--baseline", f"cannot read {path}: {exc}", "give a text file of RGOS config lines")) from None
+
+
+def endpoint_rows(plan: dict, doc: dict) -> list[tuple[str, str, str]]:
+    """(switch, host:port, management address in the plan) for each switch of a lab.json document."""
+    mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
+    return [(name, f"{ep['host']}:{ep['port']}", mg[name]) for name, ep in doc["switches"].items()]
+
+
+def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, port_base: int | None = None,
+          baseline: str | None = None, on_ready: Callable[[object, dict], None] | None = None) -> None:
+    """Serve every switch of ``plan`` over SSH until SIGINT/SIGTERM; apply control files left in ``out_dir``.
+
+    ``on_ready(lab, doc)`` runs once the lab listens and DIR/lab.json (``doc``) is written.
+    """
+    from zcube_deploy.lab.server import Lab
+
+    lab = Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=baseline)
+
+    async def run() -> None:
+        await lab.start()
+        doc = lab.write_files(out_dir)
+        if on_ready:
+            on_ready(lab, doc)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), POLL_SECONDS)
+            except asyncio.TimeoutError:
+                lab.poll_control(out_dir)
+        await lab.stop()
+
+    asyncio.run(run())
+
+
+def fix_operations(verify_json: str) -> tuple[list[dict], list[dict]]:
+    """(wiring operations, findings) of a verify.json: every finding's physical fixes, in order."""
+    try:
+        findings = json.loads(Path(verify_json).read_text())["findings"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise InputErrors(Problem(verify_json, f"not a verify.json: {exc}")) from None
+    return [op for f in findings for op in f.get("fix", [])], findings
+
+
+def request_fixes(lab_dir: str, ops: list[dict], wait: float) -> None:
+    """Leave ``ops`` in LAB_DIR/control.json and wait up to ``wait`` seconds for the running lab to take them."""
+    control = Path(lab_dir) / CONTROL_FILE
+    if not (Path(lab_dir) / "lab.json").exists():
+        raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
+    control.write_text(json.dumps(ops))
+    deadline = time.monotonic() + wait
+    while control.exists() and time.monotonic() < deadline:
+        time.sleep(ACK_POLL_SECONDS)
+    if control.exists():
+        raise ZCubeError(f"the lab did not pick up {control} within {wait:g} s: is `zcube lab up` running for {lab_dir}?")
+    refused = Path(lab_dir) / CONTROL_ERROR
+    if refused.exists():
+        raise ZCubeError(f"the lab refused the fixes: {refused.read_text().strip()}")
+
+
+def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int, int]:
+    """`zcube lab fix`: apply a verify.json's physical fixes to the lab running in ``lab_dir``.
+
+    Returns (operations applied, findings they came from)."""
+    ops, findings = fix_operations(verify_json)
+    request_fixes(lab_dir, ops, wait)
+    return len(ops), len(findings)
+
+
+def read_wiring(lab_dir: str) -> dict:
+    """LAB_DIR/wiring.json, kept current by a running lab."""
+    path = Path(lab_dir) / "wiring.json"
+    if not path.exists():
+        raise InputErrors(Problem(str(path), "no wiring.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
+    return json.loads(path.read_text())
+
+
+def wiring_rows(w: dict) -> list[tuple[str, str, str, str, str, str]]:
+    """(cable, A device, A port, B device, B port, note) for each cable of a wiring.json document.
+
+    The note says what differs from the plan: an extra cable, a port that is down, a false LLDP name."""
+    down = {(d["device"], d["port"]) for d in w["down"]}
+    rows = []
+    for c in w["cables"]:
+        note = []
+        if not c["planned"]:
+            note.append("extra")
+        if (c["a"]["device"], c["a"]["port"]) in down or (c["b"]["device"], c["b"]["port"]) in down:
+            note.append("port down")
+        if c["id"] in w["announced_name"]:
+            note.append(f"announces {w['announced_name'][c['id']]}")
+        rows.append((c["id"], c["a"]["device"], c["a"]["port"], c["b"]["device"], c["b"]["port"], ", ".join(note)))
+    return rows

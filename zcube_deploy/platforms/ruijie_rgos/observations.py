@@ -1,0 +1,80 @@
+"""What an RGOS switch reports, parsed into verify's neutral structure (pure: text in, dict out)."""
+
+from __future__ import annotations
+
+import re
+
+from zcube_deploy.platforms.ruijie_rgos.names import long_name
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
+
+
+# LLDP detail lines verify never reads (about 60% of the output): dropped before TextFSM sees them
+_IRRELEVANT = re.compile(
+    r"^\s+(Device type|Update time|Aging time|Interface numbering subtype|Interface number|Object identifier|"
+    r"Management address subtype|802\.[13] organizationally|Port VLAN ID|Port and protocol VLAN|PPVID|VLAN name|"
+    r"Protocol Identity|Auto-negotiation|PMD auto-negotiation|Operational MAU|PoE support|Link aggregation|"
+    r"Aggregation port ID|Maximum frame Size)\b.*$\n?|^\s*$\n?", re.M)
+
+
+def slim_lldp(text: str) -> str:
+    return _IRRELEVANT.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def observe(outputs: dict[str, str]) -> dict:
+    """{command: raw text} -> {"hostname", "interfaces": {name: {"up"}}, "lldp": {port: [..]}, "static_routes": [...]}"""
+    run = outputs.get("show running-config", "")
+    m = re.search(r"^hostname (\S+)", run.replace("\r", ""), re.M)
+    hostname = m.group(1) if m else None
+    interfaces = {long_name(r["interface"]): {"up": r["status"].lower() == "up", "vlan": r["vlan"]}
+                  for r in parse("show interface status", outputs.get("show interface status", ""))}
+    lldp: dict[str, list[dict]] = {}
+    for r in parse("show lldp neighbors detail", slim_lldp(outputs.get("show lldp neighbors detail", ""))):
+        lldp.setdefault(long_name(r["local_interface"]), []).append({
+            "system_name": r["system_name"], "port_id": r["port_id"], "port_id_type": r["port_id_type"],
+            "chassis_id": r["chassis_id"], "management_address": r["management_address"]})
+    rib = parse("show ip route", outputs.get("show ip route", ""))
+    routes = sorted({(f"{r['network']}/{r['prefix_length']}", r["nexthop_ip"]) for r in rib if r["protocol"].startswith("S")})
+    bgp_routes: dict[str, list[str]] = {}
+    for r in rib:
+        if r["protocol"].startswith("B") and r["nexthop_ip"]:
+            bgp_routes.setdefault(f"{r['network']}/{r['prefix_length']}", []).append(r["nexthop_ip"])
+    from zcube_deploy.platforms.ruijie_rgos import l3_facts
+
+    addresses = l3_facts(run)["interfaces"] if run else {}
+    return {"hostname": hostname, "interfaces": interfaces, "lldp": lldp, "static_routes": [list(r) for r in routes],
+            "addresses": addresses, "bgp": observe_bgp(outputs), "bgp_routes": {k: sorted(set(v)) for k, v in sorted(bgp_routes.items())}}
+
+
+def observe_bgp(outputs: dict[str, str]) -> dict | None:
+    """Sessions (show ip bgp summary), BFD (show bfd neighbors) and the BGP part of the running config;
+    None when `show ip bgp summary` was not collected (an old recording)."""
+    from zcube_deploy.platforms.ruijie_rgos.lab.bgp import parse_config  # the RGOS config reader the lab uses too
+
+    if "show ip bgp summary" not in outputs:
+        return None
+    rows = parse("show ip bgp summary", outputs["show ip bgp summary"])
+    sessions = {}
+    for r in rows:
+        st = r["state_pfxrcd"]
+        sessions[r["neighbor"]] = {"remote_as": _as_int(r["remote_as"]), "state": "Established" if st.isdigit() else st,
+                                   "prefixes": int(st) if st.isdigit() else None}
+    local_as = _as_int(rows[0]["local_as"]) if rows else None
+    bfd = {r["neigh_addr"]: {"state": r["state"], "local": r["our_addr"]}
+           for r in parse("show bfd neighbors", outputs.get("show bfd neighbors", ""))}
+    cfg = parse_config(outputs.get("show running-config", ""))
+    config = {"asn": cfg.bgp.asn if cfg.bgp else None,
+              "neighbors": {a: n.remote_as for a, n in sorted(cfg.bgp.neighbors.items())} if cfg.bgp else {},
+              "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},
+              "bfd_ports": sorted(name for name, i in cfg.interfaces.items() if i.bfd),
+              "fall_over_bfd": sorted(a for a, n in cfg.bgp.neighbors.items() if n.fall_over_bfd) if cfg.bgp else []}
+    return {"local_as": local_as if local_as is not None else config["asn"], "sessions": sessions, "bfd": bfd, "config": config}
+
+
+def _as_int(text: str) -> int | None:
+    """'4200000001' or asdot '64086.59905' -> int."""
+    if not text:
+        return None
+    if "." in text:
+        hi, lo = text.split(".", 1)
+        return int(hi) * 65536 + int(lo)
+    return int(text)

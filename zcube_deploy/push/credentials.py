@@ -1,0 +1,62 @@
+"""Credential and host-key policy for the commands that log in to switches (push, verify).
+
+Where the username, password and enable secret come from (the environment, the lab's documented
+defaults, else a prompt), where a lab's management-address override and known_hosts file come
+from, and where trust-on-first-use records new host keys.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.push import Credentials, load_lab
+
+# (environment variable, prompt label, hide the answer)
+CREDENTIAL_SOURCES = (("ZCUBE_USERNAME", "username", False), ("ZCUBE_PASSWORD", "password", True),
+                      ("ZCUBE_ENABLE_SECRET", "enable secret", True))
+
+Prompt = Callable[[str, bool], str]
+"""Ask the user for ``label``; the bool says whether to hide the answer."""
+
+
+def credentials(lab: bool, prompt: Prompt | None = None) -> Credentials:
+    """ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET, the lab's defaults with ``lab``, else ``prompt``.
+
+    Without a terminal (or without ``prompt``) a missing variable is an input error naming it.
+    """
+    if lab:
+        from zcube_deploy.lab.server import lab_credentials
+
+        return Credentials(*lab_credentials())
+    values = {}
+    for key, label, hide in CREDENTIAL_SOURCES:
+        v = os.environ.get(key)
+        if not v:
+            if prompt is None or not sys.stdin.isatty():
+                raise InputErrors(Problem(key, "not set and no terminal to ask on", f"export {key}=..."))
+            v = prompt(label, hide)
+        values[label] = v
+    return Credentials(values["username"], values["password"], values["enable secret"])
+
+
+def endpoints(lab_path: str | None, known_hosts: str | None) -> tuple[dict[str, tuple[str, int]] | None, str | None]:
+    """A lab.json's endpoints (management-address override) and known_hosts: ``known_hosts`` wins over the lab's."""
+    if not lab_path:
+        return None, known_hosts
+    eps, kh = load_lab(lab_path)
+    return eps, known_hosts or kh
+
+
+def known_hosts_for(known_hosts: str | None, trust_on_first_use: bool) -> str | None:
+    """--trust-on-first-use with no known_hosts file records new keys in ~/.ssh/known_hosts (as the docs say)."""
+    if known_hosts or not trust_on_first_use:
+        return known_hosts
+    from zcube_deploy.safety import make_private_dir
+
+    ssh = Path.home() / ".ssh"
+    make_private_dir(ssh)
+    return str(ssh / "known_hosts")

@@ -1,0 +1,35 @@
+"""A bounded preview of a dry run's diffs (the diff files hold every line that would be sent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypedDict
+
+
+class SwitchPreview(TypedDict):
+    name: str
+    lines_changed: int
+    diff: str
+    head: list[str]
+    more: int
+
+
+def diff_preview(report: dict, per_switch: int = 12, switches: int = 3) -> tuple[list[SwitchPreview], int]:
+    """The first ``per_switch`` lines of the first ``switches`` changing switches' diffs, and how many more switches change."""
+    changing = [d for d in report["devices"] if d["status"] in ("would_change", "refused") and d.get("diff")]
+    shown: list[SwitchPreview] = []
+    for d in changing[:switches]:
+        lines = Path(d["diff"]).read_text().splitlines()
+        shown.append({"name": d["name"], "lines_changed": d["lines_changed"], "diff": d["diff"], "head": lines[:per_switch],
+                      "more": max(0, len(lines) - per_switch)})
+    return shown, max(0, len(changing) - switches)
+
+
+def device_rows(report: dict) -> list[tuple[str, str, int, float, str]]:
+    """(switch, status, lines changed, seconds, detail) per device: the error, or a dry run's diff file."""
+    rows = []
+    for d in report["devices"]:
+        st = d["status"]
+        detail = d.get("error") or (d.get("diff", "") if st == "would_change" else "")
+        rows.append((d["name"], st, d["lines_changed"], d["duration_s"], detail or ""))
+    return rows

@@ -1,0 +1,197 @@
+"""What each `zcube` command does, as library calls: the CLI parses arguments, calls one of these and prints.
+
+Nothing here prints. Long runs report progress through callbacks or by yielding ``(stage, result)``
+pairs, so the caller decides what the user sees. ``short_lived=True`` (the CLI) freezes the loaded
+plan out of the garbage collector's sight (:func:`zcube_deploy.perf.keep_forever`); a library caller
+leaves it False.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.perf import keep_forever
+
+Progress = Callable[[str, int], AbstractContextManager[Callable[[], None]]]
+"""``progress(description, total)``: a context manager yielding ``advance()``, called once per finished item."""
+
+
+# ---------------------------------------------------------------- plans
+def stale_warning(plan: dict) -> str | None:
+    """Why ``plan`` may be out of date (its inventory changed since it was planned), or None."""
+    from zcube_deploy.plan.io import inventory_changed
+
+    return inventory_changed(plan) or None
+
+
+def open_plan(path: str, fields=None, short_lived: bool = False) -> dict:
+    """Read a plan.json (only ``fields`` when given: see each stage's PLAN_FIELDS)."""
+    from zcube_deploy.plan.io import read_plan
+
+    plan = read_plan(path, fields) if fields is not None else read_plan(path)
+    if short_lived:
+        keep_forever()
+    return plan
+
+
+def plan_inventory(inventory: str | Path, short_lived: bool = False) -> dict:
+    """Validate an inventory file and plan it (raises InputErrors listing every problem)."""
+    from zcube_deploy.inventory import load_inventory
+    from zcube_deploy.plan import build_plan
+
+    plan = build_plan(load_inventory(inventory))
+    if short_lived:
+        keep_forever()
+    return plan
+
+
+def write_plan(plan: dict, out_dir: str | Path) -> tuple[Path, dict]:
+    """Write DIR/plan.json; returns its path and the plan's summary (what `zcube plan` prints)."""
+    from zcube_deploy.plan.io import write_plan as _write
+    from zcube_deploy.plan.summary import plan_summary
+
+    return _write(plan, out_dir), plan_summary(plan)
+
+
+def diff_fails(d: dict, fail_on: str) -> bool:
+    """--fail-on: any change, only a moved or removed cable, or never."""
+    s = d["summary"]
+    if fail_on == "any":
+        return bool(d["changed"])
+    if fail_on == "moved":
+        return bool(s["cables_moved"] or s["cables_removed"])
+    return False
+
+
+# ---------------------------------------------------------------- outputs
+def render(plan: dict, out_dir: str | Path, only: str | None = None, jobs: int | None = None) -> dict:
+    """Switch configs (DIR/configs), netplan files (DIR/hosts) and DIR/manifest.json, self-checked."""
+    from zcube_deploy.render import render_all
+
+    return render_all(plan, out_dir, only=only, jobs=jobs)
+
+
+def cabling(plan: dict, out_dir: str | Path, catalog: str | None = None) -> dict:
+    """The cabling outputs; the catalog is ``catalog``, else the plan's, else the bundled one."""
+    from zcube_deploy.cabling.run import write_cabling
+
+    return write_cabling(plan, out_dir, catalog or plan["inputs"].get("cabling_catalog"))
+
+
+def hall(plan: dict, out_dir: str | Path, catalog: str | None = None, **overlays) -> dict:
+    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify`` and ``analyze`` (file paths)."""
+    from zcube_deploy.hall import write_hall
+
+    return write_hall(plan, out_dir, catalog_path=catalog or plan["inputs"].get("cabling_catalog"), **overlays)
+
+
+def build(inventory: str | Path, out_dir: str | Path, jobs: int | None = None, short_lived: bool = False) -> Iterator[tuple[str, dict]]:
+    """`zcube build`: plan, render, cabling, hall. Yields each stage's result as it finishes:
+    ("plan", {"summary", "path"}), ("render", ...), ("cabling", ...), ("hall", ...)."""
+    plan = plan_inventory(inventory, short_lived)
+    path, summary = write_plan(plan, out_dir)
+    yield "plan", {"summary": summary, "path": path}
+    yield "render", render(plan, out_dir, None, jobs)
+    yield "cabling", cabling(plan, out_dir, None)
+    yield "hall", hall(plan, out_dir)
+
+
+# ---------------------------------------------------------------- push
+def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | None = None, concurrency: int = 8, canary: int = 0,
+         max_failures: int | None = None, lab_path: str | None = None, known_hosts: str | None = None,
+         trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None) -> tuple[dict, int]:
+    """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets)."""
+    from zcube_deploy.push import PushOptions, push_all, select_targets
+    from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
+
+    eps, kh = endpoints(lab_path, known_hosts)
+    targets = select_targets(plan, Path(configs_dir), only, eps)
+    creds = credentials(bool(lab_path), prompt)
+    opts = PushOptions(dry_run=dry_run, concurrency=concurrency, canary=canary, max_failures=max_failures,
+                       known_hosts=known_hosts_for(kh, trust_on_first_use), trust_on_first_use=trust_on_first_use, timeout=timeout)
+    bar = progress("dry-run" if dry_run else "push", len(targets)) if progress else nullcontext(lambda: None)
+    with bar as advance:
+        report = push_all(targets, creds, opts, configs_dir, on_result=lambda r: advance())
+    return report, len(targets)
+
+
+# ---------------------------------------------------------------- compare / analyze
+def design_comparison(source: str | None, gpus: int | None, switch_capacity: str = "51.2T", nic_port_speed: str = "200G",
+                      gpus_per_server: int = 8, oversubscription: float = 1.0, switch_model: str | None = None,
+                      catalog_path: str | None = None) -> tuple[list, object, object, str]:
+    """ZCube against HPN dual-plane Clos, ROFT and Rail-only (a design comparison, not a check of a network).
+
+    ``source``: a plan.json or an inventory; else ``gpus`` and the hardware parameters.
+    Returns (designs, parameters, prices or None, label)."""
+    from zcube_deploy.analysis import inputs
+    from zcube_deploy.analysis.designs import compare_designs
+
+    if source and gpus:
+        raise InputErrors(Problem("--gpus", "give a plan/inventory or --gpus, not both"))
+    if source:
+        if not Path(source).exists():
+            raise InputErrors(Problem(source, "no such file"))
+        load = inputs.from_plan if source.endswith(".json") else inputs.from_inventory
+        params, sizing, prices, label = load(source)
+    elif gpus is not None:
+        params, sizing, prices, label = inputs.from_parameters(gpus, switch_capacity, nic_port_speed, gpus_per_server,
+                                                               oversubscription, switch_model, catalog_path)
+    else:
+        raise InputErrors(Problem("compare", "nothing to compare", "give a plan.json, an inventory, or --gpus N"))
+    return compare_designs(params, prices, sizing), params, prices, label
+
+
+def failure_probabilities(text: str) -> list[float]:
+    """--probabilities "0.001,0.01": sorted, distinct, each strictly between 0 and 1."""
+    try:
+        probs = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        probs = []
+    if not probs or any(not 0 < x < 1 for x in probs):
+        raise InputErrors(Problem("--probabilities", f"{text!r}: give probabilities between 0 and 1, e.g. 0.001,0.01"))
+    return sorted(set(probs))
+
+
+def analyze(plan: str | dict, out_dir: str, probabilities: list[float], samples: int = 400, seed: int = 1) -> tuple[dict, Path, Path]:
+    """Failure analysis of a plan (a dict or a plan.json path); writes DIR/analyze.json and DIR/unreachability.png.
+    Returns (document, json path, png path)."""
+    from zcube_deploy.analysis.report import PLAN_FIELDS, analyze_plan, write_analysis
+
+    if not isinstance(plan, dict):
+        plan = open_plan(plan, PLAN_FIELDS)
+    doc = analyze_plan(plan, probabilities, samples, seed)
+    js, png = write_analysis(doc, out_dir)
+    return doc, js, png
+
+
+# ---------------------------------------------------------------- twin
+def twin_up(plan_path: str, out_dir: str, slow_bfd: bool | None = None) -> dict:
+    """Build the data-plane twin of a plan (root, FRR); returns DIR/twin.json's description."""
+    from zcube_deploy.twin import build as twin_build
+
+    twin_build.require_support()
+    return twin_build.up(open_plan(plan_path), plan_path, out_dir, slow_bfd)
+
+
+def twin_test(twin_dir: str, pairs: int | None, seed: int, fail: list[str], mode: str, gpu_pairs: int,
+              report_path: str | None, log: Callable[[str], None]) -> tuple[dict, Path, list[str]]:
+    """Real packets through the twin; writes the JSON report. Returns (report, its path, names of failed checks)."""
+    from zcube_deploy.twin import build as twin_build
+    from zcube_deploy.twin import test as twin_run
+
+    twin_build.require_support()
+    rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log)
+    path = Path(report_path or Path(twin_dir) / "test-report.json")
+    path.write_text(json.dumps(rep, indent=1, sort_keys=True) + "\n")
+    return rep, path, [c["name"] for c in rep["checks"] if not c["ok"]]
+
+
+def twin_down(twin_dir: str) -> dict:
+    """Remove the twin in DIR: its daemons, namespaces and the host's sysctls."""
+    from zcube_deploy.twin import build as twin_build
+
+    return twin_build.down(twin_dir)
