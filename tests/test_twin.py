@@ -221,6 +221,27 @@ def test_fib_timeline_replays_route_events():
     assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0, {"S": True})["next_hops"] == t0
 
 
+def test_two_twins_never_take_each_others_arp_limits_for_the_machines(tmp_path, monkeypatch):
+    """Twins up at the same time share the machine's own ARP limits (one file): the second twin finds them
+    raised and must not restore those; the machine gets its own values back when the last twin goes down."""
+    values = {k: "1024" for k in build.netns.ARP_GC}
+    spaces: list[str] = []
+    monkeypatch.setattr(build, "SAVED_SYSCTLS", tmp_path / "saved.json")
+    monkeypatch.setattr(build.netns, "read_sysctl", lambda k: values[k])
+    monkeypatch.setattr(build.netns, "write_sysctl", lambda k, v: values.__setitem__(k, v))
+    monkeypatch.setattr(build.netns, "existing_namespaces", lambda: list(spaces))
+    build._raise_arp_limits()
+    spaces += ["zt000001-S1"]
+    build._raise_arp_limits()
+    spaces += ["zt000002-S1"]
+    assert values == build.netns.ARP_GC
+    spaces.remove("zt000001-S1")  # the first twin goes down while the second is up: nothing restored yet
+    assert build._restore_arp_limits({"zt000001-S1"}) == {} and values == build.netns.ARP_GC
+    spaces.remove("zt000002-S1")
+    assert build._restore_arp_limits({"zt000002-S1"}) and values == {k: "1024" for k in build.netns.ARP_GC}
+    assert not (tmp_path / "saved.json").exists()
+
+
 def _twin_unavailable() -> str | None:
     try:
         return build.netns.missing_support() or runtime.missing()
