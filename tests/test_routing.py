@@ -257,12 +257,16 @@ def test_host_fallbacks_and_sysctl(bgp_build):
 
     doc = yaml.safe_load((bgp_build / "hosts" / "gpu01.yaml").read_text())
     eth = doc["network"]["ethernets"]
-    t101 = [(name, r) for name, e in eth.items() for r in e["routes"] if r.get("table") == 101]
+    t101 = [(name, r) for name, e in eth.items() for r in e["routes"] if r.get("table") == 101 and "type" not in r]
     # port 1 of GPU 0: cross-group and same switch via its own port, own group via the other port
     # (metric 200), own group via its own switch (metric 300, mode bgp)
     assert sorted((name, r["to"], r["metric"]) for name, r in t101) == [
         ("ens1f0np0", "10.0.0.0/25", 300), ("ens1f0np0", "10.0.0.0/28", 100), ("ens1f0np0", "10.0.0.128/25", 100),
         ("ens1f1np1", "10.0.0.0/25", 200)]
+    # ... and ends in "unreachable" for both group aggregates, so it never falls through to the main table
+    ends = [(name, r["to"], r["metric"]) for name, e in eth.items() for r in e["routes"] if r.get("table") == 101 and "type" in r]
+    assert sorted(ends) == [("ens1f0np0", "10.0.0.0/25", 1000), ("ens1f0np0", "10.0.0.128/25", 1000)]
+    assert all(r["type"] == "unreachable" and "via" not in r for e in eth.values() for r in e["routes"] if "type" in r)
     sysctl = (bgp_build / "hosts" / "gpu01.sysctl.conf").read_text()
     for key in ("ignore_routes_with_linkdown = 1", "arp_ignore = 1", "arp_announce = 2", "rp_filter = 2"):
         assert f"net.ipv4.conf.all.{key}\n" in sysctl and f"net.ipv4.conf.ens1f0np0.{key}\n" in sysctl

@@ -142,9 +142,17 @@ def test_netplan_commands_carry_every_address_route_and_rule(lab64_build, lab64_
     assert {r.split()[3] for r in rules} == {f"{n['address']}/32" for n in srv["nics"]}
     routes = [c for c in cmds if c.startswith("route add")]
     want = sum(len(n["routes"]) for n in srv["nics"])
-    assert len([r for r in routes if "table main" not in r]) == want
+    assert len([r for r in routes if "table main" not in r and " unicast " in r]) == want
     for r in routes:
         ipaddress.ip_network(r.split()[3])
+    # every port table ends in "unreachable" routes that cover each of its destinations with a higher metric,
+    # so a lookup never falls through to the main table (and out of another GPU's NIC); no device on them
+    for n in srv["nics"]:
+        ends = [c.split() for c in routes if c.startswith("route add unreachable") and c.split()[c.split().index("table") + 1] == str(n["table"])]
+        assert ends and all("dev" not in e and "via" not in e for e in ends)
+        nets = [(ipaddress.ip_network(e[3]), int(e[e.index("metric") + 1])) for e in ends]
+        for r in n["routes"]:
+            assert any(ipaddress.ip_network(r["to"]).subnet_of(net) and m > r["metric"] for net, m in nets), (n["port"], r)
     # links come up and get addresses before any route names a gateway on them
     assert max(i for i, c in enumerate(cmds) if c.startswith("address")) < min(i for i, c in enumerate(cmds) if c.startswith("route"))
 
@@ -171,6 +179,68 @@ def test_failure_specs_are_checked_all_at_once():
 
 
 # --- the twin on this machine ----------------------------------------------------------------------
+
+def test_silent_failures_drop_at_one_place_in_one_transaction():
+    """A silent failure is one nft ruleset per namespace: a failed switch drops on all its ports (ingress and
+    egress) in its own namespace, a failed cable on its switch end; nothing else is touched."""
+    def end(dev, itf):
+        return {"device": dev, "ifname": itf}
+    state = {"switches": {"S1": {}, "S2": {}}, "namespaces": {"S1": "n-s1", "S2": "n-s2", "h": "n-h"},
+             "links": [{"cable": "F1", "a": end("S1", "f1"), "b": end("S2", "f1")},
+                       {"cable": "F2", "a": end("S2", "f2"), "b": end("S1", "f2")},
+                       {"cable": "H1", "a": end("S1", "h1"), "b": end("h", "eth0")},
+                       {"cable": "H2", "a": end("S2", "h2"), "b": end("h", "eth1")}]}
+    assert failures._silent_ends(state, failures.Failure("switch:S1", switches=["S1"])) == {"n-s1": ["f1", "f2", "h1"]}
+    assert failures._silent_ends(state, failures.Failure("link:H2", cables=["H2"])) == {"n-s2": ["h2"]}
+    assert failures._silent_ends(state, failures.Failure("link:F2", cables=["F2"])) == {"n-s2": ["f2"]}
+
+
+def test_fib_timeline_replays_route_events():
+    """Convergence read from route events replayed onto the table before the failure: the survivors' next hops
+    are clean when the last dead next hop goes, the dead prefixes when the last of them goes (path hunting can
+    bring one back), and later changes are neither."""
+    from zcube_deploy.twin import fib
+
+    t0 = 1000.0
+    start = {"S": {("10.1.0.0/24", "20"): ("via 10.9.0.1 dev a", "via 10.9.0.3 dev b"),
+                   ("10.2.0.0/24", "20"): ("via 10.9.0.1 dev a",)}}
+    ev = [(t0 + 0.10, "10.1.0.0/24", False, ["10.1.0.0/24 proto bgp metric 20", "\tnexthop via 10.9.0.3 dev b weight 1"]),
+          (t0 + 0.20, "10.2.0.0/24", False, ["10.2.0.0/24 via 10.9.0.3 dev b proto bgp metric 20"]),  # longer path
+          (t0 + 0.30, "10.2.0.0/24", True, ["10.2.0.0/24 via 10.9.0.3 dev b proto bgp metric 20"]),
+          (t0 + 0.40, "10.2.0.0/24", False, ["10.2.0.0/24 via 10.9.0.3 dev b proto bgp metric 20"]),  # hunted back
+          (t0 + 0.60, "10.2.0.0/24", True, ["10.2.0.0/24 via 10.9.0.3 dev b proto bgp metric 20"]),
+          (t0 + 0.90, "10.1.0.0/24", False, ["10.1.0.0/24 proto bgp metric 20", "\tnexthop via 10.9.0.3 dev b weight 1",
+                                               "\tnexthop via 10.9.0.5 dev c weight 1"])]
+    tl = fib.timeline(start, {"S": ev}, {"S": {"10.9.0.1"}}, {"10.2.0.0/24"}, t0)
+    assert tl["next_hops"] == t0 + 0.20 and tl["prefixes"] == t0 + 0.60 and tl["last_change"] == t0 + 0.90
+    # never clean: None; clean from the start (carrier loss, nothing to change): the failure time
+    assert fib.timeline(start, {"S": ev[:1]}, {"S": {"10.9.0.1"}}, set(), t0)["next_hops"] is None
+    assert fib.timeline(start, {"S": []}, {"S": {"10.7.7.7"}}, set(), t0)["next_hops"] == t0
+    # no event, yet clean at the end: the kernel skips a linkdown next hop silently, from the failure on
+    assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0)["next_hops"] is None
+    assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0, {"S": True})["next_hops"] == t0
+
+
+def test_two_twins_never_take_each_others_arp_limits_for_the_machines(tmp_path, monkeypatch):
+    """Twins up at the same time share the machine's own ARP limits (one file): the second twin finds them
+    raised and must not restore those; the machine gets its own values back when the last twin goes down."""
+    values = {k: "1024" for k in build.netns.ARP_GC}
+    spaces: list[str] = []
+    monkeypatch.setattr(build, "SAVED_SYSCTLS", tmp_path / "saved.json")
+    monkeypatch.setattr(build.netns, "read_sysctl", lambda k: values[k])
+    monkeypatch.setattr(build.netns, "write_sysctl", lambda k, v: values.__setitem__(k, v))
+    monkeypatch.setattr(build.netns, "existing_namespaces", lambda: list(spaces))
+    build._raise_arp_limits()
+    spaces += ["zt000001-S1"]
+    build._raise_arp_limits()
+    spaces += ["zt000002-S1"]
+    assert values == build.netns.ARP_GC
+    spaces.remove("zt000001-S1")  # the first twin goes down while the second is up: nothing restored yet
+    assert build._restore_arp_limits({"zt000001-S1"}) == {} and values == build.netns.ARP_GC
+    spaces.remove("zt000002-S1")
+    assert build._restore_arp_limits({"zt000002-S1"}) and values == {k: "1024" for k in build.netns.ARP_GC}
+    assert not (tmp_path / "saved.json").exists()
+
 
 def _twin_unavailable() -> str | None:
     try:
@@ -243,6 +313,19 @@ def test_twin_lab64_end_to_end(tmp_path, lab64_build, mode):
         # convergence times are measured, not asserted here (timings belong in benchmarks/): every check but
         # the time limit must hold
         assert rep["checks"][0]["ok"] and all(f["converged"] for f in rep["failures"])
+        # both failure modes on a switch and a host cable: what the ports experience equals the analysis'
+        # prediction for that mode (silent: the hosts keep sending into the dead ports, nothing runs BFD there)
+        unreachable = {}
+        for fmode in ("carrier", "silent"):
+            run_zcube("twin", "test", str(d), "--pairs", "200", "--gpu-pairs", "400", "--fail", "switch:ZC-O003",
+                      "--fail", "link:H000001", "--mode", fmode)
+            rep = json.loads((d / "test-report.json").read_text())
+            assert rep["failure_mode"] == fmode
+            for f in rep["failures"]:
+                assert f["disagreements"] == 0, (fmode, f["failure"], f["disagreement_examples"])
+                assert f["port_pairs_unreachable"] > 0 and f["restored"]
+            unreachable[fmode] = [f["gpu_pairs_unreachable"] for f in rep["failures"]]
+        assert unreachable["carrier"][0] == 0 < unreachable["silent"][0]  # switch: fallbacks work only on carrier loss
     finally:
         if (d / "twin.json").exists():
             r = run_zcube("twin", "down", str(d))

@@ -21,6 +21,14 @@ destination address) comes back to the source port. Each leg is walked hop by ho
   neighbour on a shortest path and across the parallel links of a pair. Connected /31s of live
   ports are more specific. An originated block whose host /31 is down is discarded at its switch.
 
+**Failure modes.** ``carrier`` (the default): a failed cable or switch takes the carrier of every
+port it touches, so both ends see it at once. ``silent``: the failed elements drop every packet
+while carrier stays up. Only BFD notices that: in mode bgp the fabric sessions over a silently dead
+link or to a silently dead switch go down (so the routing is that of carrier loss), but nothing
+runs BFD on host cables, so the host keeps sending into its silently dead port and the switch keeps
+delivering into it; in mode static nothing notices at all (static routes stay, their packets are
+dropped). Routing decisions use what the control plane sees, forwarding what the data plane does.
+
 ECMP: a leg succeeds only when every equal-cost branch delivers (a flow may hash onto any of them).
 A loop or 64 hops is a drop.
 
@@ -39,6 +47,7 @@ from dataclasses import dataclass, field
 from zcube_deploy.errors import PlanFileError
 
 MAX_HOPS = 64
+FAILURE_MODES = ("carrier", "silent")
 
 
 def _aton(text: str) -> int:
@@ -78,11 +87,14 @@ class _Port:
 class Forwarding:
     """The plan's forwarding state under a set of failed cables and switches (one of them per state)."""
 
-    def __init__(self, plan: dict, failed_cables=(), failed_switches=()):
+    def __init__(self, plan: dict, failed_cables=(), failed_switches=(), failure_mode: str = "carrier"):
         self.plan = plan
         self.mode = routing_mode(plan)
         if self.mode not in ("static", "bgp"):
             raise PlanFileError(f"unknown routing mode {self.mode!r} in the plan")
+        if failure_mode not in FAILURE_MODES:
+            raise PlanFileError(f"unknown failure mode {failure_mode!r} (one of {', '.join(FAILURE_MODES)})")
+        self.failure_mode = failure_mode
         failed_cables, failed_switches = set(failed_cables), set(failed_switches)
         self.switch_up = {s["name"]: s["name"] not in failed_switches for s in plan["switches"]}
         unknown = failed_switches - set(self.switch_up)
@@ -92,8 +104,18 @@ class Forwarding:
         unknown = failed_cables - known_cables
         if unknown:
             raise PlanFileError(f"no cable {sorted(unknown)[0]!r} in the plan")
+        # data plane: does the cable carry packets
         self.cable_up = {c["id"]: c["id"] not in failed_cables and self.switch_up.get(c["a"]["device"], True)
                          and self.switch_up.get(c["b"]["device"], True) for c in plan["cables"]}
+        # control plane: do its ends see it up (carrier, or BFD on the fabric sessions of mode bgp)
+        switch_names = set(self.switch_up)
+        if failure_mode == "carrier":
+            self.cable_seen = dict(self.cable_up)
+        else:
+            bfd = self.mode == "bgp"
+            self.cable_seen = {c["id"]: self.cable_up[c["id"]] or not (bfd and c["a"]["device"] in switch_names
+                                                                       and c["b"]["device"] in switch_names)
+                               for c in plan["cables"]}
         self.ports: dict[int, _Port] = {}
         self.port_by_name: dict[tuple[str, str], _Port] = {}
         for srv in plan["servers"]:
@@ -135,12 +157,18 @@ class Forwarding:
 
     # ---------------------------------------------------------------- state
     def port_alive(self, p: _Port) -> bool:
+        """The port passes packets (its host cable and its switch work)."""
         return self.cable_up[p.cable] and self.switch_up[p.switch]
 
+    def port_seen(self, p: _Port) -> bool:
+        """Both ends of the port's host cable see it up (carrier; nothing runs BFD there)."""
+        return self.cable_seen[p.cable]
+
     def _live_fabric(self, sw: str):
+        """Fabric links the switch's routing considers up: (peer address, peer switch, cable)."""
         for peer_addr, peer, cable in self.fabric[sw]:
-            if self.cable_up[cable]:
-                yield peer_addr, peer
+            if self.cable_seen[cable]:
+                yield peer_addr, peer, cable
 
     def _distances_to(self, target: str) -> dict[str, int]:
         """Switch hops to ``target`` over live fabric links (BFS; the AS-path length in mode bgp)."""
@@ -150,7 +178,7 @@ class Forwarding:
             q = deque([target])
             while q:
                 u = q.popleft()
-                for _, v in self._live_fabric(u):
+                for _, v, _c in self._live_fabric(u):
                     if v not in d and self.switch_up[v]:
                         d[v] = d[u] + 1
                         q.append(v)
@@ -161,13 +189,19 @@ class Forwarding:
     def next_hops(self, sw: str, dst: int) -> list[str] | None:
         """Where switch ``sw`` sends a packet for ``dst``: [] = delivered to a live local port,
         None = dropped, else the next switches (ECMP, one entry per equal-cost link)."""
+        links = self.next_links(sw, dst)
+        return links if links is None else [peer for peer, _ in links]
+
+    def next_links(self, sw: str, dst: int) -> list[tuple[str, str]] | None:
+        """Like ``next_hops`` with the cable of each equal-cost link: [(next switch, cable)]."""
         local = self.host_port_of[sw].get(dst)
-        if local is not None and self.port_alive(local):
-            return []
+        if local is not None and self.port_seen(local):
+            # the connected /31 is up: the switch delivers into it (a silently dead port drops it)
+            return [] if self.port_alive(local) else None
         if self.mode == "static":
             live = {}
-            for peer_addr, peer in self._live_fabric(sw):
-                live[peer_addr] = peer
+            for peer_addr, peer, cable in self._live_fabric(sw):
+                live[peer_addr] = (peer, cable)
             best, hops = -1, []
             for net, nh in self.static[sw]:
                 if nh not in live or not _in(dst, net) or net[1] < best:
@@ -186,23 +220,25 @@ class Forwarding:
         d = self._distances_to(owner)
         if sw not in d:
             return None
-        hops = [peer for _, peer in self._live_fabric(sw) if d.get(peer, 1 << 30) == d[sw] - 1 and self.switch_up[peer]]
+        hops = [(peer, cable) for _, peer, cable in self._live_fabric(sw)
+                if d.get(peer, 1 << 30) == d[sw] - 1 and self.switch_up[peer]]
         return hops or None
 
     def delivers(self, sw: str, dst: int, seen: frozenset = frozenset()) -> bool:
-        """True when a packet for ``dst`` entering switch ``sw`` reaches it on every ECMP branch."""
+        """True when a packet for ``dst`` entering switch ``sw`` reaches it on every ECMP branch (a silently
+        dead link that is still routed over loses the flows that hash onto it)."""
         key = (sw, dst)
         if key in self._memo:
             return self._memo[key]
         if not self.switch_up[sw] or sw in seen or len(seen) >= MAX_HOPS:
             return False
-        hops = self.next_hops(sw, dst)
+        hops = self.next_links(sw, dst)
         if hops is None:
             ok = False
         elif not hops:
             ok = True
         else:
-            ok = all(self.delivers(h, dst, seen | {sw}) for h in set(hops))
+            ok = all(self.cable_up[c] and self.delivers(h, dst, seen | {sw}) for h, c in set(hops))
         if not seen:
             self._memo[key] = ok
         return ok
@@ -215,7 +251,7 @@ class Forwarding:
             if not _in(dst, net):
                 continue
             out = self.port_by_name[(src.server, dev)]
-            if not self.port_alive(out):
+            if not self.port_seen(out):
                 continue  # ignore_routes_with_linkdown
             key = (-net[1], metric)
             if best is None or key < best[0]:
@@ -226,7 +262,7 @@ class Forwarding:
         if not self.port_alive(dst):
             return False
         out = self.host_route(src, dst.address)
-        return out is not None and self.delivers(out.switch, dst.address)
+        return out is not None and self.port_alive(out) and self.delivers(out.switch, dst.address)
 
     def probe(self, src_addr: str | int, dst_addr: str | int) -> bool:
         s = self.ports.get(src_addr if isinstance(src_addr, int) else _aton(src_addr))
@@ -250,9 +286,9 @@ class Forwarding:
             out.append(sw)
 
 
-def predict_pairs(plan: dict, pairs, failed_cables=(), failed_switches=()) -> list[bool]:
+def predict_pairs(plan: dict, pairs, failed_cables=(), failed_switches=(), failure_mode: str = "carrier") -> list[bool]:
     """For each (source port address, destination port address): does the probe pass (see module doc)."""
-    fw = Forwarding(plan, failed_cables, failed_switches)
+    fw = Forwarding(plan, failed_cables, failed_switches, failure_mode)
     return [fw.probe(a, b) for a, b in pairs]
 
 
@@ -262,10 +298,10 @@ def path_switches(plan: dict, src: str, dst: str) -> int:
     return len(p) if p else 0
 
 
-def predict_gpu_pairs(plan: dict, failed_cables=(), failed_switches=()) -> dict:
+def predict_gpu_pairs(plan: dict, failed_cables=(), failed_switches=(), failure_mode: str = "carrier") -> dict:
     """Counts of unreachable GPU pairs (unordered) and port pairs (ordered, different GPUs, same plane)
     under the given failures, walking every probe (meant for lab-sized plans)."""
-    fw = Forwarding(plan, failed_cables, failed_switches)
+    fw = Forwarding(plan, failed_cables, failed_switches, failure_mode)
     gpus: dict[tuple[str, int], list[_Port]] = {}
     for p in fw.ports.values():
         gpus.setdefault(p.gpu, []).append(p)

@@ -77,6 +77,8 @@ def load_host(text: str, name: str) -> list[dict]:
         routes = [r for r in every if r["table"] in p["tables"]] if p["tables"] else p["own"]
         parsed = []
         for r in routes:
+            if r.get("type", "unicast") != "unicast":
+                continue  # the table's terminal "unreachable" routes: a lookup ending there delivers nothing, as no route
             net, plen = str(r["to"]).split("/")
             parsed.append((int(plen), int(r.get("metric", 0)), aton(net), aton(str(r["via"]))))
         parsed.sort(key=lambda x: (-x[0], x[1]))  # the kernel: longest prefix, then lowest metric

@@ -9,6 +9,8 @@ patterns here, so nothing from the inventory can break out of its line in a rend
 
 from __future__ import annotations
 
+import ipaddress
+
 from zcube_deploy.errors import RenderError
 from zcube_deploy.plan.ipam import dotted_mask
 from zcube_deploy.platforms import known_platforms, platform_module
@@ -183,7 +185,23 @@ def server_view(index: PlanIndex, srv: dict) -> dict:
             dev = r.get("dev", nic["port"])
             by_name[dev]["table_routes"].append({"to": r["to"], "via": r["via"], "table": nic["table"], "metric": r.get("metric"),
                                                  "role": r.get("role", "")})
+    for p in ports:
+        p["terminal_routes"] = _terminal_routes(p["table"], [r for q in ports for r in q["table_routes"] if r["table"] == p["table"]])
     return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name), "rack": srv["rack"], "u": srv["u"], "ports": ports}
+
+
+TERMINAL_METRIC = 1000
+
+
+def _terminal_routes(table: int, routes: list[dict]) -> list[dict]:
+    """The end of a port's policy table: ``unreachable`` for each outermost destination of its routes, with a
+    metric above every route, so that when none of them is live the lookup stops here instead of falling
+    through to the main table (which would send the packet out of another GPU's NIC with this port's source
+    address; docs/routing.md "Hosts")."""
+    nets = sorted({ipaddress.ip_network(r["to"]) for r in routes}, key=lambda n: (int(n.network_address), n.prefixlen))
+    outer = [n for n in nets if not any(o != n and n.subnet_of(o) for o in nets)]
+    metric = max([TERMINAL_METRIC] + [int(r["metric"]) + 1 for r in routes if r.get("metric") is not None])
+    return [{"to": str(n), "table": table, "metric": metric} for n in outer]
 
 
 def sysctl_view(index: PlanIndex, srv: dict) -> dict:

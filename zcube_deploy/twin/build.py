@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -168,13 +169,7 @@ def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = 
     _save(out, state)
     try:
         t0 = time.monotonic()
-        saved = {}
-        for k, v in netns.ARP_GC.items():
-            old = netns.read_sysctl(k)
-            saved[k] = old
-            if int(old) < int(v):
-                netns.write_sysctl(k, v)
-        state["host_sysctls_saved"] = saved
+        state["host_sysctls_saved"] = _raise_arp_limits()
         _save(out, state)
         netns.batch([f"netns add {n}" for n in ns_of.values()])
         timings["namespaces_ms"] = _ms(t0)
@@ -319,11 +314,36 @@ def load(out_dir: str | Path) -> dict:
         raise InputErrors(Problem(str(path), f"not a twin description: {exc}")) from None
 
 
-def _is_our_daemon(pid: int, run_dir: str) -> bool:
-    try:
-        return run_dir in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return False
+SAVED_SYSCTLS = RUN_BASE / "arp-sysctls-saved.json"
+TWIN_NETNS = re.compile(r"^zt[0-9a-f]{6}-")
+
+
+def _raise_arp_limits() -> dict[str, str]:
+    """Raise the global ARP-table limits (pitfall 1). The machine's own values are kept in one file shared by
+    every twin on the machine, written by the first that changes them, so that twins up at the same time
+    never take each other's raised values for the machine's."""
+    saved = json.loads(SAVED_SYSCTLS.read_text()) if SAVED_SYSCTLS.exists() else {}
+    for k, v in netns.ARP_GC.items():
+        old = netns.read_sysctl(k)
+        if int(old) < int(v):
+            saved.setdefault(k, old)
+            netns.write_sysctl(k, v)
+    if saved:
+        SAVED_SYSCTLS.parent.mkdir(parents=True, exist_ok=True)
+        SAVED_SYSCTLS.write_text(json.dumps(saved, sort_keys=True))
+    return saved
+
+
+def _restore_arp_limits(ours: set[str]) -> dict[str, str]:
+    """Put the machine's own values back when the last twin on the machine goes down."""
+    others = [n for n in netns.existing_namespaces() if TWIN_NETNS.match(n) and n not in ours]
+    if others or not SAVED_SYSCTLS.exists():
+        return {}
+    saved = json.loads(SAVED_SYSCTLS.read_text())
+    for k, v in saved.items():
+        netns.write_sysctl(k, v)
+    SAVED_SYSCTLS.unlink()
+    return saved
 
 
 def down(out_dir: str | Path, log=print) -> dict:
@@ -334,8 +354,8 @@ def down(out_dir: str | Path, log=print) -> dict:
     stopped, pids = 0, []
     for name, sw in state["switches"].items():
         found = {**sw.get("pids", {}), **runtime.pids(Path(sw["run_dir"]))}
-        ours = {d: p for d, p in found.items() if _is_our_daemon(p, sw["run_dir"])}
-        # SIGKILL: the namespace is deleted next, so zebra's graceful route removal is wasted work (~1 s)
+        ours = {d: p for d, p in found.items() if runtime.is_ours(p, sw["run_dir"])}
+        # SIGKILL: the namespace is deleted next, so a daemon's graceful route removal is wasted work (~1 s)
         stopped += len(runtime.stop(ours, signal.SIGKILL))
         pids += list(ours.values())
     deadline = time.monotonic() + 5
@@ -350,12 +370,11 @@ def down(out_dir: str | Path, log=print) -> dict:
     existing = set(netns.existing_namespaces())
     mine = [n for n in state["namespaces"].values() if n in existing]
     netns.batch([f"netns del {n}" for n in mine], force=True)
-    for k, v in state.get("host_sysctls_saved", {}).items():
-        netns.write_sysctl(k, v)
+    restored = _restore_arp_limits(set(mine))
     run_base = state.get("run_base")
     if run_base and Path(run_base).parent == RUN_BASE and Path(run_base).is_dir():
         for name in state["switches"]:
-            for log in (Path(run_base) / name).glob("*.log"):
+            for log in runtime.log_files(Path(run_base) / name):
                 (out / "frr" / name).mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(log, out / "frr" / name / log.name)
         shutil.rmtree(run_base, ignore_errors=True)
@@ -364,7 +383,7 @@ def down(out_dir: str | Path, log=print) -> dict:
     state["down_ms"] = _ms(t0)
     _save(out, state)
     result = {"namespaces_deleted": len(mine) - len(left), "daemons_stopped": stopped, "namespaces_left": left,
-              "sysctls_restored": state.get("host_sysctls_saved", {}), "down_ms": state["down_ms"]}
+              "sysctls_restored": restored, "down_ms": state["down_ms"]}
     if left:
         raise netns.TwinSystemError(f"could not delete namespaces: {', '.join(left[:5])}")
     return result

@@ -2,8 +2,10 @@
 
 - ``carrier``: the cable is cut. One end is set down (``ip link set down``), so the other end
   loses carrier; a failed switch has all its ports set down (its neighbours lose carrier).
-- ``silent``: the link stays up but carries nothing: an nftables ``netdev`` ingress chain with
-  ``policy drop`` on both ends of each failed cable. Only BFD (mode bgp) can notice.
+- ``silent``: the link stays up but carries nothing: nftables ``netdev`` ingress and egress chains
+  with ``policy drop`` on one end of each failed cable (its switch end), or on every port of a failed
+  switch, in one nft transaction per namespace (a failed switch goes silent at once: all its ports in
+  one atomic ruleset). Carrier stays up on both ends; only BFD (mode bgp) can notice.
 """
 
 from __future__ import annotations
@@ -62,17 +64,6 @@ def parse(specs: list[str], state: dict, seed: int) -> list[Failure]:
     return out
 
 
-def ends(state: dict, failure: Failure) -> list[tuple[str, str, str]]:
-    """(device, namespace, interface) of every port the failure touches, both ends of each cable."""
-    touched = []
-    for l in state["links"]:
-        hit = l["cable"] in failure.cables or l["a"]["device"] in failure.switches or l["b"]["device"] in failure.switches
-        if hit:
-            for e in (l["a"], l["b"]):
-                touched.append((e["device"], state["namespaces"][e["device"]], e["ifname"]))
-    return touched
-
-
 def _down_ends(state: dict, failure: Failure) -> list[tuple[str, str]]:
     """(namespace, interface) set down in carrier mode: the switch end of each failed cable (a failed switch: all its ports)."""
     switches = set(state["switches"])
@@ -85,6 +76,15 @@ def _down_ends(state: dict, failure: Failure) -> list[tuple[str, str]]:
             end = a if a["device"] in switches else b
             out.append((state["namespaces"][end["device"]], end["ifname"]))
     return out
+
+
+def _silent_ends(state: dict, failure: Failure) -> dict[str, list[str]]:
+    """namespace -> interfaces that drop everything in silent mode: the same switch ends as carrier mode
+    sets down (a failed switch: all its ports), so each failure is one ruleset in one namespace."""
+    out: dict[str, list[str]] = {}
+    for ns, itf in _down_ends(state, failure):
+        out.setdefault(ns, []).append(itf)
+    return {ns: sorted(set(v)) for ns, v in sorted(out.items())}
 
 
 def _nft(ns: str, script: str) -> None:
@@ -100,12 +100,9 @@ def inject(state: dict, failure: Failure, mode: str) -> None:
             per_ns.setdefault(ns, []).append(f"link set dev {itf} down")
         netns.batches(per_ns, jobs=8)
         return
-    per_ns_itf: dict[str, list[str]] = {}
-    for _, ns, itf in ends(state, failure):
-        per_ns_itf.setdefault(ns, []).append(itf)
-    for ns, itfs in per_ns_itf.items():
-        chains = "\n".join(f'  chain drop_{k} {{ type filter hook ingress device "{i}" priority -500; policy drop; }}'
-                           for k, i in enumerate(sorted(set(itfs))))
+    for ns, itfs in _silent_ends(state, failure).items():
+        chains = "\n".join(f'  chain drop_{hook}_{k} {{ type filter hook {hook} device "{i}" priority -500; policy drop; }}'
+                           for k, i in enumerate(itfs) for hook in ("ingress", "egress"))
         _nft(ns, f"table netdev {NFT_TABLE} {{\n{chains}\n}}\n")
 
 
@@ -116,5 +113,5 @@ def repair(state: dict, failure: Failure, mode: str) -> None:
             per_ns.setdefault(ns, []).append(f"link set dev {itf} up")
         netns.batches(per_ns, jobs=8)
         return
-    for ns in sorted({ns for _, ns, _ in ends(state, failure)}):
+    for ns in sorted(_silent_ends(state, failure)):
         _nft(ns, f"delete table netdev {NFT_TABLE}\n")

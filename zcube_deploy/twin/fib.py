@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 from datetime import datetime
 
 from zcube_deploy.twin.netns import NETNS_DIR
@@ -70,13 +71,23 @@ class Monitor:
         # unbuffered: ip exits on SIGTERM without flushing stdio, which would lose the last events
         self.proc = subprocess.Popen(["nsenter", f"--net={NETNS_DIR / ns}", "stdbuf", "-oL", "ip", "-4", "-ts", "monitor", "route"],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        # read as it comes: ip stamps an event when it reads it, and a full pipe (64 KiB: a few routes with 64
+        # next hops) would stall it, stamping the rest late or losing them
+        self._lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self._lines.append(line.rstrip("\n"))
 
     def stop(self) -> list[tuple[float, str, bool, list[str]]]:
         """(epoch time, prefix, deleted, lines) of every route change seen."""
         self.proc.terminate()
-        out, _ = self.proc.communicate(timeout=10)
+        self.proc.wait(timeout=10)
+        self._reader.join(timeout=10)
         events, cur = [], None
-        for line in out.splitlines():
+        for line in self._lines:
             m = TS.match(line)
             if m:
                 cur = [datetime.fromisoformat(m.group(1)).timestamp(), m.group(2)]
@@ -107,12 +118,82 @@ def is_clean(tables: dict[str, dict[str, tuple]], dead: dict[str, set[str]], pre
     return True
 
 
+def _route_key(lines: list[str]) -> tuple[str, str]:
+    """(prefix, metric) of a route's first line: the kernel keys a route by prefix, TOS and metric."""
+    head = lines[0].split()
+    prefix = head[1] if head[0] in ("blackhole", "unreachable", "prohibit") else head[0]
+    metric = head[head.index("metric") + 1] if "metric" in head else "0"
+    return (prefix if "/" in prefix else prefix + "/32", metric)
+
+
+def full_table(ns: str) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(prefix, metric) -> sorted live next hops of the switch's IPv4 main table (the state events replay onto)."""
+    p = subprocess.run(["nsenter", f"--net={NETNS_DIR / ns}", "ip", "-4", "route", "show"], capture_output=True, text=True)
+    return {_route_key(lines): tuple(sorted(_nexthops(lines))) for _, lines in _routes(p.stdout)}
+
+
+def _dead_next_hop(t: dict[tuple[str, str], tuple], dead: set[str]) -> bool:
+    return any(h.startswith("via ") and h.split()[1] in dead for nh in t.values() for h in nh)
+
+
+def _dead_prefix(t: dict[tuple[str, str], tuple], prefixes: set[str]) -> bool:
+    return any(p in prefixes and nh for (p, _), nh in t.items())
+
+
+def timeline(start: dict[str, dict[tuple[str, str], tuple]], events: dict[str, list], dead: dict[str, set[str]],
+             prefixes: set[str], t_fail: float, end_clean: dict[str, bool] | None = None) -> dict:
+    """Replay each switch's route events onto its table read before the failure.
+
+    Per switch and overall (the latest switch; None when one never got there): ``next_hops``, the last time
+    the switch went from forwarding to a dead next hop to forwarding to none (the failure time when none of
+    its routes had to change: carrier loss makes the kernel skip dead next hops at once), which is what the
+    surviving traffic sees; ``prefixes``, the same for holding a dead switch's prefixes (only packets for the
+    dead switch's own ports use them); ``last_change``: the last route change of any kind (what comes after
+    the other two is the re-selection among surviving equal paths, not convergence). ``end_clean``: per switch,
+    whether its table read at the end is clean; a switch clean at the end whose replay is not was cleaned
+    without a route event: the kernel skips a ``linkdown`` next hop from the moment of the carrier loss and
+    says nothing (static routes over a cut link stay that way), so it counts as clean at the failure time."""
+    per = {}
+    for sw, evs in events.items():
+        t = dict(start.get(sw, {}))
+        d = dead.get(sw, set())
+        at = {"next_hops": None if _dead_next_hop(t, d) else t_fail, "prefixes": None if _dead_prefix(t, prefixes) else t_fail}
+        last = None
+        for ts, _prefix, deleted, lines in evs:
+            if ts < t_fail:
+                continue
+            key = _route_key(lines)
+            if deleted:
+                t.pop(key, None)
+            else:
+                t[key] = tuple(sorted(_nexthops(lines)))
+            last = ts
+            for what, dirty in (("next_hops", _dead_next_hop(t, d)), ("prefixes", _dead_prefix(t, prefixes))):
+                if dirty:
+                    at[what] = None
+                elif at[what] is None:
+                    at[what] = ts
+        if end_clean and end_clean.get(sw):
+            at = {k: (t_fail if v is None else v) for k, v in at.items()}
+        per[sw] = {**at, "last_change": last}
+
+    def latest(what):
+        xs = [v[what] for v in per.values()]
+        return None if any(x is None for x in xs) else max(xs, default=t_fail)
+
+    return {"per_switch": per, "next_hops": latest("next_hops"), "prefixes": latest("prefixes"),
+            "last_change": max([v["last_change"] for v in per.values() if v["last_change"] is not None], default=None)}
+
+
 def converged_at(end: dict[str, dict[str, tuple]], events: dict[str, list], dead: dict[str, set[str]],
-                 prefixes: set[str], t_fail: float) -> float | None:
-    """Epoch time of the last route change after the failure, when the tables read at the end are clean
-    (None: still a dead next hop or prefix at the end). Without any change: the failure time itself
-    (carrier loss makes the kernel skip the dead next hops at once, marked ``dead linkdown``)."""
+                 prefixes: set[str], t_fail: float, start: dict[str, dict[tuple[str, str], tuple]] | None = None) -> float | None:
+    """Epoch time from which no surviving switch holds a dead next hop or a dead prefix, when the tables read
+    at the end are clean (None: still a dead next hop or prefix at the end). With ``start`` (the tables before
+    the failure) the events are replayed (``timeline``); without, the time of the last change."""
     if not is_clean(end, dead, prefixes):
         return None
+    if start is not None:
+        tl = timeline(start, events, dead, prefixes, t_fail)
+        return None if tl["next_hops"] is None or tl["prefixes"] is None else max(tl["next_hops"], tl["prefixes"])
     times = [ts for evs in events.values() for ts, *_ in evs if ts >= t_fail]
     return max(times, default=t_fail)

@@ -2,7 +2,7 @@
 
 The twin configures its servers from these files, not from the plan, so the files themselves are
 what gets tested. Only what a ZCube host file uses is understood (addresses, MTU, routes with
-metric/table/on-link/from, routing-policy); anything else in ``ethernets`` is reported, never
+metric/table/on-link/from/type, routing-policy); anything else in ``ethernets`` is reported, never
 silently ignored.
 """
 
@@ -18,6 +18,8 @@ KNOWN_PORT_KEYS = {"match", "set-name", "dhcp4", "dhcp6", "accept-ra", "link-loc
                    "routing-policy", "optional"}
 KNOWN_ROUTE_KEYS = {"to", "via", "metric", "table", "on-link", "from", "type", "scope"}
 KNOWN_RULE_KEYS = {"from", "to", "table", "priority"}
+ROUTE_TYPES = {"unicast", "unreachable", "blackhole", "prohibit", "throw"}
+NEXTHOP_LESS_TYPES = {"unreachable", "blackhole", "prohibit", "throw"}
 
 
 def netplan_commands(path: Path, names: dict[str, str] | None = None) -> tuple[list[str], list[Problem]]:
@@ -48,10 +50,20 @@ def netplan_commands(path: Path, names: dict[str, str] | None = None) -> tuple[l
             extra = sorted(set(r) - KNOWN_ROUTE_KEYS)
             if extra:
                 problems.append(Problem(f"{where}.routes[{k}]", f"the twin does not implement {', '.join(extra)}"))
-            line = f"route add {r.get('type', 'unicast')} {r['to']}"
-            if "via" in r:
-                line += f" via {r['via']}"
-            line += f" dev {dev}"
+            kind = r.get("type", "unicast")
+            if kind not in ROUTE_TYPES:
+                problems.append(Problem(f"{where}.routes[{k}].type", f"the twin does not implement route type {kind!r}"))
+                continue
+            line = f"route add {kind} {r['to']}"
+            if kind in NEXTHOP_LESS_TYPES:
+                # the kernel takes no gateway and no device for these (networkd, too, installs them without one)
+                if "via" in r:
+                    problems.append(Problem(f"{where}.routes[{k}]", f"a {kind} route has no 'via'"))
+                    continue
+            else:
+                if "via" in r:
+                    line += f" via {r['via']}"
+                line += f" dev {dev}"
             if r.get("on-link"):
                 line += " onlink"
             if "from" in r:

@@ -19,7 +19,7 @@ def test_tables(report: dict) -> list:
     tables = [base]
     if report.get("failures"):
         t = Table(title=f"failures ({report['failure_mode']}); GPU/port pairs measured vs predicted by the analysis", title_justify="left")
-        for col in ("failure", "flows", "conv ms", "FIB ms", "lost", "GPU prs", "GPU bad", "pred", "port bad", "pred", "diff", "ok"):
+        for col in ("failure", "flows", "conv ms", "FIB ms", "pfx ms", "lost", "GPU prs", "GPU bad", "pred", "port bad", "pred", "diff", "ok"):
             t.add_column(col, justify="right" if col not in ("failure", "ok") else "left", no_wrap=col == "failure")
         checks = {c["name"].split(" (")[0]: c["ok"] for c in report["checks"][1:]}
         for r in report["failures"]:
@@ -28,7 +28,8 @@ def test_tables(report: dict) -> list:
                 conv = "n/a"
             ok = checks.get(r["failure"], False)
             fib = _ms(r.get("fib_converge_ms")) if r.get("fib_switches_watched") else "n/a"
-            t.add_row(r["failure"], str(len(r["probe_flows"])), conv, fib, str(r["packets_lost"]), str(r["gpu_pairs_measured"]),
+            pfx = _ms(r.get("fib_dead_prefixes_ms")) if r.get("fib_switches_watched") and r.get("fib_dead_prefixes_ms_per_switch") else "n/a"
+            t.add_row(r["failure"], str(len(r["probe_flows"])), conv, fib, pfx, str(r["packets_lost"]), str(r["gpu_pairs_measured"]),
                       str(r["gpu_pairs_unreachable"]), str(r["gpu_pairs_unreachable_predicted"]),
                       str(r["port_pairs_unreachable"]), str(r["port_pairs_unreachable_predicted"]), str(r["disagreements"]),
                       "[green]ok[/]" if ok else "[red]FAIL[/]")

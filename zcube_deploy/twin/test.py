@@ -268,7 +268,8 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
         log(f"failure {k + 1}/{len(fails)}: {f.label} ({mode})")
         cables, switches = set(f.cables), set(f.switches)
 
-        fw_after = predict.Forwarding(plan, cables, switches)  # the analysis' forwarding state under this failure
+        # the analysis' forwarding state under this failure (and this failure mode)
+        fw_after = predict.Forwarding(plan, cables, switches, mode)
 
         def after(prs, fw_after=fw_after):
             return [fw_after.probe(a, b) for a, b in prs]
@@ -282,7 +283,10 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
         dead, dead_prefixes = _dead_hops(plan, f)
         if routing != "bgp":
             dead_prefixes = set()  # static routes are not withdrawn: only the next hops over dead links go
+            if mode == "silent":
+                dead = {}  # and a silent failure takes nothing out of a static FIB: nothing to watch
         watched = [n for n in state["switches"] if n not in f.switches and (n in dead or dead_prefixes)]
+        start_tables = {n: fib.full_table(state["switches"][n]["netns"]) for n in watched}
         monitors = {n: fib.Monitor(state["switches"][n]["netns"]) for n in watched}
         time.sleep(0.2)
         watch: dict = {}
@@ -296,9 +300,20 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             events = {n: m.stop() for n, m in monitors.items()}
             monitors = {}
             end_tables = {n: fib.table(state["switches"][n]["netns"]) for n in watched}
-            clean = fib.converged_at(end_tables, events, dead, dead_prefixes, t_fail) if watched else None
-            watch = {"fib_switches_watched": len(watched),
-                     "fib_converge_ms": round((clean - t_fail) * 1000, 1) if clean is not None else None}
+            # the tables read at the end must be clean; when they are, the replayed events say since when
+            clean_end = fib.is_clean(end_tables, dead, dead_prefixes) if watched else None
+            end_clean = {n: fib.is_clean({n: t}, dead, dead_prefixes) for n, t in end_tables.items()}
+            tl = fib.timeline(start_tables, events, dead, dead_prefixes, t_fail, end_clean) if watched else {}
+
+            def ms(t):
+                return round((t - t_fail) * 1000, 1) if t is not None and clean_end else None
+
+            watch = {"fib_switches_watched": len(watched), "fib_converge_ms": ms(tl.get("next_hops")),
+                     "fib_dead_prefixes_ms": ms(tl.get("prefixes")) if dead_prefixes else None,
+                     "fib_last_change_ms": ms(tl.get("last_change")),
+                     "fib_next_hops_ms_per_switch": {n: ms(v["next_hops"]) for n, v in sorted(tl.get("per_switch", {}).items())},
+                     "fib_dead_prefixes_ms_per_switch": {n: ms(v["prefixes"]) for n, v in sorted(tl.get("per_switch", {}).items())}
+                     if dead_prefixes else None}
             touched_sw = switches | {l[end]["device"] for l in state["links"] if l["cable"] in cables for end in ("a", "b")
                                      if l[end]["device"] in state["switches"]}
             gp = _gpu_pairs_for(ports, touched_sw, cables, gpu_pairs, seed + k)
@@ -329,6 +344,9 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             "probe_flows": flow_results,
             "converge_ms": converge_ms if converged else None,
             "fib_converge_ms": watch.get("fib_converge_ms"), "fib_switches_watched": watch.get("fib_switches_watched", 0),
+            "fib_dead_prefixes_ms": watch.get("fib_dead_prefixes_ms"), "fib_last_change_ms": watch.get("fib_last_change_ms"),
+            "fib_next_hops_ms_per_switch": watch.get("fib_next_hops_ms_per_switch"),
+            "fib_dead_prefixes_ms_per_switch": watch.get("fib_dead_prefixes_ms_per_switch"),
             "converged": converged,
             "packets_lost": lost,
             "predicted_probes_survive": True,

@@ -168,6 +168,20 @@ def pids(run_dir: Path) -> dict[str, int]:
     return found
 
 
+def is_ours(pid: int, run_dir: Path | str) -> bool:
+    """The process ``pid`` is one of the daemons started on ``run_dir`` (its command line names the directory),
+    so a reused PID is never signalled."""
+    try:
+        return str(run_dir) in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False
+
+
+def log_files(run_dir: Path) -> list[Path]:
+    """The daemons' log files in ``run_dir`` (``--log file:DIR/<daemon>.log``)."""
+    return sorted(run_dir.glob("*.log"))
+
+
 def vtysh(run_dir: Path, *commands: str, timeout: float = 20.0) -> str:
     args = [VTYSH, "--vty_socket", str(run_dir)]
     for c in commands:
