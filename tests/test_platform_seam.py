@@ -120,3 +120,19 @@ def test_the_platform_answers_what_the_seam_asks():
         assert hasattr(plat, attr), attr
     assert napalm_driver(DEFAULT_PLATFORM) is napalm.get_network_driver(plat.NAPALM_DRIVER)
     assert config_readers()[plat.CONFIG_SUFFIX] is plat.config_facts
+
+
+def test_push_and_verify_refuse_a_platform_without_a_device_driver(tmp_path):
+    """An frr plan renders (the twin runs it) but has no NAPALM driver: push and verify say so, exit 2."""
+    from conftest import INVENTORIES, run_zcube
+
+    inv = (INVENTORIES / "lab-64.yaml").read_text()
+    inv = re.sub(r"^platform: \S+$", "platform: frr", inv, flags=re.M)
+    inv = re.sub(r"^switch_model: \S+$", "switch_model: FRR-64x400G", inv, flags=re.M)
+    (tmp_path / "inv.yaml").write_text(inv)
+    out = tmp_path / "out"
+    assert run_zcube("build", str(tmp_path / "inv.yaml"), "-o", str(out)).returncode == 0
+    for args in (("push", str(out / "plan.json"), "--configs", str(out), "--dry-run"), ("verify", str(out / "plan.json"))):
+        r = run_zcube(*args)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "platform 'frr' has no device driver" in r.stderr and "Traceback" not in r.stderr

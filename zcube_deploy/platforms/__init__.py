@@ -26,16 +26,17 @@ DEFAULT_PLATFORM = "ruijie_rgos"  # what an inventory gets when it names none (i
 
 
 def known_platforms() -> list[str]:
-    return sorted(p.parent.name for p in _HERE.glob("*/platform.yaml"))
+    """Every platform folder (a Python package under platforms/)."""
+    return sorted(p.parent.name for p in _HERE.glob("*/__init__.py"))
 
 
 @lru_cache(maxsize=None)
 def platform_data(name: str) -> dict:
-    """The data file of platform ``name`` (a KeyError names the platforms that exist)."""
-    path = _HERE / name / "platform.yaml"
-    if not path.is_file():
+    """The data file of platform ``name`` ({} when it has none; a KeyError names the platforms that exist)."""
+    if name not in known_platforms():
         raise KeyError(f"unknown platform {name!r}; known: {', '.join(known_platforms())}")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    path = _HERE / name / "platform.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 def catalog_defaults(name: str) -> dict:
@@ -54,17 +55,31 @@ def platform_module(name: str):
 
 
 def switch_renderer(platform: str) -> tuple[str, Callable[[dict, dict], str]] | None:
-    if platform == "frr":
-        from zcube_deploy.platforms.frr import render_switch
+    """(file suffix, render function) of a platform that renders its configs itself (``render_switch``),
+    None for a platform rendered by render/ from its template and the neutral views."""
+    module = platform_module(platform)
+    render_switch = getattr(module, "render_switch", None)
+    if render_switch is None:
+        return None
+    return getattr(module, "CONFIG_SUFFIX", ".conf"), lambda plan, sw: render_switch(plan, sw)
 
-        return ".conf", lambda plan, sw: render_switch(plan, sw)
-    return None
+
+def require_device_access(name: str) -> None:
+    """Refuse (exit 2) a push or verify on a platform without a NAPALM driver and verify commands."""
+    from zcube_deploy.errors import InputErrors, Problem
+
+    module = platform_module(name)
+    if not (hasattr(module, "NAPALM_DRIVER") and hasattr(module, "VERIFY_COMMANDS")):
+        able = [p for p in known_platforms() if hasattr(platform_module(p), "NAPALM_DRIVER")]
+        raise InputErrors(Problem("cluster.platform", f"platform {name!r} has no device driver: push and verify cannot reach its switches",
+                                  f"push and verify support: {', '.join(able)}; an frr plan runs in the twin (zcube twin up)"))
 
 
 def napalm_driver(name: str):
     """The NAPALM driver class of platform ``name`` (``napalm.get_network_driver`` on its driver name)."""
     import napalm
 
+    require_device_access(name)
     return napalm.get_network_driver(platform_module(name).NAPALM_DRIVER)
 
 

@@ -27,7 +27,7 @@ from napalm.base.exceptions import MergeConfigException, ReplaceConfigException
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.model import projection
-from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver, platform_module
+from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver, platform_module, require_device_access
 from zcube_deploy.push.guard import after_change, management_problems
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
@@ -80,6 +80,7 @@ class PushRun:
 
 
 def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: dict[str, tuple[str, int]] | None) -> list[Target]:
+    require_device_access(plan["cluster"]["platform"])
     if not (configs_dir / "configs").is_dir():
         raise InputErrors(Problem(str(configs_dir / "configs"), "no rendered configs here", "run `zcube render PLAN -o DIR` first"),
                           "cannot push")

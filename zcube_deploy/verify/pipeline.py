@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.platforms import require_device_access
 from zcube_deploy.push.credentials import Prompt, credentials, endpoints
 
 
@@ -40,14 +41,17 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
 
     check_sources(record, replay_dir)
     names = scope_of(plan, only)
+    platform = plan["cluster"]["platform"]  # whose commands to run and how to read them
+    require_device_access(platform)
     if replay_dir:
-        observed, errors = replay(replay_dir, names)
+        observed, errors = replay(replay_dir, names, platform=platform)
     else:
         eps, kh = endpoints(lab_path, known_hosts)
         mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
         targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
         creds = creds or credentials(bool(lab_path), prompt)
-        observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record)
+        observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record,
+                                   platform=platform)
     findings = compare(plan, observed, set(observed))
     summary = summarize(findings)
     summary["switches_verified"] = len(observed)
