@@ -44,7 +44,7 @@ assert src.count(a) == 1, (name, src.count(a))
 mod = types.ModuleType("zcube_deploy.verify.classify")
 mod.__file__ = str(ROOT / "zcube_deploy" / "verify" / "classify.py")
 sys.modules[mod.__name__] = mod
-import zcube_deploy.verify
+import zcube_deploy.verify  # noqa: E402 - after the module stub above
 
 zcube_deploy.verify.classify = mod
 exec(compile(  # noqa: S102 (the mutant)

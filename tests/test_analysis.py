@@ -124,7 +124,7 @@ SHAPES = {  # (G, capacity servers, installed servers, cages, lanes, oversubscri
 }
 
 
-@pytest.fixture(scope="module", params=["lab-64", *SHAPES])
+@pytest.fixture(scope="module", params=["lab-64", *(pytest.param(s, marks=pytest.mark.slow) for s in SHAPES)])
 def shaped(request, lab64_plan):
     plan = lab64_plan if request.param == "lab-64" else small_plan(*SHAPES[request.param])
     return request.param, plan
@@ -238,6 +238,7 @@ def test_monte_carlo_seeded_and_zcube_about_half_of_clos(glm1k_plan):
     assert lo < r["ratio_zcube_to_clos"]["ratio"] < hi
 
 
+@pytest.mark.slow
 def test_analyze_cli_glm1k(tmp_path, glm1k_plan):
     from zcube_deploy.plan.io import write_plan
 

@@ -6,6 +6,7 @@ import csv
 import json
 import re
 
+import pytest
 import yaml
 from openpyxl import load_workbook
 
@@ -249,6 +250,7 @@ def split_catalog(tmp_path, above: int) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_big_hall_one_workbook_per_row_and_status_on_the_folder(tmp_path, glm1k_build):
     plan = json.loads((glm1k_build / "plan.json").read_text())
     out = tmp_path / "o"

@@ -51,7 +51,7 @@ def pdf_pages(pdf: Path) -> list[dict]:
 def lines_of(words):
     """Words grouped into text lines (same baseline within 1 pt), each line's text joined with spaces."""
     lines: dict[float, list] = {}
-    for x0, y0, x1, y1, t in sorted(words, key=lambda w: (round(w[3]), w[0])):
+    for _x0, _y0, _x1, y1, t in sorted(words, key=lambda w: (round(w[3]), w[0])):
         key = next((k for k in lines if abs(k - y1) < 1), y1)
         lines.setdefault(key, []).append(t)
     return [" ".join(ws) for ws in lines.values()]

@@ -23,7 +23,7 @@ MAX_README_LINES = 220
 # The Quick start's two commands, exactly as .ci/run and users run them.
 SETUP_COMMANDS = (
     "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/zcube demo -o demo",
-    ".venv/bin/python -m pytest",
+    ".venv/bin/python -m pytest --run-slow",
 )
 
 # Pages written on other branches and linked before they reach main. A link to one of these is
@@ -146,3 +146,9 @@ def test_link_checker_finds_a_missing_file(tmp_path, monkeypatch):
 def test_command_table_parser():
     text = "## Commands\n\n| command | what |\n|---|---|\n| `zcube plan` | x |\n| `zcube check-routing` | y |\n\n## Next\n| `zcube z` |\n"
     assert command_table_commands(text) == ["plan", "check-routing"]
+
+
+def test_ci_runs_the_readmes_test_command_and_ruff():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert SETUP_COMMANDS[1] in ci, ".ci/run must run the README's test command, byte for byte"
+    assert ".venv/bin/ruff check ." in ci

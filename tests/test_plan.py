@@ -12,7 +12,7 @@ import yaml
 
 from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
 from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileError
-from zcube_deploy.inventory import load_inventory, resolve_inventory
+from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build, build_plan
 from zcube_deploy.plan.diff import diff_plans
 from zcube_deploy.plan.io import dumps_plan, read_plan, write_plan

@@ -123,6 +123,7 @@ DEVICE_FAULTS = {"devices": {
 }}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lab", [DEVICE_FAULTS], indirect=True)
 def test_device_faults_end_unchanged_or_rolled_back(lab, built):
     before = {n: (running(lab, n), startup(lab, n)) for n in lab.model.switches}

@@ -287,7 +287,7 @@ def test_cli_dry_run_holds_every_line_sent_and_secrets_stay_private(plan, built,
         r = run_zcube(*args)
         assert r.returncode == 0, r.stdout + r.stderr
         for name, lines in diffs.items():
-            sent = lab.runner.call(lambda: list(lab.model.switches[name].config_log))
+            sent = lab.runner.call(lambda name=name: list(lab.model.switches[name].config_log))
             assert [ln.strip() for ln in lines] == [ln for ln in sent if ln != "end"], name
         r = run_zcube("verify", str(work / "plan.json"), "--lab", str(tmp_path / "lab" / "lab.json"), "-o", str(work / "verify"),
                       "--record", str(work / "rec"))

@@ -147,7 +147,7 @@ def test_no_inventory_string_breaks_out_of_its_line(server_name, rack, cluster):
     assert all(c not in text for c in "?\x00\x1b")
 
 
-@pytest.mark.parametrize("inventory", ["lab-64.yaml", "glm-1k.yaml", "zcube-16k.yaml", "zcube-64k.yaml"])
+@pytest.mark.parametrize("inventory", ["lab-64.yaml", "glm-1k.yaml", "zcube-16k.yaml", pytest.param("zcube-64k.yaml", marks=pytest.mark.slow)])
 def test_templates_render_without_undefined(inventory, glm1k_plan):
     """StrictUndefined: every example renders; big ones on a few devices to keep the suite fast."""
     from zcube_deploy.inventory import load_inventory
@@ -178,6 +178,7 @@ def test_routing_proof_glm1k_sampled(glm1k_build):
     assert rep["checked"] == rep["delivered"] == 20000 and rep["max_switches"] == 2
 
 
+@pytest.mark.slow
 def test_routing_proof_zcube16k_sampled(tmp_path):
     r = run_zcube("build", "inventories/zcube-16k.yaml", "-o", str(tmp_path), cwd=ROOT)
     assert r.returncode == 0, r.stderr

@@ -60,12 +60,14 @@ def test_round_trip_lab64(lab64, seed, tmp_path):
     assert {f["kind"] for f in findings} >= {"swapped", "wrong_peer", "down", "missing"}
 
 
+@pytest.mark.slow
 def test_round_trip_glm1k(tmp_path_factory, tmp_path):
     out, plan = build(tmp_path_factory, "glm-1k.yaml")
     findings = round_trip(out, plan, "random:8", 11, tmp_path)
     assert {"swapped", "duplicate", "wrong_peer", "down", "missing"} <= {f["kind"] for f in findings}
 
 
+@pytest.mark.slow
 def test_clean_lab_reports_nothing_and_ids_are_stable(lab64, tmp_path):
     out, plan = lab64
     faults = {"cabling": [{"swap": ["H000017", "H000019"]}, {"remove": "H000033"}]}
@@ -98,6 +100,7 @@ def test_before_push_hostname_route_and_unexpected(lab64, tmp_path):
     assert "FourHundredGigabitEthernet 0/9" in unexpected[0]["instruction"]
 
 
+@pytest.mark.slow
 def test_cli_record_then_offline_with_real_quirks(lab64, tmp_path):
     out, plan = lab64
     faults = {"cabling": [{"swap": ["H000017", "H000019"]}]}
@@ -139,6 +142,7 @@ def test_cli_record_then_offline_with_real_quirks(lab64, tmp_path):
     assert scope and all(s.startswith("ZC-E0") for s in scope)
 
 
+@pytest.mark.slow
 def test_demo_end_to_end(tmp_path):
     r = run_zcube("demo", "-o", str(tmp_path / "demo"), timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -151,6 +155,7 @@ def test_demo_end_to_end(tmp_path):
     assert len(json.loads((d / "verify-1" / "verify.json").read_text())["findings"]) >= 5
 
 
+@pytest.mark.slow
 def test_cli_lab_up_verify_fix_verify(lab64, tmp_path):
     """The demo's loop with the CLI alone: lab up (faults), push, verify (exit 1), lab fix, verify (exit 0)."""
     import signal

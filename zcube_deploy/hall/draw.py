@@ -98,7 +98,7 @@ def floor_svg(model: dict) -> str:
             centre[r["name"]] = (rx(r) + rw / 2, ry(r) + rd / 2)
     goff = {"odd": -1.0, "even": 1.0, "fabric": 0.0}
     paths, labels, loops = [], [], []
-    for i, b in enumerate(model["bundles"]):
+    for b in model["bundles"]:
         col = FINDING if b["finding_cables"] else colours[b["group"]]["stroke"]
         cls = "bundle finding" if b["finding_cables"] else "bundle"
         attrs = (f'id="bundle-{e(b["a"])}-{e(b["b"])}-{b["group"]}" class="{cls}" data-a="{e(b["a"])}" data-b="{e(b["b"])}" '

@@ -65,7 +65,7 @@ def cables_with_media(inv: ResolvedInventory, acc: dict) -> dict:
                 parent[ra] = rb
         legs.append((c, est, cb))
     longest: dict = {}
-    for c, est, cb in legs:
+    for _c, est, cb in legs:
         root = _find(parent, cb)
         if est > longest.get(root, 0.0):
             longest[root] = est

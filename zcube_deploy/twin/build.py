@@ -352,7 +352,7 @@ def down(out_dir: str | Path, log=print) -> dict:
     state = load(out)
     t0 = time.monotonic()
     stopped, pids = 0, []
-    for name, sw in state["switches"].items():
+    for sw in state["switches"].values():
         found = {**sw.get("pids", {}), **runtime.pids(Path(sw["run_dir"]))}
         ours = {d: p for d, p in found.items() if runtime.is_ours(p, sw["run_dir"])}
         # SIGKILL: the namespace is deleted next, so a daemon's graceful route removal is wasted work (~1 s)

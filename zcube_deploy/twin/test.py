@@ -61,7 +61,7 @@ class Ports:
         grand = sum(sizes)
         srv = {a: p["server"] for a, p in self.by_addr.items()}
         per_server: dict[tuple[str, int, str], int] = {}
-        for a, p in self.by_addr.items():
+        for p in self.by_addr.values():
             key = (p["server"], p["plane"], p["group"])
             per_server[key] = per_server.get(key, 0) + 1
         same = sum(c * per_server.get((s, pl, "even" if g == "odd" else "odd"), 0) for (s, pl, g), c in per_server.items())
@@ -305,7 +305,7 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
             end_clean = {n: fib.is_clean({n: t}, dead, dead_prefixes) for n, t in end_tables.items()}
             tl = fib.timeline(start_tables, events, dead, dead_prefixes, t_fail, end_clean) if watched else {}
 
-            def ms(t):
+            def ms(t, t_fail=t_fail, clean_end=clean_end):
                 return round((t - t_fail) * 1000, 1) if t is not None and clean_end else None
 
             watch = {"fib_switches_watched": len(watched), "fib_converge_ms": ms(tl.get("next_hops")),

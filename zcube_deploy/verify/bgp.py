@@ -118,7 +118,7 @@ def likely_cause(s: dict, observed: Mapping[str, Observation], cable_findings: d
         f = cable_findings[s["cable"]]
         return BgpCause.CABLING, f"cable {s['cable']} already has a '{f['kind']}' finding ({f['id']}): the session follows the link", f["id"]
     ends = [(s["a"], s["b"]), (s["b"], s["a"])]
-    for me, peer in ends:
+    for me, _peer in ends:
         o = observed.get(me["device"])
         if o is not None and not o.is_up(me["port"]):
             return BgpCause.LINK_DOWN, f"{me['device']} {me['port']} has no link", None
