@@ -177,6 +177,7 @@ def test_random_failures_match_exhaustive(shaped):
         assert physical_lost_pairs(fab, st) == want["gpu_pairs_disconnected"], (name, trial)
 
 
+@pytest.mark.slow
 def test_fast_link_path_equals_general(shaped, glm1k_plan):
     """The fabric-link fast path gives the same rows as the general computation."""
     for plan in (shaped[1], glm1k_plan):
@@ -223,6 +224,7 @@ def test_path_statistics(shaped):
     assert ps["gpu_pairs"]["mean_shortest_path_switches"] == pytest.approx(mean)
 
 
+@pytest.mark.slow
 def test_monte_carlo_seeded_and_zcube_about_half_of_clos(glm1k_plan):
     fab, rt = zcube_from_plan(glm1k_plan)
     clos = dual_plane_clos(fab.n_gpus, 256, 128)

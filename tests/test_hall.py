@@ -256,6 +256,7 @@ def test_the_page_is_the_same_bytes_every_time(glm, tmp_path):
     assert (tmp_path / "a" / "hall" / "index.html").read_bytes() == (d / "hall" / "index.html").read_bytes()
 
 
+@pytest.mark.slow
 def test_cabling_progress_per_rack(glm, tmp_path):
     from openpyxl import load_workbook
 

@@ -90,6 +90,7 @@ def test_login_enable_config_prompts_and_errors(lab):
         c.disconnect()
 
 
+@pytest.mark.slow
 def test_config_no_forms_write_and_startup(lab):
     c = connect(lab, "ZC-E002")
     try:
@@ -190,6 +191,7 @@ def test_device_fault_drop_after_n_commands(lab):
     assert lab.drops.get("ZC-O007", 0) >= 1
 
 
+@pytest.mark.slow
 def test_device_fault_reject_line_and_slow(lab):
     c = connect(lab, "ZC-O009")
     try:

@@ -320,6 +320,7 @@ def test_plan_summary_says_the_mode(tmp_path):
     assert r.returncode == 0 and "eBGP + BFD (300 ms x 3)" in r.stdout
 
 
+@pytest.mark.slow
 def test_analyze_bgp_lab64(tmp_path, bgp_build):
     r = run_zcube("analyze", str(bgp_build / "plan.json"), "-o", str(tmp_path), "--samples", "40")
     assert r.returncode == 0, r.stdout + r.stderr
