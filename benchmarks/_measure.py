@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
+import time
 
 _WRAPPER = r"""
 import json, resource, subprocess, sys, time
@@ -50,3 +52,13 @@ def prepare_16k_lab(d, extra_lab_args: tuple[str, ...] = ()):
             raise SystemExit(lab.stderr.read())
         time.sleep(0.1)
     return lab
+
+
+def reference_job() -> float:
+    """A fixed pure-Python CPU job (sort and sum a million floats): its time shows how loaded the machine is."""
+    rng = random.Random(1)
+    data = [rng.random() for _ in range(1_000_000)]
+    t = time.perf_counter()
+    sorted(data)
+    sum(x * x for x in data)
+    return time.perf_counter() - t

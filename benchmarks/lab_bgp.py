@@ -13,7 +13,6 @@ plan + render inventories/zcube-64k.yaml with `routing: {mode: bgp}` into a temp
 
 from __future__ import annotations
 
-import random
 import statistics
 import subprocess
 import sys
@@ -23,15 +22,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _measure import reference_job  # noqa: E402
 
 
-def reference_job() -> float:
-    rng = random.Random(1)
-    data = [rng.random() for _ in range(1_000_000)]
-    t = time.perf_counter()
-    sorted(data)
-    sum(x * x for x in data)
-    return time.perf_counter() - t
 
 
 def build(d: Path) -> Path:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import signal
 import statistics
 import subprocess
@@ -21,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _measure import prepare_16k_lab
+from _measure import prepare_16k_lab, reference_job
 from _measure import zcube as _zcube
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,14 +30,6 @@ def zcube(*args: str) -> list[str]:
     return [*_zcube(), *args]
 
 
-def reference_job() -> float:
-    """A fixed pure-Python CPU job (sort and sum a million floats)."""
-    rng = random.Random(1)
-    data = [rng.random() for _ in range(1_000_000)]
-    t = time.perf_counter()
-    sorted(data)
-    sum(x * x for x in data)
-    return time.perf_counter() - t
 
 
 def timed(cmd: list[str]) -> float:
