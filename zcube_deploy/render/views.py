@@ -10,6 +10,7 @@ patterns here, so nothing from the inventory can break out of its line in a rend
 from __future__ import annotations
 
 import ipaddress
+from functools import lru_cache
 
 from zcube_deploy.errors import RenderError
 from zcube_deploy.plan.ipam import dotted_mask
@@ -185,8 +186,12 @@ def server_view(index: PlanIndex, srv: dict) -> dict:
             dev = r.get("dev", nic["port"])
             by_name[dev]["table_routes"].append({"to": r["to"], "via": r["via"], "table": nic["table"], "metric": r.get("metric"),
                                                  "role": r.get("role", "")})
+    in_table: dict[int, list[dict]] = {}
+    for q in ports:
+        for r in q["table_routes"]:
+            in_table.setdefault(r["table"], []).append(r)
     for p in ports:
-        p["terminal_routes"] = _terminal_routes(p["table"], [r for q in ports for r in q["table_routes"] if r["table"] == p["table"]])
+        p["terminal_routes"] = _terminal_routes(p["table"], in_table.get(p["table"], []))
     return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name), "rack": srv["rack"], "u": srv["u"], "ports": ports}
 
 
@@ -198,10 +203,16 @@ def _terminal_routes(table: int, routes: list[dict]) -> list[dict]:
     metric above every route, so that when none of them is live the lookup stops here instead of falling
     through to the main table (which would send the packet out of another GPU's NIC with this port's source
     address; docs/routing.md "Hosts")."""
-    nets = sorted({ipaddress.ip_network(r["to"]) for r in routes}, key=lambda n: (int(n.network_address), n.prefixlen))
-    outer = [n for n in nets if not any(o != n and n.subnet_of(o) for o in nets)]
     metric = max([TERMINAL_METRIC] + [int(r["metric"]) + 1 for r in routes if r.get("metric") is not None])
-    return [{"to": str(n), "table": table, "metric": metric} for n in outer]
+    return [{"to": n, "table": table, "metric": metric} for n in _outermost(frozenset(r["to"] for r in routes))]
+
+
+@lru_cache(maxsize=4096)
+def _outermost(prefixes: frozenset[str]) -> tuple[str, ...]:
+    """The prefixes of ``prefixes`` that no other one contains, in address order (ports of one group and
+    plane share the same set, so this is computed once per set, not once per port)."""
+    nets = sorted({ipaddress.ip_network(p) for p in prefixes}, key=lambda n: (int(n.network_address), n.prefixlen))
+    return tuple(str(n) for n in nets if not any(o != n and n.subnet_of(o) for o in nets))
 
 
 def sysctl_view(index: PlanIndex, srv: dict) -> dict:
