@@ -15,7 +15,19 @@ verify.json read back compares equal to the members.
 
 from __future__ import annotations
 
-from enum import StrEnum, unique
+from enum import Enum, unique
+
+try:
+    from enum import StrEnum
+except ImportError:  # Python 3.10 (pyproject: requires-python >= 3.10): the same behaviour, by hand
+    class StrEnum(str, Enum):  # type: ignore[no-redef]
+        """A str whose str() and format() are its value (what enum.StrEnum is from 3.11 on)."""
+
+        def __str__(self) -> str:
+            return str.__str__(self)
+
+        def __format__(self, spec: str) -> str:
+            return str.__format__(str.__str__(self), spec)
 
 
 @unique

@@ -1,6 +1,6 @@
 """Single failures: every switch and every fabric link failing alone (pure numpy).
 
-Switches go through the general counters of faults.py (one pass over all GPUs each). Fabric
+Switches go through the general counters of failures.py (one pass over all GPUs each). Fabric
 links, S*S*m of them (65,536 at 64k GPUs), take a fast path: a failed link changes only the few
 port-class entries whose routes use it, so every figure is computed from those entries and from
 counts prepared once. Both paths are checked against an exhaustive walk in the tests, and against

@@ -34,8 +34,17 @@ def _mac(value: str) -> str:
     return text
 
 
+def _platform(value: str) -> str:
+    from zcube_deploy.platforms import known_platforms
+
+    if value not in known_platforms():
+        raise ValueError(f"unknown platform {value!r}; known: {', '.join(known_platforms())} (a folder under zcube_deploy/platforms/)")
+    return value
+
+
 Name = Annotated[str, AfterValidator(_safe_name)]
 Mac = Annotated[str, AfterValidator(_mac)]
+Platform = Annotated[str, AfterValidator(_platform)]
 
 
 class _Model(BaseModel):
@@ -165,7 +174,7 @@ class Routing(_Model):
 class Inventory(_Model):
     cluster: Name
     description: str = ""
-    platform: Literal["ruijie_rgos", "frr"] = "ruijie_rgos"
+    platform: Platform = Field(default="ruijie_rgos", description="a folder under zcube_deploy/platforms/ (docs/platforms.md)")
     catalog: str | None = Field(default=None, description="extra catalog YAML (relative to the inventory)")
     cabling_catalog: str | None = Field(default=None, description="cabling catalog YAML replacing the bundled one (relative to the inventory)")
     switch_model: str

@@ -1,6 +1,6 @@
 """What a switch reports, parsed into one plain, platform-neutral structure (pure: text in, dict out).
 
-The commands and their parsing are the platform's (``platforms/<name>/observe.py``:
+The commands and their parsing are the platform's (``platforms/<name>/observations.py``:
 ``VERIFY_COMMANDS`` and ``observe``); this module only dispatches, so verify's comparison never
 sees a platform's output format.
 """

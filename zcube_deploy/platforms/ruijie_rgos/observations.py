@@ -11,17 +11,6 @@ from zcube_deploy.platforms.ruijie_rgos.fastparse import (
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 
-# LLDP detail lines verify never reads (about 60% of the output): dropped before TextFSM sees them
-_IRRELEVANT = re.compile(
-    r"^\s+(Device type|Update time|Aging time|Interface numbering subtype|Interface number|Object identifier|"
-    r"Management address subtype|802\.[13] organizationally|Port VLAN ID|Port and protocol VLAN|PPVID|VLAN name|"
-    r"Protocol Identity|Auto-negotiation|PMD auto-negotiation|Operational MAU|PoE support|Link aggregation|"
-    r"Aggregation port ID|Maximum frame Size)\b.*$\n?|^\s*$\n?", re.MULTILINE)
-
-
-def slim_lldp(text: str) -> str:
-    return _IRRELEVANT.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-
 
 def observe(outputs: dict[str, str]) -> dict:
     """{command: raw text} -> {"hostname", "interfaces": {name: {"up"}}, "lldp": {port: [..]}, "static_routes": [...]}"""

@@ -57,7 +57,7 @@ class Interface:
     routed: bool = False
     address: tuple[str, str] | None = None  # (address, dotted mask)
     shutdown: bool = False
-    bfd: str | None = None  # "bfd interval X min_rx Y multiplier Z" (lab/rgos_router.py)
+    bfd: str | None = None  # "bfd interval X min_rx Y multiplier Z" (platforms/ruijie_rgos/lab/router.py)
     extra: list[str] = field(default_factory=list)  # sub-commands the lab does not model, verbatim
 
     def lines(self) -> list[str]:
@@ -132,7 +132,7 @@ class SwitchState:
     startup: str = ""
     config_log: list[str] = field(default_factory=list)  # every line entered in config mode
     writes: int = 0
-    bgp: RouterBgp | None = None  # `router bgp` (lab/rgos_router.py)
+    bgp: RouterBgp | None = None  # `router bgp` (platforms/ruijie_rgos/lab/router.py)
     generation: int = 0  # bumped by every configuration line: the lab's protocol model caches on it
     # unmodelled top-level sections, verbatim, by where they stand: before the interfaces ("pre"),
     # between the interfaces and the static routes ("mid"), after the routes ("post")
