@@ -198,6 +198,41 @@ def test_cable_moved_to_another_switch_names_both_racks():
     assert {(f["kind"], tuple(f["cables"])) for f in fs} == {("wrong_peer", ("H3",)), ("missing", ("H2",))}
 
 
+def test_a_planned_device_on_a_port_that_ends_no_cable_is_a_wrong_peer_and_the_own_cable_missing():
+    """SW-O1 P1 sees gpu1 ens3: gpu1 is planned, ens3 ends no planned cable (a spare NIC). Unplug that
+    cable at P1 (a wrong_peer of the port) and connect H1 (missing: its far end gpu1 ens1 is nowhere)."""
+    fs = classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, ["gpu1 ens3"])}}))
+    assert [(f["kind"], f["cables"]) for f in fs] == [("missing", ["H1"]), ("wrong_peer", [])]
+    missing, wrong = fs
+    assert wrong["id"] == fid("wrong_peer", f"SW-O1 {P(1)}")
+    assert wrong["ends"] == [end("SW-O1", P(1)), end("gpu1", "ens1"), end("gpu1", "ens3")]
+    assert wrong["what"] == f"SW-O1 {P(1)} should see gpu1 ens1 (cable H1) but sees gpu1 ens3, a port that ends no planned cable"
+    assert wrong["instruction"] == (f"at rack R1 U40: unplug the cable in SW-O1 {P(1)} (its other end is at gpu1 ens3, rack R1 U2); "
+                                    "cable H1 to gpu1 ens1 belongs there")
+    assert wrong["fix"] == [{"op": "unplug", "device": "SW-O1", "port": P(1)}]
+    assert missing["instruction"] == (f"after unplugging it, connect cable H1: gpu1 ens1 (rack R1 U2) to SW-O1 {P(1)} (rack R1 U40)")
+    assert missing["fix"] == [connect("H1")] and missing["id"] == fid("missing", "H1")
+
+
+def test_a_cable_from_an_unused_switch_port_is_unplugged_once():
+    """SW-O1 P1 and the unused SW-E2 P3 are cabled together: one wrong_peer (unplug at P1) and H1 missing;
+    SW-E2 P3 adds nothing (the same cable)."""
+    fs = classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, ["SW-E2 " + P(3)])}, "SW-E2": {P(3): (UP, ["SW-O1 " + P(1)])}}))
+    assert [(f["kind"], f["cables"], f["ends"][0]) for f in fs] == [("missing", ["H1"], end("SW-O1", P(1))),
+                                                                    ("wrong_peer", [], end("SW-O1", P(1)))]
+    assert fs[1]["fix"] == [{"op": "unplug", "device": "SW-O1", "port": P(1)}]
+
+
+def test_off_plan_neighbour_with_the_own_cable_elsewhere_moves_it_home():
+    """SW-O1 P1 sees gpu1 ens3 and H1's far end gpu1 ens1 is in the unused SW-O1 P3: unplug P1, move H1 home
+    (no missing: H1 is found)."""
+    fs = classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, ["gpu1 ens3"]), P(3): (UP, ["gpu1 ens1"])}}))
+    assert sorted((f["kind"], tuple(f["cables"]), f["ends"][0]["port"]) for f in fs) == [("wrong_peer", (), P(1)),
+                                                                                        ("wrong_peer", ("H1",), P(3))]
+    assert next(f for f in fs if f["cables"])["fix"] == [move("H1", "SW-O1", P(1))]
+    assert len({f["id"] for f in fs}) == 2
+
+
 def test_link_down():
     f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (DOWN, [])}})))
     assert (f["kind"], f["cables"], f["observed"]) == ("down", ["H1"], "link down")
@@ -253,11 +288,66 @@ def test_management_address():
     assert classify(make_plan(), observe(addresses={"SW-O1": {}, "SW-E2": {}})) == []
 
 
+def test_a_skipped_management_check_is_said_in_the_summary_and_the_report(tmp_path):
+    """Not checking the management address is visible: which switches, how many, and why."""
+    from openpyxl import load_workbook
+
+    from zcube_deploy.verify.classify import check, notes
+    from zcube_deploy.verify.report import write_reports
+
+    findings, skipped = check(make_plan(), observe(addresses={**MGMT, "SW-E2": {}}))
+    assert findings == []
+    s = summarize(findings, skipped)
+    assert s["not_checked"] == {"management": [{"reason": "no interface addresses were observed (no running config collected, "
+                                                          "e.g. an older recording)", "switches": 1, "names": ["SW-E2"]}]}
+    assert notes(s) == ["the management check was not run on 1 switch (SW-E2): no interface addresses were observed "
+                        "(no running config collected, e.g. an older recording)"]
+    plan = make_plan()
+    del plan["settings"]["mgmt_prefix_len"]
+    s = summarize(*check(plan, observe()))
+    assert [(r["switches"], r["names"], r["reason"].split(" (")[0]) for r in s["not_checked"]["management"]] == \
+        [(2, ["SW-E2", "SW-O1"], "the plan has no management interface or prefix length")]
+    write_reports([], s, {}, tmp_path, {"cluster": "hand"})
+    assert json.loads((tmp_path / "verify.json").read_text())["summary"]["not_checked"] == s["not_checked"]
+    wb = load_workbook(tmp_path / "verify.xlsx")
+    assert [r[0] for r in wb["Notes"].iter_rows(values_only=True)] == ["Not checked", *notes(s)]
+    # checked everywhere: no note, and the summary is as before
+    assert "not_checked" not in summarize(*check(make_plan(), observe()))
+    write_reports([], summarize([]), {}, tmp_path, {"cluster": "hand"})
+    assert load_workbook(tmp_path / "verify.xlsx").sheetnames == ["Fixes"]
+
+
 def test_missing_and_unplanned_static_routes():
     static = {**STATIC, "SW-O1": [("10.0.0.32/28", "10.200.0.1"), ("0.0.0.0/0", "172.16.0.1")]}
     f = only(classify(make_plan(), observe(static=static)))
     assert (f["kind"], f["routes_missing"], f["routes_extra"]) == ("route", [["10.0.0.16/28", "10.200.0.1"]], [["10.0.0.32/28", "10.200.0.1"]])
     assert f["what"] == "SW-O1: 1 planned static routes not installed, 1 unplanned installed (e.g. 10.0.0.16/28 via 10.200.0.1)"
+
+
+@pytest.mark.parametrize("mode", ["static", "bgp"])
+def test_expected_routes_come_from_the_forwarding_interface(mode, monkeypatch):
+    """Both routing modes read the plan's forwarding state through topology/forwarding.py's switch_tables
+    (one source of truth): whatever it says SW-O1 should install is what verify expects."""
+    from zcube_deploy.topology import forwarding
+
+    real, calls = forwarding.switch_tables, []
+
+    def spy(routing, switches, *a, **k):
+        calls.append(routing["mode"])
+        tables = real(routing, switches, *a, **k)
+        if "SW-O1" in tables:  # the interface says SW-O1 also forwards 10.0.0.48/28 via SW-E2
+            e = forwarding.Entry(0x0A000030, 28, (0x0AC80001,), tables["SW-O1"][0].source)
+            tables = {**tables, "SW-O1": [*tables["SW-O1"], e]}
+        return tables
+
+    monkeypatch.setattr(forwarding, "switch_tables", spy)
+    if mode == "static":
+        f = only(classify(make_plan(), observe()))
+        assert f["routes_missing"] == [["10.0.0.48/28", "10.200.0.1"]]
+    else:
+        f = only(classify(make_plan("bgp"), observe(bgp={s: bgp_state(s) for s in ASN}, b_routes=B_ROUTES)))
+        assert f["routes_missing"] == ["10.0.0.48/28"]
+    assert f["kind"] == "route" and f["ends"][0]["device"] == "SW-O1" and calls == [mode]
 
 
 def test_a_route_over_a_down_fabric_link_is_the_links_finding_only():
@@ -354,3 +444,13 @@ def test_no_bare_vocabulary_strings(path):
 
 def test_the_vocabulary_check_finds_a_bare_string():
     assert _bare_vocabulary_literals('"""swapped"""\nx = {"kind": "swapped"}\nif p.get("mode") == "bgp": pass\n') == [(2, "swapped")]
+
+
+def test_verify_names_no_default_platform_commands():
+    """What verify runs is asked of the plan's platform (observe.commands(platform)); no module-level list of
+    one platform's commands that a caller could use for another platform's switches."""
+    import zcube_deploy.verify.observe as observe_module
+    from zcube_deploy.platforms import platform_module
+
+    assert not hasattr(observe_module, "COMMANDS")
+    assert observe_module.commands("ruijie_rgos") == tuple(platform_module("ruijie_rgos").VERIFY_COMMANDS)

@@ -19,7 +19,10 @@ from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos.lab import bgp
 from zcube_deploy.lab.core import LabModel
 from zcube_deploy.verify.classify import classify as compare
-from zcube_deploy.verify.observe import COMMANDS, observe
+from zcube_deploy.platforms import platform_module
+from zcube_deploy.verify.observe import observe
+
+COMMANDS = platform_module("ruijie_rgos").VERIFY_COMMANDS  # what verify runs on the lab's platform
 
 SECRET = "en"
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.table import Table
 
 from zcube_deploy.cli.common import out
+from zcube_deploy.verify.classify import notes
 
 
 def print_plan_summary(summary: dict, path: Path | None) -> None:
@@ -79,6 +80,8 @@ def print_verify(result: dict) -> None:
         out.print(f"[red]unreachable[/] {name}: {e}", markup=True)
     if paths:
         out.print(f"reports: {paths[0]}, {paths[1]}")
+    for line in notes(summary):
+        out.print(f"[yellow]note[/] {line}", markup=True, highlight=False)
     if "bgp_sessions" in summary:
         out.print(f"eBGP sessions: {summary['bgp_sessions']['established']} of {summary['bgp_sessions']['planned']} planned are Established")
     if not findings and not errors:

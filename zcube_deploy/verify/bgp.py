@@ -173,37 +173,24 @@ INSTRUCTION = {
 
 def expected_routes(plan: dict, sources: set[str], down_cables: set[str]) -> dict[str, dict[str, tuple[set[str], int]]]:
     """Per source switch: prefix -> (the planned peer addresses that are equal-best next hops, how many the
-    switch should install): shortest AS paths over the planned fabric minus ``down_cables``, ECMP across
-    every equal-length path (the plan's multipath relax), at most ``routing.maximum_paths``."""
+    switch should install): the plan's mode-bgp forwarding state (topology/forwarding.py's
+    ``switch_tables``: shortest AS paths, ECMP across every equal-length path, the plan's multipath
+    relax) over the planned fabric minus ``down_cables``, at most ``routing.maximum_paths``."""
+    from zcube_deploy.plan.ipam import ntoa
+    from zcube_deploy.topology.forwarding import switch_tables
+
     rt = plan.get("routing") or {}
     max_paths = int(rt.get("maximum_paths") or 1)
-    adj: dict[str, dict[str, list[str]]] = {}
-    prefixes: dict[str, list[str]] = {}
-    for sw in plan["switches"]:
-        prefixes[sw["name"]] = [sw["host_block"], f"{sw['loopback']}/32"]
-        for itf in sw["interfaces"]:
-            if itf["kind"] == "fabric" and itf["cable"] not in down_cables:
-                adj.setdefault(sw["name"], {}).setdefault(itf["peer"]["device"], []).append(itf["peer"]["address"])
+    # a session over a down cable carries no routes: the fabric without those links
+    switches = [sw if not any(i["cable"] in down_cables for i in sw["interfaces"] if i["kind"] == "fabric")
+                else {**sw, "interfaces": [i for i in sw["interfaces"] if i["kind"] != "fabric" or i["cable"] not in down_cables]}
+                for sw in plan["switches"]]
+    tables = switch_tables(rt, switches)  # the plan is in mode bgp (classify calls this only then)
     out = {}
     for src in sorted(sources):
-        dist, first, frontier = {src: 0}, {}, [src]
-        while frontier:
-            nxt = []
-            for u in frontier:
-                for v in adj.get(u, ()):
-                    if v not in dist:
-                        dist[v] = dist[u] + 1
-                        first[v] = {v} if u == src else set(first[u])
-                        nxt.append(v)
-                    elif dist[v] == dist[u] + 1:
-                        first[v] |= {v} if u == src else first[u]
-            frontier = nxt
         routes = {}
-        for dst, d in dist.items():
-            if d == 0:
-                continue
-            hops = {a for nb in first[dst] for a in adj[src][nb]}
-            for p in prefixes[dst]:
-                routes[p] = (hops, min(len(hops), max_paths))
+        for e in tables.get(src, ()):
+            hops = {ntoa(h) for h in e.next_hops}
+            routes[f"{ntoa(e.network)}/{e.prefix_len}"] = (hops, min(len(hops), max_paths))
         out[src] = routes
     return out

@@ -11,7 +11,8 @@ verify/observe.py produces are read into them). The kinds (vocabulary.FindingKin
   neighbours on one port), none (the planned far end is seen: ok), ``down`` (no link), ``missing``
   (up, no neighbour), ``wrong_peer`` (a neighbour that is nobody of the plan), ``swapped`` (two cables
   whose ends are exchanged: one finding), ``wrong_peer`` (another planned cable's far end on this port:
-  move that cable home; plus ``missing`` for this port's own cable when its far end is nowhere);
+  move that cable home; or a planned device's port that ends no planned cable: unplug it; plus
+  ``missing`` for this port's own cable when its far end is nowhere);
 - per unplanned switch port: ``wrong_peer`` (a planned cable plugged into the unused port),
   ``unexpected`` (anything else seen there);
 - ``bgp`` (mode bgp: a planned eBGP session not Established, with its likely cause: verify/bgp.py);
@@ -79,6 +80,8 @@ class Context:
         self.where = {s["name"]: (s["rack"], s["u"]) for s in plan["switches"]}
         self.where.update({s["name"]: (s["rack"], s["u"]) for s in plan["servers"]})
         self._pools: list | None = None
+        # check -> {reason: [switch]}: switches a per-switch check could not run on (made visible in the summary)
+        self.not_checked: dict[str, dict[str, list[str]]] = {}
         self._in_pools: dict[str, bool] = {}  # prefix -> inside the plan's pools (the same prefixes on every switch)
         self._ident: dict[Neighbour, End | None] = {}
         # identity -> switch ports in scope seeing it
@@ -172,16 +175,26 @@ def classify_hostname(ctx: Context) -> list[dict]:
     return out
 
 
+# why the management check could not run on a switch (verify.json's summary "not_checked", the report's Notes)
+NO_MGMT_PLAN = "the plan has no management interface or prefix length (models.switch.mgmt_interface, settings.mgmt_prefix_len)"
+NO_MGMT_ADDRESS = "the plan gives the switch no management address"
+NO_ADDRESSES = "no interface addresses were observed (no running config collected, e.g. an older recording)"
+
+
 def classify_management(ctx: Context) -> list[dict]:
-    """The management address (push never changes it: a difference is for the operator to resolve)."""
+    """The management address (push never changes it: a difference is for the operator to resolve).
+    A switch that cannot be checked is listed in ``ctx.not_checked[K.MANAGEMENT]`` with the reason."""
     mgmt_if = (ctx.plan.get("models", {}).get("switch") or {}).get("mgmt_interface")
     plen = (ctx.plan.get("settings") or {}).get("mgmt_prefix_len")
     out = []
+    skipped = ctx.not_checked.setdefault(K.MANAGEMENT, {})
     for sw in sorted(ctx.scope):
         addrs = ctx.obs[sw].addresses
         want = ctx.switches[sw].get("mgmt_address")
-        if not addrs or not mgmt_if or not want or plen is None:
-            continue  # recordings without a running config, or no management in the plan
+        why = (NO_MGMT_PLAN if not mgmt_if or plen is None else NO_MGMT_ADDRESS if not want else NO_ADDRESSES if not addrs else None)
+        if why is not None:
+            skipped.setdefault(why, []).append(sw)
+            continue
         have = list(addrs.get(mgmt_if, ()))
         if f"{want}/{plen}" not in have:
             out.append(finding(K.MANAGEMENT, [], [ctx.end(sw, mgmt_if)],
@@ -194,8 +207,9 @@ def classify_management(ctx: Context) -> list[dict]:
 def classify_static_routes(ctx: Context) -> list[dict]:
     """Mode static: every rendered route (the same-group fallbacks included) installed, nothing else in the pools."""
     out = []
+    tables = planned_static_routes(ctx.plan, [ctx.switches[sw] for sw in sorted(ctx.scope)])
     for sw in sorted(ctx.scope):
-        want = {(r["prefix"], r["next_hop"]) for r in ctx.switches[sw]["routes"]}
+        want = tables[sw]
         # routes outside the plan's pools (management, an operator's own) are not the plan's business
         have = {r for r in ctx.obs[sw].static_routes if ctx.in_pools(r[0])}
         o = ctx.obs[sw]
@@ -211,6 +225,24 @@ def classify_static_routes(ctx: Context) -> list[dict]:
                                expected=len(want), observed=len(have), routes_missing=[list(r) for r in missing[:20]],
                                routes_extra=[list(r) for r in extra[:20]]))
     return out
+
+
+def planned_static_routes(plan: dict, switches: list[dict]) -> dict[str, set[tuple[str, str]]]:
+    """Per switch: the (prefix, next hop) pairs the plan's forwarding state gives it in mode static, read
+    through topology/forwarding.py's ``switch_tables`` (the one interface to forwarding state)."""
+    from zcube_deploy.plan.ipam import ntoa
+    from zcube_deploy.topology.forwarding import switch_tables
+
+    text: dict[int, str] = {}  # the same next hops and networks recur on every switch: convert each once
+
+    def s(n: int) -> str:
+        r = text.get(n)
+        if r is None:
+            r = text[n] = ntoa(n)
+        return r
+
+    tables = switch_tables(plan.get("routing") or {"mode": "static"}, switches)
+    return {sw: {(f"{s(e[0])}/{e[1]}", s(h)) for e in rows for h in e[2]} for sw, rows in tables.items()}
 
 
 def classify_bgp_routes(ctx: Context, down_cables: set[str]) -> list[dict]:
@@ -334,10 +366,13 @@ def classify_missing(ctx: Context, v: PortView, done: set[str]) -> tuple[list[di
 
 
 def missing_displaced(ctx: Context, v: PortView, other: str, ident: End) -> dict:
-    """``missing`` for a port's own cable when another cable holds its port and its far end is nowhere."""
+    """``missing`` for a port's own cable when another cable holds its port and its far end is nowhere
+    (``other``: that cable's ID, '' for an unplanned cable)."""
+    held = f"cable {other}" if other else f"an unplanned cable from {ident[0]} {ident[1]}"
+    away = f"moving cable {other} away" if other else "unplugging it"
     return finding(K.MISSING, [v.cable], [ctx.end(v.switch, v.port), ctx.end(*v.expected)],
-                   f"{v.switch} {v.port} should carry cable {v.cable} to {v.exp_text()}; it holds cable {other} instead",
-                   f"after moving cable {other} away, connect cable {v.cable}: {v.exp_text()} ({ctx.at(v.expected[0])}) to "
+                   f"{v.switch} {v.port} should carry cable {v.cable} to {v.exp_text()}; it holds {held} instead",
+                   f"after {away}, connect cable {v.cable}: {v.exp_text()} ({ctx.at(v.expected[0])}) to "
                    f"{v.switch} {v.port} ({ctx.at(v.switch)})", [ctx.connect(v.cable)], expected=v.exp_text(),
                    observed=f"{ident[0]} {ident[1]}")
 
@@ -365,11 +400,32 @@ def _foreign(ctx: Context, v: PortView) -> tuple[str, End, End] | None:
     return other[0], ident, ctx.far(other[0], *ident)
 
 
+def classify_off_plan_port(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    """wrong_peer: the port sees a planned device on a port that ends no planned cable (a server's spare NIC,
+    a switch's unused port): unplug that cable here; plus ``missing`` for this port's own cable when its
+    far end is nowhere (else the far end is classified where it is seen)."""
+    ident = v.idents[0]
+    if ident in ctx.end_of:
+        return None
+    sw, port = v.switch, v.port
+    # the cable in the port is none of the plan's: the finding is the port's (its ID too), the port's own
+    # cable is the ``missing`` finding (or the finding where its far end is seen)
+    out = [finding(K.WRONG_PEER, [], [ctx.end(sw, port), ctx.end(*v.expected), ctx.end(*ident)],
+                   f"{sw} {port} should see {v.exp_text()} (cable {v.cable}) but sees {ident[0]} {ident[1]}, "
+                   "a port that ends no planned cable",
+                   f"at {ctx.at(sw)}: unplug the cable in {sw} {port} (its other end is at {ident[0]} {ident[1]}, "
+                   f"{ctx.at(ident[0])}); cable {v.cable} to {v.exp_text()} belongs there",
+                   [{"op": FixOp.UNPLUG, "device": sw, "port": port}], expected=v.exp_text(), observed=f"{ident[0]} {ident[1]}")]
+    if v.elsewhere:  # our cable's far end is plugged in elsewhere: classified from there
+        return out, set()
+    return out + [missing_displaced(ctx, v, "", ident)], {v.cable}
+
+
 def classify_swapped(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
     """swapped: this port sees cable D's far end and D's planned port sees ours (one finding for both)."""
     fo = _foreign(ctx, v)
     if fo is None:
-        return [], set()  # a planned device's port that ends no cable: nothing to say from here
+        return None  # not another planned cable's far end (classify_off_plan_port)
     did, ident, d_home = fo
     if did in done:
         return [], set()
@@ -400,7 +456,8 @@ def classify_wrong_port(ctx: Context, v: PortView, done: set[str]) -> tuple[list
 
 
 PORT_CLASSIFIERS: tuple[PortClassifier, ...] = (classify_duplicate, classify_ok, classify_down, classify_missing,
-                                                classify_unknown_peer, classify_swapped, classify_wrong_port)
+                                                classify_unknown_peer, classify_off_plan_port, classify_swapped,
+                                                classify_wrong_port)
 
 
 def port_views(ctx: Context, sw: str) -> Iterable[PortView]:
@@ -497,7 +554,20 @@ def group_silent_servers(ctx: Context, findings: list[dict]) -> list[dict]:
 # ------------------------------------------------------------------ the whole check
 def classify(plan: dict, observed: Mapping[str, Observation | Mapping], scope: set[str] | None = None) -> list[dict]:
     """Findings for the switches in ``scope`` (default: every observed one), sorted by rack, U (top first), device, port."""
+    return check(plan, observed, scope)[0]
+
+
+def check(plan: dict, observed: Mapping[str, Observation | Mapping],
+          scope: set[str] | None = None) -> tuple[list[dict], dict[str, dict[str, list[str]]]]:
+    """(the findings of :func:`classify`, the switches a check could not run on: {check: {reason: [switch]}},
+    only the checks that skipped a switch)."""
     ctx = Context(plan, as_observations(observed), scope)
+    findings = _classify(ctx)
+    return findings, {k: v for k, v in ctx.not_checked.items() if v}
+
+
+def _classify(ctx: Context) -> list[dict]:
+    plan = ctx.plan
     done: set[str] = set()
     findings = classify_hostname(ctx) + classify_management(ctx)
     findings += classify_planned_ports(ctx, done)
@@ -512,7 +582,24 @@ def classify(plan: dict, observed: Mapping[str, Observation | Mapping], scope: s
     return findings
 
 
-def summarize(findings: list[dict]) -> dict:
+def summarize(findings: list[dict], not_checked: dict[str, dict[str, list[str]]] | None = None) -> dict:
+    """Counts by kind and the five racks with most findings; ``not_checked`` (from :func:`check`), when a
+    check skipped switches: {check: [{"reason", "switches": count, "names": first 20}]}."""
     by_kind = Counter(f["kind"] for f in findings)
     by_rack = Counter(f["ends"][0]["rack"] for f in findings)
-    return {"findings": len(findings), "by_kind": dict(sorted(by_kind.items())), "worst_racks": by_rack.most_common(5)}
+    out = {"findings": len(findings), "by_kind": dict(sorted(by_kind.items())), "worst_racks": by_rack.most_common(5)}
+    if not_checked:
+        out["not_checked"] = {k: [{"reason": why, "switches": len(names), "names": sorted(names)[:20]}
+                                  for why, names in sorted(v.items())] for k, v in sorted(not_checked.items())}
+    return out
+
+
+def notes(summary: dict) -> list[str]:
+    """One plain sentence per check that did not run on some switches (the CLI and verify.xlsx show them)."""
+    out = []
+    for check_name, rows in (summary.get("not_checked") or {}).items():
+        for r in rows:
+            more = f" and {r['switches'] - len(r['names'])} more" if r["switches"] > len(r["names"]) else ""
+            out.append(f"the {check_name} check was not run on {r['switches']} switch{'es' if r['switches'] != 1 else ''} "
+                       f"({', '.join(r['names'])}{more}): {r['reason']}")
+    return out

@@ -15,10 +15,6 @@ def commands(platform: str = DEFAULT_PLATFORM) -> tuple[str, ...]:
     return tuple(platform_module(platform).VERIFY_COMMANDS)
 
 
-# the default platform's commands, for callers that do not name one
-COMMANDS = commands()
-
-
 def record_name(command: str) -> str:
     return command.replace(" ", "_") + ".txt"
 

@@ -35,8 +35,7 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
     """
     from zcube_deploy.verify import scope_of
     from zcube_deploy.verify.collect import collect, replay
-    from zcube_deploy.verify.classify import classify as compare
-    from zcube_deploy.verify.classify import summarize
+    from zcube_deploy.verify.classify import check, summarize
     from zcube_deploy.verify.report import write_reports
 
     check_sources(record, replay_dir)
@@ -52,8 +51,8 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
         creds = creds or credentials(bool(lab_path), prompt)
         observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record,
                                    platform=platform)
-    findings = compare(plan, observed, set(observed))
-    summary = summarize(findings)
+    findings, not_checked = check(plan, observed, set(observed))
+    summary = summarize(findings, not_checked)
     summary["switches_verified"] = len(observed)
     summary["switches_unreachable"] = len(errors)
     if (plan.get("routing") or {}).get("mode") == "bgp":  # issue 14: eBGP sessions (verify/bgp.py)

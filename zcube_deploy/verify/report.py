@@ -55,6 +55,14 @@ def write_reports(findings: list[dict], summary: dict, errors: dict[str, str], o
             c.alignment = wrap
             cells.append(c)
         ws.append(cells)
+    if summary.get("not_checked"):  # checks that could not run on some switches: said, not silently skipped
+        from zcube_deploy.verify.classify import notes
+
+        ws3 = wb.create_sheet("Notes")
+        ws3.column_dimensions["A"].width = 120
+        ws3.append(["Not checked"])
+        for line in notes(summary):
+            ws3.append([line])
     if errors:
         ws2 = wb.create_sheet("Unreachable")
         ws2.append(["Switch", "Error"])
