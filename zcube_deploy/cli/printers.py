@@ -7,7 +7,6 @@ from pathlib import Path
 from rich.table import Table
 
 from zcube_deploy.cli.common import out
-from zcube_deploy.verify.classify import notes
 
 
 def print_plan_summary(summary: dict, path: Path | None) -> None:
@@ -80,6 +79,8 @@ def print_verify(result: dict) -> None:
         out.print(f"[red]unreachable[/] {name}: {e}", markup=True)
     if paths:
         out.print(f"reports: {paths[0]}, {paths[1]}")
+    from zcube_deploy.verify.classify import notes  # imported when printing verify's result only
+
     for line in notes(summary):
         out.print(f"[yellow]note[/] {line}", markup=True, highlight=False)
     if "bgp_sessions" in summary:
