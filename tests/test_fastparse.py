@@ -72,3 +72,161 @@ def test_interface_addresses_are_l3_facts_interfaces(lab64_build):
            "ip route 0.0.0.0 0.0.0.0 172.16.0.1\ninterface TwoHundredGigabitEthernet 0/1\n shutdown\n")
     assert interface_addresses(odd) == l3_facts(odd)["interfaces"] == {
         "Mgmt 0": ["172.16.0.11/24", "10.9.0.1/24"], "Loopback 0": ["10.201.0.1/32"], "TwoHundredGigabitEthernet 0/1": []}
+
+
+# ---------------------------------------------------------------- show ip route, show interface status, the running config
+ROUTES_TRICKY = """Codes:  C - Connected, L - Local, S - Static, B - BGP
+
+Gateway of last resort is 172.16.0.1 to network 0.0.0.0
+        [20/0] via 10.9.9.9, 00:00:01
+S*    0.0.0.0/0 [1/0] via 172.16.0.1
+B     10.0.0.16/28 [20/0] via 10.200.0.1, 00:01:00, TwoHundredGigabitEthernet 0/5
+                   [20/0] via 10.200.0.3, 1d02h
+                   [20/0] via 10.200.0.5, 1w2d, HundredGigabitEthernet 0/7:2
+C     10.200.0.0/31 is directly connected, TwoHundredGigabitEthernet 0/5
+L     10.200.0.0/32 is directly connected, TwoHundredGigabitEthernet 0/5  \r
+S     10.0.0.32/28 [1/0] via 10.200.0.1, not-a-time
+O E2  10.1.0.0/16 [110/20] via 10.200.0.7
+S     10.0.0.48/28 is directly connected, Null 0
+        [1/0] via 10.200.0.9
+"""
+
+STATUS_TRICKY = """garbage before the header
+TwoHundredGigabitEthernet 0/9:1          up        routed Full     200G      fiber
+Interface                                Status    Vlan   Duplex   Speed     Type
+---------------------------------------- --------  ----   -------  --------- ------
+Mgmt 0                                   down      routed Unknown  Unknown   copper
+TwoHundredGigabitEthernet 0/1:1          up        routed Full     200G      fiber
+TwoHundredGigabitEthernet 0/1:2          up        1      Full     200G
+   -----
+HundredGigabitEthernet0/2 disabled 10 Full 100G fiber  \r
+not an interface row
+"""
+
+
+@pytest.mark.parametrize("text", [p.read_text() for p in sorted((MOCKED.parent / "show_ip_route").glob("*/raw.txt"))] + [
+    ROUTES_TRICKY, ROUTES_TRICKY.replace("\n", "\r\n"), ROUTES_TRICKY.replace("\n", "\r"), ""])
+def test_ip_route_is_the_templates_rows(text):
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import ip_route
+
+    assert ip_route(text) == parse("show ip route", text)
+
+
+def test_ip_route_reads_the_tricky_routes():
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import ip_route
+
+    rows = ip_route(ROUTES_TRICKY)
+    b = [(r["network"], r["nexthop_ip"], r["nexthop_if"]) for r in rows if r["protocol"] == "B"]
+    assert b == [("10.0.0.16", "10.200.0.1", "TwoHundredGigabitEthernet 0/5"), ("10.0.0.16", "10.200.0.3", ""),
+                 ("10.0.0.16", "10.200.0.5", "HundredGigabitEthernet 0/7:2")]
+    assert rows[0]["protocol"] == "" and rows[0]["nexthop_ip"] == "10.9.9.9"  # a continuation before any route
+    assert ("S", "10.0.0.48", "10.200.0.9") in [(r["protocol"], r["network"], r["nexthop_ip"]) for r in rows]
+
+
+@pytest.mark.parametrize("text", [p.read_text() for p in sorted((MOCKED.parent / "show_interface_status").glob("*/raw.txt"))] + [
+    STATUS_TRICKY, STATUS_TRICKY.replace("\n", "\r\n"), STATUS_TRICKY.split("Interface ", 1)[0], ""])
+def test_interface_status_is_the_templates_rows(text):
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import interface_status
+
+    assert interface_status(text) == parse("show interface status", text)
+
+
+def test_interface_status_reads_the_tricky_rows():
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import interface_status
+
+    assert [(r["interface"], r["status"], r["type"]) for r in interface_status(STATUS_TRICKY)] == [
+        ("Mgmt 0", "down", "copper"), ("TwoHundredGigabitEthernet 0/1:1", "up", "fiber"),
+        ("TwoHundredGigabitEthernet 0/1:2", "up", ""), ("HundredGigabitEthernet0/2", "disabled", "fiber")]
+
+
+CONFIG_TRICKY = """hostname SW-O1
+interface Mgmt 0
+ ip address 172.16.0.11 255.255.255.0
+ ip address 10.9.0.1 255.255.255.0 secondary
+!
+interface  TwoHundredGigabitEthernet 0/5
+ ip address 10.200.0.0 255.255.255.254
+ bfd interval 100 min_rx 100 multiplier 3
+interface TwoHundredGigabitEthernet 0/6
+ ip address 10.200.0.2 255.255.255.254
+ ip address 10.200.0.4 31
+ bfd interval 100 min_rx x multiplier 3
+interface Loopback 0
+ ip address 10.201.0.1 255.255.255.255
+ip route 10.0.0.16 255.255.255.240 10.200.0.1
+router bgp 4200000001
+ neighbor 10.200.0.1 remote-as 4200000002
+ neighbor 10.200.0.1 fall-over bfd
+ neighbor 10.200.0.3 fall-over bfd
+ neighbor 10.200.0.9 description not-a-session
+ address-family ipv6
+  neighbor 10.200.0.7 remote-as 4200000007
+ exit-address-family
+ address-family ipv4 unicast
+  neighbor 10.200.0.5 remote-as 4200000005
+ exit-address-family
+router bgp x
+ neighbor 10.200.0.11 remote-as 4200000011
+interface TwoHundredGigabitEthernet 0/5
+ shutdown
+"""
+
+
+def _config_readers(text):
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import bgp_config_of
+    from zcube_deploy.platforms.ruijie_rgos.lab.bgp import parse_config
+
+    return interface_addresses(text), bgp_config_of(parse_config(text))
+
+
+@pytest.fixture(scope="module")
+def bgp64_configs(tmp_path_factory):
+    """lab-64's configs in mode bgp (plan + render, as a user runs them)."""
+    from conftest import ROOT, run_zcube
+
+    d = tmp_path_factory.mktemp("bgp64cfg")
+    (d / "lab-64-bgp.yaml").write_text("routing:\n  mode: bgp\n" + (ROOT / "inventories" / "lab-64.yaml").read_text())
+    for args in (("plan", str(d / "lab-64-bgp.yaml"), "-o", str(d)), ("render", str(d / "plan.json"), "-o", str(d))):
+        r = run_zcube(*args, cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+    return sorted((d / "configs").glob("*.cfg"))
+
+
+def test_running_config_is_the_two_readers(lab64_build, bgp64_configs):
+    """One pass gives interface_addresses' result and parse_config's BGP part: on lab-64's configs in both
+    routing modes (with CRLF, and with tabs, which both readers treat their own way), and on a tricky one."""
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import running_config
+
+    configs = sorted((lab64_build / "configs").glob("*.cfg")) + bgp64_configs
+    assert bgp64_configs and all("router bgp" in c.read_text() for c in bgp64_configs)
+    for c in configs:
+        text = c.read_text()
+        for t in (text, text.replace("\n", "\r\n"), text.replace("\n ", "\n\t"), text.replace("\n", "\r")):
+            assert running_config(t) == _config_readers(t), c.name
+    for t in (CONFIG_TRICKY, CONFIG_TRICKY.replace("\n", "\r\n"), CONFIG_TRICKY.replace("\n ", "\n\t"), ""):
+        assert running_config(t) == _config_readers(t)
+
+
+def test_running_config_reads_the_tricky_config():
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import running_config
+
+    addrs, bgp = running_config(CONFIG_TRICKY)
+    assert addrs["Mgmt 0"] == ["172.16.0.11/24", "10.9.0.1/24"] and addrs["TwoHundredGigabitEthernet 0/6"] == ["10.200.0.2/31"]
+    assert bgp == {"asn": 4200000001,
+                   "neighbors": {"10.200.0.1": 4200000002, "10.200.0.3": None, "10.200.0.5": 4200000005},
+                   "addresses": {"Mgmt 0": "172.16.0.11", " TwoHundredGigabitEthernet 0/5": "10.200.0.0",
+                                 "TwoHundredGigabitEthernet 0/6": "10.200.0.4", "Loopback 0": "10.201.0.1"},
+                   "bfd_ports": [" TwoHundredGigabitEthernet 0/5"], "fall_over_bfd": ["10.200.0.1", "10.200.0.3"]}
+
+
+@pytest.mark.parametrize("line", [" ip address 010.200.0.8 255.255.255.254", " ip address 10.200.0.8 255.0.255.0"])
+def test_running_config_rejects_what_interface_addresses_rejects(line):
+    """A leading-zero address or a non-contiguous mask is no address to either reader: both raise alike."""
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import running_config
+
+    text = "interface TwoHundredGigabitEthernet 0/7\n" + line + "\n"
+    with pytest.raises(ValueError) as a:
+        interface_addresses(text)
+    with pytest.raises(ValueError) as b:
+        running_config(text)
+    assert str(a.value) == str(b.value)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 from zcube_deploy.platforms.ruijie_rgos.fastparse import (
-    interface_addresses,
+    interface_status,
+    ip_route,
     lldp_detail,
+    running_config,
 )
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
@@ -18,31 +20,29 @@ def observe(outputs: dict[str, str]) -> dict:
     m = re.search(r"^hostname (\S+)", run.replace("\r", ""), re.MULTILINE)
     hostname = m.group(1) if m else None
     interfaces = {long_name(r["interface"]): {"up": r["status"].lower() == "up", "vlan": r["vlan"]}
-                  for r in parse("show interface status", outputs.get("show interface status", ""))}
+                  for r in interface_status(outputs.get("show interface status", ""))}  # the TextFSM template's rows, faster
     lldp: dict[str, list[dict]] = {}
     for r in lldp_detail(outputs.get("show lldp neighbors detail", "")):  # the TextFSM template's rows, faster (fastparse.py)
         lldp.setdefault(long_name(r["local_interface"]), []).append({
             "system_name": r["system_name"], "port_id": r["port_id"], "port_id_type": r["port_id_type"],
             "chassis_id": r["chassis_id"], "management_address": r["management_address"]})
-    rib = parse("show ip route", outputs.get("show ip route", ""))
+    rib = ip_route(outputs.get("show ip route", ""))  # the TextFSM template's rows, faster (fastparse.py)
     routes = sorted({(f"{r['network']}/{r['prefix_length']}", r["nexthop_ip"]) for r in rib if r["protocol"].startswith("S")})
     bgp_routes: dict[str, list[str]] = {}
     for r in rib:
         if r["protocol"].startswith("B") and r["nexthop_ip"]:
             bgp_routes.setdefault(f"{r['network']}/{r['prefix_length']}", []).append(r["nexthop_ip"])
 
-    addresses = interface_addresses(run) if run else {}
+    addresses, bgp_config = running_config(run)  # the config's addresses and BGP part, one pass (fastparse.py)
     return {"hostname": hostname, "interfaces": interfaces, "lldp": lldp, "static_routes": [list(r) for r in routes],
-            "addresses": addresses, "bgp": observe_bgp(outputs), "bgp_routes": {k: sorted(set(v)) for k, v in sorted(bgp_routes.items())}}
+            "addresses": addresses if run else {}, "bgp": observe_bgp(outputs, bgp_config),
+            "bgp_routes": {k: sorted(set(v)) for k, v in sorted(bgp_routes.items())}}
 
 
-def observe_bgp(outputs: dict[str, str]) -> dict | None:
-    """Sessions (show ip bgp summary), BFD (show bfd neighbors) and the BGP part of the running config;
-    None when `show ip bgp summary` was not collected (an old recording)."""
-    from zcube_deploy.platforms.ruijie_rgos.lab.bgp import (
-        parse_config,  # the RGOS config reader the lab uses too
-    )
-
+def observe_bgp(outputs: dict[str, str], config: dict | None = None) -> dict | None:
+    """Sessions (show ip bgp summary), BFD (show bfd neighbors) and the BGP part of the running config
+    (``config``: fastparse.running_config's, when the caller has it); None when `show ip bgp summary` was
+    not collected (an old recording)."""
     if "show ip bgp summary" not in outputs:
         return None
     rows = parse("show ip bgp summary", outputs["show ip bgp summary"])
@@ -54,12 +54,8 @@ def observe_bgp(outputs: dict[str, str]) -> dict | None:
     local_as = _as_int(rows[0]["local_as"]) if rows else None
     bfd = {r["neigh_addr"]: {"state": r["state"], "local": r["our_addr"]}
            for r in parse("show bfd neighbors", outputs.get("show bfd neighbors", ""))}
-    cfg = parse_config(outputs.get("show running-config", ""))
-    config = {"asn": cfg.bgp.asn if cfg.bgp else None,
-              "neighbors": {a: n.remote_as for a, n in sorted(cfg.bgp.neighbors.items())} if cfg.bgp else {},
-              "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},
-              "bfd_ports": sorted(name for name, i in cfg.interfaces.items() if i.bfd),
-              "fall_over_bfd": sorted(a for a, n in cfg.bgp.neighbors.items() if n.fall_over_bfd) if cfg.bgp else []}
+    if config is None:
+        config = running_config(outputs.get("show running-config", ""))[1]
     return {"local_as": local_as if local_as is not None else config["asn"], "sessions": sessions, "bfd": bfd, "config": config}
 
 
