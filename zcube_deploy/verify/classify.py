@@ -29,6 +29,7 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from ipaddress import IPv4Network
 
 from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module
@@ -53,7 +54,8 @@ class Context:
         self.plan = plan
         plat = platform_module((plan.get("cluster") or {}).get("platform") or DEFAULT_PLATFORM)
         # the platform's name of a port as LLDP reports it (abbreviations), and its BGP summary command
-        self.port_name: Callable[[str], str] = getattr(plat, "port_name", str)
+        # (cached: a few hundred distinct port ids, read once per LLDP neighbour)
+        self.port_name: Callable[[str], str] = lru_cache(maxsize=4096)(getattr(plat, "port_name", str))
         self.bgp_sessions_command: str = getattr(plat, "BGP_SESSIONS_COMMAND", "its BGP session summary")
         self.obs = observed
         self.scope = set(observed) if scope is None else scope & set(observed)
@@ -460,12 +462,16 @@ PORT_CLASSIFIERS: tuple[PortClassifier, ...] = (classify_duplicate, classify_ok,
                                                 classify_wrong_port)
 
 
-def port_views(ctx: Context, sw: str) -> Iterable[PortView]:
+def port_views(ctx: Context, sw: str, skip_ok: bool = False) -> Iterable[PortView]:
+    """The planned ports of ``sw`` as observed; ``skip_ok``: not the ports that see exactly their planned far
+    end (most of them: no classifier has anything to say there, classify_duplicate and classify_ok decide)."""
     o = ctx.obs[sw]
     for itf in ctx.switches[sw]["interfaces"]:
         port, cid = itf["name"], itf["cable"]
         exp = ctx.far(cid, sw, port)
         ns = o.neighbours(port)
+        if skip_ok and len(ns) == 1 and ctx.identity(ns[0]) == exp:
+            continue
         yield PortView(sw, port, cid, exp, o.is_up(port), ns, tuple(ctx.identity(n) for n in ns),
                        tuple(p for p in ctx.seen_at.get(exp, ()) if p != (sw, port)))
 
@@ -473,7 +479,7 @@ def port_views(ctx: Context, sw: str) -> Iterable[PortView]:
 def classify_planned_ports(ctx: Context, done: set[str]) -> list[dict]:
     out: list[dict] = []
     for sw in sorted(ctx.scope):
-        for v in port_views(ctx, sw):
+        for v in port_views(ctx, sw, skip_ok=True):
             if v.cable in done:
                 continue
             for c in PORT_CLASSIFIERS:

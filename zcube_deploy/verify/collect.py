@@ -10,6 +10,7 @@ from pathlib import Path
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
+from zcube_deploy.verify.observation import Observation
 from zcube_deploy.verify.observe import commands, observe, record_name
 
 
@@ -52,17 +53,18 @@ def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None,
     return observed, errors
 
 
-def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> dict:
+def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> Observation:
+    """One switch's recording, parsed and typed (in a worker process: both are per-switch work)."""
     outputs = {}
     for cmd in commands(platform):
         f = sd / record_name(cmd)
         if f.exists():
             outputs[cmd] = f.read_bytes().decode("utf-8", errors="replace")
-    return observe(outputs, platform)
+    return Observation.from_dict(observe(outputs, platform))
 
 
 def replay(directory: str | Path, names: list[str], jobs: int | None = None,
-           platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, dict], dict[str, str]]:
+           platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, Observation], dict[str, str]]:
     """Observations from recorded outputs: DIR/<switch>/<command with spaces as _>.txt (parsed on up to 2 processes)."""
     import multiprocessing
     import os

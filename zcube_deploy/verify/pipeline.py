@@ -5,11 +5,13 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import require_device_access
-from zcube_deploy.push.credentials import Prompt, credentials, endpoints
+
+if TYPE_CHECKING:
+    from zcube_deploy.push.credentials import Prompt
 
 
 class VerifyResult(TypedDict):
@@ -44,7 +46,9 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
     require_device_access(platform)
     if replay_dir:
         observed, errors = replay(replay_dir, names, platform=platform)
-    else:
+    else:  # (imported here: push's package imports napalm, which an offline run never needs)
+        from zcube_deploy.push.credentials import credentials, endpoints
+
         eps, kh = endpoints(lab_path, known_hosts)
         mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
         targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
