@@ -38,19 +38,52 @@ def collect_device(name: str, host: str, port: int, creds, known_hosts: str | No
 
 def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None, concurrency: int = 32, timeout: float = 30,
             record: str | Path | None = None, platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, dict], dict[str, str]]:
+    import tempfile
+
     rec = Path(record) if record else None
     observed, errors = {}, {}
+    with tempfile.TemporaryDirectory(prefix="zcube-verify-") as tmp:  # (created owner-only)
+        kh = per_host_known_hosts(known_hosts, [(t[1], t[2]) for t in targets], Path(tmp))
 
-    def one(t):
-        return t[0], collect_device(t[0], t[1], t[2], creds, known_hosts, timeout, rec, platform)
+        def one(t):
+            return t[0], collect_device(t[0], t[1], t[2], creds, kh.get((t[1], t[2]), known_hosts), timeout, rec, platform)
 
-    with ThreadPoolExecutor(max(1, concurrency)) as pool:
-        for name, (obs, err) in pool.map(one, targets):
-            if obs is not None:
-                observed[name] = obs
-            else:
-                errors[name] = err
+        with ThreadPoolExecutor(max(1, concurrency)) as pool:
+            for name, (obs, err) in pool.map(one, targets):
+                if obs is not None:
+                    observed[name] = obs
+                else:
+                    errors[name] = err
     return observed, errors
+
+
+def per_host_known_hosts(known_hosts: str | None, hosts: list[tuple[str, int]], directory: Path) -> dict[tuple[str, int], str]:
+    """(host, port) -> a known_hosts file in ``directory`` holding only that host's lines of ``known_hosts``.
+
+    The SSH client reads the whole known_hosts file on every connection and checks each line against
+    the lines before it: with one line per switch that is quadratic in the switches per session (at 256
+    switches, most of a live run's CPU). A host's key is looked up by its exact name (`host`, or
+    `[host]:port` off port 22), so a file of the lines naming it verifies exactly as the whole file does
+    (a host without a line gets an empty file: refused as before). With hashed names or markers
+    (`|1|...`, `@cert-authority`) the lines cannot be told apart: {} (every session reads the whole file).
+    """
+    if not known_hosts or not Path(known_hosts).is_file():
+        return {}
+    lines: dict[str, list[str]] = {}
+    for raw in Path(known_hosts).read_text(errors="replace").splitlines():
+        line = raw.strip()
+        if not line or line[0] == "#":
+            continue
+        if line[0] in "@|":
+            return {}
+        for name in set(line.replace("\t", " ").split(" ", 1)[0].split(",")):
+            lines.setdefault(name, []).append(line)
+    out = {}
+    for i, (host, port) in enumerate(sorted(set(hosts))):
+        f = directory / f"known_hosts.{i}"
+        f.write_text("".join(line + "\n" for line in lines.get(host if port == 22 else f"[{host}]:{port}", ())))
+        out[(host, port)] = str(f)
+    return out
 
 
 def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> Observation:

@@ -35,15 +35,21 @@ _KEYS = ("local_interface", "neighbor_index", "chassis_id_type", "chassis_id", "
          "port_id_type", "port_id", "port_description")
 
 
-def _field(line: str) -> tuple[str, str] | None:
-    """(key, value) of an indented `Key   : value` line whose key is one of ``_FIELDS``, else None."""
-    i = line.find(":")
-    if i < 2 or not line[0].isspace() or not line[i - 1].isspace():
-        return None
-    key = " ".join(line[:i].split())
-    if key not in _FIELDS:
-        return None
-    return key, line[i + 1:].strip()
+_KEY_OF: dict[str, str] = {}  # the text before a line's first colon -> its ``_FIELDS`` key or '' (a few dozen distinct)
+
+
+def _key(prefix: str) -> str:
+    """The ``_FIELDS`` key of a line whose text before the first colon is ``prefix`` ('' when none): the
+    template's field lines are indented, have whitespace before the colon, and their key is the prefix
+    with whitespace collapsed. Cached: a real output repeats the same padded keys on every neighbour."""
+    k = _KEY_OF.get(prefix)
+    if k is None:
+        k = " ".join(prefix.split()) if len(prefix) >= 2 and prefix[0].isspace() and prefix[-1].isspace() else ""
+        if k not in _FIELDS:
+            k = ""
+        if len(_KEY_OF) < 4096:
+            _KEY_OF[prefix] = k
+    return k
 
 
 def lldp_detail(text: str) -> list[dict[str, str]]:
@@ -53,15 +59,22 @@ def lldp_detail(text: str) -> list[dict[str, str]]:
     local = ""
     rec: dict[str, str] = {}
     state = 0  # 0 Start, 1 Neighbor, 2 Description
+    key_of = _KEY_OF
 
     def emit() -> None:
         if local or rec:
             rows.append({k: rec.get(k, "") for k in _KEYS} | {"local_interface": local})
 
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        i = line.find(":")  # the line's field key (inlined: this loop reads every line of ~0.5 MB a switch)
+        if i < 2:
+            key = ""
+        else:
+            key = key_of.get(line[:i])
+            if key is None:
+                key = _key(line[:i])
         if state == 2:
-            f = _field(line)
-            if f is not None and f[0] == "System capabilities supported":
+            if key == "System capabilities supported":
                 state = 1
         elif state == 0:
             if "neighbor-information" in line:
@@ -69,17 +82,17 @@ def lldp_detail(text: str) -> list[dict[str, str]]:
                 if m:
                     local = m.group(1)
                     continue
-            f = _field(line)
-            if f is not None and f[0] == "Neighbor index" and f[1].isdigit():
-                rec["neighbor_index"] = f[1]
-                state = 1
+            if key == "Neighbor index":
+                v = line[i + 1:].strip()
+                if v.isdigit():
+                    rec["neighbor_index"] = v
+                    state = 1
         else:
-            f = _field(line)
-            if f is not None and f[0] != "Neighbor index":
-                if f[0] == "System description":
+            if key and key != "Neighbor index":
+                if key == "System description":
                     state = 2
-                elif _FIELDS[f[0]]:
-                    rec[_FIELDS[f[0]]] = f[1]
+                elif _FIELDS[key]:
+                    rec[_FIELDS[key]] = line[i + 1:].strip()
             elif line[:1] in " \t-" and "-" * 10 in line and _SEP.match(line):
                 emit()
                 rec = {}
