@@ -43,12 +43,26 @@ LLDP neighbor-information of port [TwoHundredGigabitEthernet 0/2:1]
 """
 
 
+# keys the template does not take: no whitespace before the colon, a non-numeric neighbour index
+TRICKY_KEYS = """LLDP neighbor-information of port [TwoHundredGigabitEthernet 0/3:1]
+  Neighbor index                    : first
+  System name                       : not-read-before-an-index
+  Neighbor index                    : 3
+  System name: glued-colon
+  System name                       : gpu00003
+  Port ID\t\t\t: ens2
+  Port ID type :MAC address
+----------------------------------------------------------------------------
+"""
+
+
 def textfsm_rows(text: str) -> list[dict]:
     return [{k: r[k] for k in _KEYS} for r in parse("show lldp neighbors detail", text)]
 
 
 @pytest.mark.parametrize("text", [p.read_text() for p in sorted(MOCKED.glob("*/raw.txt"))] + [
-    TRICKY, TRICKY.replace("\n", "\r\n"), TRICKY.rsplit("-" * 76, 2)[0], TRICKY + "  Neighbor index : 1\n  System name : x\n", ""])
+    TRICKY, TRICKY.replace("\n", "\r\n"), TRICKY.rsplit("-" * 76, 2)[0], TRICKY + "  Neighbor index : 1\n  System name : x\n", "",
+    TRICKY_KEYS])
 def test_lldp_detail_is_the_templates_rows(text):
     assert lldp_detail(text) == textfsm_rows(text)
 
@@ -230,3 +244,9 @@ def test_running_config_rejects_what_interface_addresses_rejects(line):
     with pytest.raises(ValueError) as b:
         running_config(text)
     assert str(a.value) == str(b.value)
+
+
+def test_lldp_detail_reads_only_the_templates_keys():
+    rows = lldp_detail(TRICKY_KEYS)  # the neighbour, then the port's last (empty) record, as the template gives it
+    assert [(r["neighbor_index"], r["system_name"], r["port_id"], r["port_id_type"]) for r in rows] == [
+        ("3", "gpu00003", "ens2", "MAC address"), ("", "", "", "")]
