@@ -48,8 +48,8 @@ TRICKY_KEYS = """LLDP neighbor-information of port [TwoHundredGigabitEthernet 0/
   Neighbor index                    : first
   System name                       : not-read-before-an-index
   Neighbor index                    : 3
-  System name: glued-colon
   System name                       : gpu00003
+  System name: glued-colon
   Port ID\t\t\t: ens2
   Port ID type :MAC address
 ----------------------------------------------------------------------------
