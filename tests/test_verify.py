@@ -192,3 +192,27 @@ def test_cli_lab_up_verify_fix_verify(lab64, tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
+
+
+def test_each_session_gets_its_own_known_hosts_lines(tmp_path):
+    """per_host_known_hosts: a file per (host, port) with exactly the lines naming it as the SSH client
+    looks it up (`[host]:port`, or `host` on port 22); none for a host without a line; the whole file
+    (no split) when names are hashed or marked."""
+    from zcube_deploy.verify.collect import per_host_known_hosts
+
+    kh = tmp_path / "known_hosts"
+    kh.write_text("# lab keys\n[127.0.0.1]:2201 ssh-ed25519 AAAA1\n[127.0.0.1]:2202 ssh-ed25519 AAAA2\n\n"
+                  "10.0.0.5,[127.0.0.1]:2201 ssh-rsa BBBB1\n10.0.0.5\tssh-ed25519 CCCC5\n")
+    d = tmp_path / "split"
+    d.mkdir()
+    files = per_host_known_hosts(str(kh), [("127.0.0.1", 2201), ("127.0.0.1", 2202), ("10.0.0.5", 22), ("127.0.0.1", 2203),
+                                           ("127.0.0.1", 2201)], d)
+    read = {k: open(v).read() for k, v in files.items()}
+    assert read == {("127.0.0.1", 2201): "[127.0.0.1]:2201 ssh-ed25519 AAAA1\n10.0.0.5,[127.0.0.1]:2201 ssh-rsa BBBB1\n",
+                    ("127.0.0.1", 2202): "[127.0.0.1]:2202 ssh-ed25519 AAAA2\n",
+                    ("10.0.0.5", 22): "10.0.0.5,[127.0.0.1]:2201 ssh-rsa BBBB1\n10.0.0.5\tssh-ed25519 CCCC5\n",
+                    ("127.0.0.1", 2203): ""}
+    for bad in ("|1|salt=|hash= ssh-ed25519 AAAA9\n", "@cert-authority *.lab ssh-ed25519 AAAA9\n"):
+        kh.write_text("[127.0.0.1]:2201 ssh-ed25519 AAAA1\n" + bad)
+        assert per_host_known_hosts(str(kh), [("127.0.0.1", 2201)], d) == {}
+    assert per_host_known_hosts(None, [("127.0.0.1", 2201)], d) == {}
