@@ -223,6 +223,16 @@ def test_a_cable_from_an_unused_switch_port_is_unplugged_once():
     assert fs[1]["fix"] == [{"op": "unplug", "device": "SW-O1", "port": P(1)}]
 
 
+def test_a_cable_from_an_unused_switch_port_with_the_own_cable_elsewhere():
+    """SW-O1 P1 is cabled to the unused SW-E2 P3, and H1 (gpu1 ens1) is in the unused SW-O1 P4: unplug at P1,
+    move H1 from P4 home; SW-E2 P3 repeats neither (it is the unplugged cable's other end)."""
+    fs = classify(make_plan(), observe(ports={"SW-O1": {P(1): (UP, ["SW-E2 " + P(3)]), P(4): (UP, ["gpu1 ens1"])},
+                                              "SW-E2": {P(3): (UP, ["SW-O1 " + P(1)])}}))
+    assert [(f["kind"], f["cables"], f["ends"][0]["device"], f["ends"][0]["port"]) for f in fs] == [
+        ("wrong_peer", [], "SW-O1", P(1)), ("wrong_peer", ["H1"], "SW-O1", P(4))]
+    assert fs[1]["fix"] == [move("H1", "SW-O1", P(1))]
+
+
 def test_off_plan_neighbour_with_the_own_cable_elsewhere_moves_it_home():
     """SW-O1 P1 sees gpu1 ens3 and H1's far end gpu1 ens1 is in the unused SW-O1 P3: unplug P1, move H1 home
     (no missing: H1 is found)."""

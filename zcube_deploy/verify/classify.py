@@ -82,6 +82,7 @@ class Context:
         self.where = {s["name"]: (s["rack"], s["u"]) for s in plan["switches"]}
         self.where.update({s["name"]: (s["rack"], s["u"]) for s in plan["servers"]})
         self._pools: list | None = None
+        self.unplugged: set[frozenset[End]] = set()  # both ends of the off-plan cables classify_off_plan_port reports
         # check -> {reason: [switch]}: switches a per-switch check could not run on (made visible in the summary)
         self.not_checked: dict[str, dict[str, list[str]]] = {}
         self._in_pools: dict[str, bool] = {}  # prefix -> inside the plan's pools (the same prefixes on every switch)
@@ -410,6 +411,7 @@ def classify_off_plan_port(ctx: Context, v: PortView, done: set[str]) -> tuple[l
     if ident in ctx.end_of:
         return None
     sw, port = v.switch, v.port
+    ctx.unplugged.add(frozenset({(sw, port), ident}))  # this cable is reported here, not again from its other end
     # the cable in the port is none of the plan's: the finding is the port's (its ID too), the port's own
     # cable is the ``missing`` finding (or the finding where its far end is seen)
     out = [finding(K.WRONG_PEER, [], [ctx.end(sw, port), ctx.end(*v.expected), ctx.end(*ident)],
@@ -503,6 +505,8 @@ def classify_unplanned_ports(ctx: Context, done: set[str]) -> list[dict]:
                 continue
             for n in ns:
                 ident = ctx.identity(n)
+                if frozenset({(sw, port), ident}) in ctx.unplugged:
+                    continue  # the cable classify_off_plan_port unplugs at its other end
                 if ident is not None and ident in ctx.end_of:
                     did = ctx.end_of[ident][0]
                     if did in done:
