@@ -308,3 +308,27 @@ def ref_cable(plan: dict) -> str:
     """The host cable of GPU 0's port 1 (State index [0, 0])."""
     srv = plan["servers"][0]
     return next(n["cable"] for n in srv["nics"] if n["gpu"] == min(x["gpu"] for x in srv["nics"]) and n["nic_port"] == 1)
+
+
+def test_sparse_routed_count_equals_the_dense_one(lab64_plan):
+    """RoutedModel.lost (candidate pairs from the port classes, same-group probes evaluated for
+    them only) counts exactly what the dense delivery-table count does, under random host/fabric
+    link failures at several rates and with each switch down."""
+    from zcube_deploy.analysis.failures import _draw
+    from zcube_deploy.analysis.routed import RoutedModel
+
+    fab, rt = zcube_from_plan(lab64_plan)
+    model = RoutedModel(lab64_plan, fab, rt)
+    assert model.mode == "static" and model.same_group
+    rng = np.random.default_rng(5)
+    states = [_draw(fab, p, rng) for p in (0.01, 0.05, 0.2, 0.5) for _ in range(15)]
+    for s in range(fab.n_switches):
+        st = State.healthy(fab)
+        st.switch_up[s] = False
+        states.append(st)
+    losses = 0
+    for st in states:
+        want = model.counts(st)["gpu_pairs"]
+        assert model.lost(st) == want
+        losses += want > 0
+    assert losses > len(states) // 2  # the states do lose pairs

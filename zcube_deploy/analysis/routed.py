@@ -54,6 +54,10 @@ class RoutedModel:
         # per-port switch and route class: column 0 = port 1 (odd side), column 1 = port 2 (even side)
         self.sw = fab.port_switch
         self.cls = np.stack([rt.oc, rt.ec], axis=1)
+        # per (odd class i, even class j): the fabric link of the switch route i -> j (from i's switch)
+        # and j -> i (from j's switch); -1: no route
+        self.cross_fwd = rt.fwd[self.row[rt.oc_switch]]
+        self.cross_rev = rt.rev[self.row[rt.ec_switch]].T
         # mode static with same_group_fallback: each switch's fallback links (ECMP), -1 padded
         self.fb = np.full((n, 1), -1, np.int64)
         if self.mode == "static" and self.same_group:
@@ -121,33 +125,69 @@ class RoutedModel:
             out[:, z::2] = ok
         return out
 
-    def _same_group_ok(self, dm: np.ndarray, alive: np.ndarray, a: np.ndarray, b: np.ndarray, x: int) -> np.ndarray:
+    def _delivered(self, h: np.ndarray, dst: np.ndarray, x: int, st: State, ctx: dict, alive: np.ndarray) -> np.ndarray:
+        """``delivery_table(st, ctx)[h, 2 * dst + x]`` for index arrays, without the whole table."""
+        ok = st.switch_up[h] & alive[dst, x]
+        if ok.any():
+            ok[ok] = self.deliver(h[ok], self.sw[dst[ok], x], self.cls[dst[ok], x], x, st, ctx)
+        return ok
+
+    def _same_group_ok(self, alive: np.ndarray, a: np.ndarray, b: np.ndarray, x: int, st: State, ctx: dict) -> np.ndarray:
         """Port x of GPUs a <-> port x of GPUs b (same group), request and reply, for pair arrays."""
         def leg(src, dst):
             own, partner, t = self.sw[src, x], self.sw[src, 1 - x], self.sw[dst, x]
             same = own == t
             use_partner = ~same & alive[src, 1 - x]
             h = np.where(use_partner, partner, own)
-            return (same | use_partner | self.same_group) & dm[h, 2 * dst + x]
+            return (same | use_partner | self.same_group) & self._delivered(h, dst, x, st, ctx, alive)
         return alive[a, x] & leg(a, b) & leg(b, a)
 
+    def _cross_lost_pairs(self, alive: np.ndarray, ctx: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The GPU pairs (a, b) whose two cross-group probes (a.1 <-> b.2 and a.2 <-> b.1) both
+        fail, each pair once. X(a, b) = a.1 dead or b.2 dead or fd[oc[a], ec[b]] (the switch route
+        between the two classes is broken in either direction); a pair is a candidate when X(a, b)
+        and X(b, a). Pairs with a GPU that lost a port are taken row by row, pairs of two healthy
+        GPUs only among the GPUs whose classes have a broken route both ways (no N x N matrix)."""
+        up = ctx["link_up"]
+        fd = ~(up[self.cross_fwd] & up[self.cross_rev])  # (odd classes, even classes)
+        oc, ec = self.cls[:, 0], self.cls[:, 1]
+        d1, d2 = ~alive[:, 0], ~alive[:, 1]
+        dead = d1 | d2
+        out_a, out_b = [], []
+        di = np.flatnonzero(dead)
+        if len(di):
+            xab = d1[di, None] | d2[None, :] | fd[oc[di]][:, ec]  # (|D|, N)
+            xba = d2[di, None] | d1[None, :] | fd[:, ec[di]][oc].T
+            both = xab & xba
+            both[np.arange(len(di)), di] = False  # not a pair
+            both[:, di] &= di[:, None] < di[None, :]  # two GPUs with a dead port: once
+            r, b = np.nonzero(both)
+            out_a.append(di[r])
+            out_b.append(b)
+        if fd.any():
+            clean = np.flatnonzero(~dead)
+            ca = clean[fd[oc[clean]].any(axis=1) & fd[:, ec[clean]].any(axis=0)]
+            if len(ca):
+                x = fd[np.ix_(oc[ca], ec[ca])]
+                ia, ib = np.nonzero(np.triu(x & x.T, 1))
+                out_a.append(ca[ia])
+                out_b.append(ca[ib])
+        if not out_a:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.concatenate(out_a), np.concatenate(out_b)
+
     def lost(self, st: State) -> int | None:
-        """GPU pairs without a routed path (the cross-group combinations densely, the same-group
-        ones only for the pairs both cross-group combinations lost)."""
+        """GPU pairs without a routed path: the pairs both cross-group probes lose (sparse, see
+        _cross_lost_pairs), minus those a same-group probe still serves (evaluated for them only).
+        Same count as counts(st)["gpu_pairs"] (the dense form; tests compare the two)."""
         n = self.fab.n_gpus
-        alive = st.port_alive(self.fab)
-        ctx = self._context(st)
         if self.mode == "bgp" or n > DENSE_GPU_LIMIT:
             return self.counts(st)["gpu_pairs"]
-        dm = self.delivery_table(st, ctx)
-        l01 = dm[self.sw[:, 0]][:, 1::2]  # port 1 of row GPU -> port 2 of column GPU
-        l10 = dm[self.sw[:, 1]][:, 0::2]
-        cross = alive[:, 0][:, None] & l01 & l10.T  # probe a.1 -> b.2; b.2 -> a.1 is its transpose
-        lost = ~cross & ~cross.T
-        np.fill_diagonal(lost, False)
-        a, b = np.nonzero(np.triu(lost, 1))
+        alive = st.port_alive(self.fab)
+        ctx = self._context(st)
+        a, b = self._cross_lost_pairs(alive, ctx)
         if len(a):
-            keep = ~(self._same_group_ok(dm, alive, a, b, 0) | self._same_group_ok(dm, alive, a, b, 1))
+            keep = ~(self._same_group_ok(alive, a, b, 0, st, ctx) | self._same_group_ok(alive, a, b, 1, st, ctx))
             return int(keep.sum())
         return 0
 
