@@ -12,8 +12,9 @@ from zcube_deploy.analysis.failures import monte_carlo, path_statistics
 from zcube_deploy.analysis.routed import RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
 from zcube_deploy.plan.model import projection
+from zcube_deploy.topology.forwarding import SWITCH_FIELDS
 
-PLAN_FIELDS = projection(switches={"name", "group", "index", "interfaces", "routes"}, servers={"name": None, "nics": None},
+PLAN_FIELDS = projection(switches={"name", "group", "index", "interfaces"} | SWITCH_FIELDS, servers={"name": None, "nics": None},
                          cables={"id", "kind", "a", "b"}, sizing=None, models=None, cluster=None, routing=None,
                          settings=None)
 DEFAULT_PROBABILITIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
@@ -49,7 +50,7 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     clos = dual_plane_clos(fab.n_gpus, h, h // 2)
     model = RoutedModel(plan, fab, rt)
     mode = model.mode
-    if mode == "bgp":
+    if model.reconverges:
         singles = bgp_single_failures(fab, model)
         routed_lost = model.lost
         modelled = "eBGP best paths (shortest AS paths over the surviving links, ECMP) and the host fallbacks"
@@ -61,7 +62,7 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
                     "the static switch routes of the cross-group port pairs only (the host fallbacks are not counted above "
                     "4,096 GPUs; the figures are an upper bound on what is lost)")
     return {
-        "routing": {"mode": mode, "same_group_fallback": bool(model.same_group) if mode == "static" else None,
+        "routing": {"mode": mode, "same_group_fallback": None if model.reconverges else bool(model.same_group),
                     "routed_means": modelled,
                     "reachable_gpu_pair": "some port of GPU a and some port of GPU b pass a probe (request and reply) "
                                           "under the routing mode after convergence (analysis/predict.py)"},
@@ -72,16 +73,16 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
                             "rule": "HPN-style, the `zcube compare` rule for the same GPU count and switch capacity"},
         "parameters": {"probabilities": list(probabilities), "samples": samples, "seed": seed,
                        "failures": "independent, each host link and each switch-to-switch link with probability p"},
-        "path_statistics": _path_statistics(fab, rt, mode),
+        "path_statistics": _path_statistics(fab, rt, model.reconverges),
         "single_failures": {"switch": _single_summary(singles, "switch"), "fabric_link": _single_summary(singles, "fabric_link"),
                             "elements": singles},
         "random_link_failures": monte_carlo(fab, rt, clos, list(probabilities), samples, seed, routed_lost),
     }
 
 
-def _path_statistics(fab, rt, mode: str) -> dict:
+def _path_statistics(fab, rt, reconverging: bool) -> dict:
     ps = path_statistics(fab, rt)
-    if mode == "bgp":  # the routed path is the shortest one (AS-path length 1 across groups)
+    if reconverging:  # mode bgp: the routed path is the shortest one (AS-path length 1 across groups)
         cg = ps["cross_group"]
         unique = cg.get("every_pair_has_exactly_one_shortest_switch_path")
         cg["routed_paths_per_port_pair"] = cg["shortest_switch_paths"]["max"] if unique else None

@@ -28,6 +28,7 @@ import numpy as np
 
 from zcube_deploy.analysis.fabric import Fabric, Routing
 from zcube_deploy.analysis.failures import State, components, pairs
+from zcube_deploy.topology.forwarding import SOURCE_FALLBACK, reconverges
 
 DENSE_GPU_LIMIT = 4096  # GPUs above which only mode bgp's closed form is used (N x N matrices per state)
 
@@ -43,8 +44,9 @@ class RoutedModel:
     def __init__(self, plan: dict, fab: Fabric, rt: Routing):
         routing = plan.get("routing") or {"mode": "static", "same_group_fallback": plan.get("settings", {}).get("same_group_fallback", False)}
         self.mode = routing["mode"]
+        self.reconverges = reconverges(routing)  # the failure behaviour: see topology/forwarding.py
         self.fab, self.rt = fab, rt
-        self.same_group = self.mode == "bgp" or bool(routing.get("same_group_fallback"))
+        self.same_group = self.reconverges or bool(routing.get("same_group_fallback"))
         n = fab.n_switches
         self.is_odd = np.zeros(n, bool)
         self.is_odd[rt.odd] = True
@@ -58,21 +60,22 @@ class RoutedModel:
         # and j -> i (from j's switch); -1: no route
         self.cross_fwd = rt.fwd[self.row[rt.oc_switch]]
         self.cross_rev = rt.rev[self.row[rt.ec_switch]].T
-        # mode static with same_group_fallback: each switch's fallback links (ECMP), -1 padded
-        self.fb = np.full((n, 1), -1, np.int64)
-        if self.mode == "static" and self.same_group:
-            idx = {name: i for i, name in enumerate(fab.switch_names)}
-            link_of = {cid: k for k, cid in enumerate(fab.link_ids)}
-            lists: dict[int, list[int]] = {}
-            for s in plan["switches"]:
-                peer_link = {_aton(i["peer"]["address"]): link_of[i["cable"]] for i in s["interfaces"]
-                             if i["kind"] == "fabric" and i["cable"] in link_of}
-                lists[idx[s["name"]]] = sorted({peer_link[_aton(r["next_hop"])] for r in s["routes"]
-                                                if r.get("fallback") and _aton(r["next_hop"]) in peer_link})
-            width = max([len(v) for v in lists.values()] + [1])
-            self.fb = np.full((n, width), -1, np.int64)
-            for s, links in lists.items():
-                self.fb[s, :len(links)] = links
+        # each switch's pinned fallback links (ECMP; mode static with same_group_fallback), -1 padded
+        idx = {name: i for i, name in enumerate(fab.switch_names)}
+        link_of = {cid: k for k, cid in enumerate(fab.link_ids)}
+        lists: dict[int, list[int]] = {}
+        by_name = {s["name"]: s for s in plan["switches"]}
+        for s, entries in rt.pinned.items():
+            hops = [nh for e in entries if e.source == SOURCE_FALLBACK for nh in e.next_hops]
+            if not hops:
+                continue
+            peer_link = {_aton(i["peer"]["address"]): link_of[i["cable"]] for i in by_name[s]["interfaces"]
+                         if i["kind"] == "fabric" and i["cable"] in link_of}
+            lists[idx[s]] = sorted({peer_link[nh] for nh in hops if nh in peer_link})
+        width = max([len(v) for v in lists.values()] + [1])
+        self.fb = np.full((n, width), -1, np.int64)
+        for s, links in lists.items():
+            self.fb[s, :len(links)] = links
 
     # ------------------------------------------------------------ delivery from a switch
     def _cross(self, s: np.ndarray, t_cls: np.ndarray, z: int, link_up: np.ndarray) -> np.ndarray:
@@ -84,7 +87,7 @@ class RoutedModel:
     def deliver(self, s: np.ndarray, b_sw: np.ndarray, b_cls: np.ndarray, z: int, st: State, ctx: dict) -> np.ndarray:
         """A packet entering live switch ``s`` for port z of GPUs with switch ``b_sw`` / class
         ``b_cls`` reaches it (the port's carrier is checked by the caller)."""
-        if self.mode == "bgp":
+        if self.reconverges:
             comp = ctx["comp"]
             return comp[s] == comp[b_sw]  # the carrier of the port is checked by the caller
         link_up = ctx["link_up"]
@@ -107,7 +110,7 @@ class RoutedModel:
 
     def _context(self, st: State) -> dict:
         ctx = {"link_up": np.append(st.links_alive(self.fab), False), "switch_up": st.switch_up}
-        if self.mode == "bgp":
+        if self.reconverges:
             alive = st.links_alive(self.fab)
             lab = components(self.fab.n_switches, self.fab.link_u[alive], self.fab.link_v[alive])
             ctx["comp"] = np.where(st.switch_up, lab, -1 - np.arange(self.fab.n_switches))
@@ -181,7 +184,7 @@ class RoutedModel:
         _cross_lost_pairs), minus those a same-group probe still serves (evaluated for them only).
         Same count as counts(st)["gpu_pairs"] (the dense form; tests compare the two)."""
         n = self.fab.n_gpus
-        if self.mode == "bgp" or n > DENSE_GPU_LIMIT:
+        if self.reconverges or n > DENSE_GPU_LIMIT:
             return self.counts(st)["gpu_pairs"]
         alive = st.port_alive(self.fab)
         ctx = self._context(st)
@@ -196,7 +199,7 @@ class RoutedModel:
         n = self.fab.n_gpus
         alive = st.port_alive(self.fab)
         ctx = self._context(st)
-        if self.mode == "bgp":
+        if self.reconverges:
             live_sw = np.unique(self.sw[alive])
             if len(np.unique(ctx["comp"][live_sw])) <= 1:
                 dead = int((~alive.any(axis=1)).sum())
