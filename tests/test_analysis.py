@@ -332,3 +332,19 @@ def test_sparse_routed_count_equals_the_dense_one(lab64_plan):
         assert model.lost(st) == want
         losses += want > 0
     assert losses > len(states) // 2  # the states do lose pairs
+
+
+def test_single_failures_recounted_above_the_dense_limit(lab64_plan, monkeypatch):
+    """Above DENSE_GPU_LIMIT (lowered here to below lab-64's size) the single failures are still
+    counted with the host fallbacks (same rows as below the limit); only the Monte-Carlo routed
+    figures fall back to the switch routes, and the document says so."""
+    from zcube_deploy.analysis import report
+
+    below = report.analyze_plan(lab64_plan, probabilities=(0.01,), samples=3, seed=1)
+    assert below["routing"]["routed_means"] == "the static switch routes and the host fallbacks"
+    monkeypatch.setattr(report, "DENSE_GPU_LIMIT", 8)
+    above = report.analyze_plan(lab64_plan, probabilities=(0.01,), samples=3, seed=1)
+    assert above["single_failures"] == below["single_failures"]
+    rows = above["single_failures"]["elements"]
+    assert any(r["gpu_pairs_without_routed_path_switch_routes_only"] > r["gpu_pairs_without_routed_path"] for r in rows)
+    assert "upper bound" in above["routing"]["routed_means"] and "above 8 GPUs" in above["routing"]["routed_means"]

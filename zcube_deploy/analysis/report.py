@@ -9,7 +9,7 @@ import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
 from zcube_deploy.analysis.failures import monte_carlo, path_statistics
-from zcube_deploy.analysis.routed import RoutedModel, bgp_single_failures
+from zcube_deploy.analysis.routed import DENSE_GPU_LIMIT, RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
 from zcube_deploy.plan.model import projection
 from zcube_deploy.topology.forwarding import SWITCH_FIELDS
@@ -57,10 +57,17 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     else:
         singles = single_failures(fab, rt)
         exact = _static_with_fallbacks(model, singles, fab)
-        routed_lost = model.lost if exact else None
-        modelled = ("the static switch routes and the host fallbacks" if exact else
-                    "the static switch routes of the cross-group port pairs only (the host fallbacks are not counted above "
-                    "4,096 GPUs; the figures are an upper bound on what is lost)")
+        sampled_exact = fab.n_gpus <= DENSE_GPU_LIMIT  # the Monte-Carlo states' sparse work stays bounded
+        routed_lost = model.lost if exact and sampled_exact else None
+        if exact and sampled_exact:
+            modelled = "the static switch routes and the host fallbacks"
+        elif exact:
+            modelled = ("the static switch routes and the host fallbacks (single failures); random link failures: the static "
+                        f"switch routes of the cross-group port pairs only above {DENSE_GPU_LIMIT:,} GPUs (the host fallbacks "
+                        "are not counted there; those figures are an upper bound on what is lost)")
+        else:
+            modelled = ("the static switch routes of the cross-group port pairs only (the host fallbacks are not counted above "
+                        "4,096 GPUs; the figures are an upper bound on what is lost)")
     return {
         "routing": {"mode": mode, "same_group_fallback": None if model.reconverges else bool(model.same_group),
                     "routed_means": modelled,
@@ -92,23 +99,28 @@ def _path_statistics(fab, rt, reconverging: bool) -> dict:
 
 def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool:
     """Mode static: recount each single failure's GPU pairs without a routed path with the host
-    fallbacks (the static cross-group count is kept as ..._switch_routes_only). False when the
-    plan has too many GPU types for the exact count."""
+    fallbacks (the static cross-group count is kept as ..._switch_routes_only), at any size. False
+    (and the rows keep the switch routes' count) when a state is beyond the sparse count's limit."""
     from zcube_deploy.analysis.failures import State
 
     healthy = State.healthy(fab)
-    if model.counts(healthy)["gpu_pairs"] is None:
-        return False
     idx = {n: i for i, n in enumerate(fab.switch_names)}
     link = {cid: k for k, cid in enumerate(fab.link_ids)}
+    recount = []
     for row in singles:
+        if not row["gpu_pairs_without_routed_path"]:
+            recount.append(0)  # the host fallbacks only add paths: nothing lost by the switch routes alone, nothing lost
+            continue
         st = State(healthy.host_up, healthy.link_up.copy(), healthy.switch_up.copy())
         if row["kind"] == "switch":
             st.switch_up[idx[row["element"]]] = False
         else:
             st.link_up[link[row["element"]]] = False
-        # the host fallbacks only add paths: nothing lost by the switch routes alone, nothing lost
-        lost = model.lost(st) if row["gpu_pairs_without_routed_path"] else 0
+        lost = model.lost(st)
+        if lost is None:
+            return False
+        recount.append(lost)
+    for row, lost in zip(singles, recount):
         row["gpu_pairs_without_routed_path_switch_routes_only"] = row["gpu_pairs_without_routed_path"]
         row["gpu_pairs_without_routed_path"] = lost
         row["every_gpu_keeps_a_routed_path"] = lost == 0

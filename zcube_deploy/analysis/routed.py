@@ -17,9 +17,12 @@ and is delivered when q has carrier and, from that switch:
 - mode bgp: a switch in the same connected component of live switches and links as q's switch
   (after convergence every shortest AS path delivers).
 
-The work per state is a delivery table (switch x GPU port) and four GPU x GPU boolean matrices,
-up to DENSE_GPU_LIMIT GPUs. In mode bgp with a connected fabric the count is closed-form: only
-GPUs with both ports dead lose pairs (exact at any size).
+counts() works densely per state (a delivery table, switch x GPU port, and GPU x GPU matrices) up
+to DENSE_GPU_LIMIT GPUs. lost() (mode static) takes only the candidate pairs both cross-group probes
+lose, from the port classes, and evaluates the same-group probes for them: it is the count used per
+Monte-Carlo state and per single failure, at any size for the single failures (report.py decides). In
+mode bgp with a connected fabric the count is closed-form: only GPUs with both ports dead lose pairs
+(exact at any size).
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ from zcube_deploy.analysis.failures import State, components, pairs
 from zcube_deploy.topology.forwarding import SOURCE_FALLBACK, reconverges
 
 DENSE_GPU_LIMIT = 4096  # GPUs above which only mode bgp's closed form is used (N x N matrices per state)
+# mode static's sparse count: cells one state may touch (rows of the GPUs with a dead port, and the square of
+# the healthy GPUs whose classes lost a route); never reached up to DENSE_GPU_LIMIT GPUs (N^2 < this)
+SPARSE_CELL_LIMIT = 64_000_000
 
 
 def _aton(text: str) -> int:
@@ -145,12 +151,13 @@ class RoutedModel:
             return (same | use_partner | self.same_group) & self._delivered(h, dst, x, st, ctx, alive)
         return alive[a, x] & leg(a, b) & leg(b, a)
 
-    def _cross_lost_pairs(self, alive: np.ndarray, ctx: dict) -> tuple[np.ndarray, np.ndarray]:
+    def _cross_lost_pairs(self, alive: np.ndarray, ctx: dict) -> tuple[np.ndarray, np.ndarray] | None:
         """The GPU pairs (a, b) whose two cross-group probes (a.1 <-> b.2 and a.2 <-> b.1) both
         fail, each pair once. X(a, b) = a.1 dead or b.2 dead or fd[oc[a], ec[b]] (the switch route
         between the two classes is broken in either direction); a pair is a candidate when X(a, b)
         and X(b, a). Pairs with a GPU that lost a port are taken row by row, pairs of two healthy
-        GPUs only among the GPUs whose classes have a broken route both ways (no N x N matrix)."""
+        GPUs only among the GPUs whose classes have a broken route both ways (no N x N matrix).
+        None when that would touch more than SPARSE_CELL_LIMIT cells."""
         up = ctx["link_up"]
         fd = ~(up[self.cross_fwd] & up[self.cross_rev])  # (odd classes, even classes)
         oc, ec = self.cls[:, 0], self.cls[:, 1]
@@ -158,6 +165,10 @@ class RoutedModel:
         dead = d1 | d2
         out_a, out_b = [], []
         di = np.flatnonzero(dead)
+        clean = np.flatnonzero(~dead)
+        ca = clean[fd[oc[clean]].any(axis=1) & fd[:, ec[clean]].any(axis=0)] if fd.any() else clean[:0]
+        if len(di) * len(oc) + len(ca) ** 2 > SPARSE_CELL_LIMIT:
+            return None
         if len(di):
             xab = d1[di, None] | d2[None, :] | fd[oc[di]][:, ec]  # (|D|, N)
             xba = d2[di, None] | d1[None, :] | fd[:, ec[di]][oc].T
@@ -167,14 +178,11 @@ class RoutedModel:
             r, b = np.nonzero(both)
             out_a.append(di[r])
             out_b.append(b)
-        if fd.any():
-            clean = np.flatnonzero(~dead)
-            ca = clean[fd[oc[clean]].any(axis=1) & fd[:, ec[clean]].any(axis=0)]
-            if len(ca):
-                x = fd[np.ix_(oc[ca], ec[ca])]
-                ia, ib = np.nonzero(np.triu(x & x.T, 1))
-                out_a.append(ca[ia])
-                out_b.append(ca[ib])
+        if len(ca):
+            x = fd[np.ix_(oc[ca], ec[ca])]
+            ia, ib = np.nonzero(np.triu(x & x.T, 1))
+            out_a.append(ca[ia])
+            out_b.append(ca[ib])
         if not out_a:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return np.concatenate(out_a), np.concatenate(out_b)
@@ -182,13 +190,16 @@ class RoutedModel:
     def lost(self, st: State) -> int | None:
         """GPU pairs without a routed path: the pairs both cross-group probes lose (sparse, see
         _cross_lost_pairs), minus those a same-group probe still serves (evaluated for them only).
-        Same count as counts(st)["gpu_pairs"] (the dense form; tests compare the two)."""
-        n = self.fab.n_gpus
-        if self.reconverges or n > DENSE_GPU_LIMIT:
+        Same count as counts(st)["gpu_pairs"] (the dense form; tests compare the two). Mode static:
+        at any size, None only for a state beyond SPARSE_CELL_LIMIT (never up to DENSE_GPU_LIMIT GPUs)."""
+        if self.reconverges:
             return self.counts(st)["gpu_pairs"]
         alive = st.port_alive(self.fab)
         ctx = self._context(st)
-        a, b = self._cross_lost_pairs(alive, ctx)
+        cand = self._cross_lost_pairs(alive, ctx)
+        if cand is None:
+            return None
+        a, b = cand
         if len(a):
             keep = ~(self._same_group_ok(alive, a, b, 0, st, ctx) | self._same_group_ok(alive, a, b, 1, st, ctx))
             return int(keep.sum())
