@@ -180,9 +180,10 @@ class RoutedModel:
             out_b.append(b)
         if len(ca):
             x = fd[np.ix_(oc[ca], ec[ca])]
-            ia, ib = np.nonzero(np.triu(x & x.T, 1))
-            out_a.append(ca[ia])
-            out_b.append(ca[ib])
+            ia, ib = np.nonzero(x & x.T)  # symmetric: each pair once, and not a GPU with itself (no triu pass)
+            once = ia < ib
+            out_a.append(ca[ia[once]])
+            out_b.append(ca[ib[once]])
         if not out_a:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return np.concatenate(out_a), np.concatenate(out_b)
