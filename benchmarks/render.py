@@ -3,9 +3,12 @@
 Targets (2-core machine, issue 13 item 8): zcube-16k (256 switches, 2,048 servers) <= 3 s and
 zcube-64k (512 switches, 8,192 servers) <= 10 s for the whole CLI run (read plan.json, render,
 self-check, write); per switch, render + self-check <= 3x a plain Jinja2 loop over the same view
-with subscript access (``i['name']``).
+with subscript access (``i['name']``). The view is the input of both; the benchmark also prints the
+ratio with the view's construction counted on zcube's side.
 
-Each whole-run figure: min and median of --runs runs (default 3), interleaved with a fixed
+Each whole-run figure: min and median of --runs runs (default 3), each into a new output directory
+(and then once more into the same one: a re-render, where files that already hold the right bytes
+are left alone), interleaved with a fixed
 reference job (pure-Python CPU work of about a second, the same as benchmarks/cabling.py): the
 machine is shared, so a slow reference shows a loaded machine. The per-switch figures are min and
 median of 30 repetitions of each job, in the same process.
@@ -16,6 +19,7 @@ Run: python benchmarks/render.py [--runs N] [--only 16k|64k]
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -77,20 +81,28 @@ def per_switch(plan_path: Path, label: str) -> float:
         t = tpl.render(v)
         assert not check_switch_config(t, sw, [u["name"] for u in v["unused"]], v["mgmt"]["name"], mgmt_len, v["bgp"], platform)
 
+    def render_and_check() -> None:
+        t = tpl.render(view)
+        assert not check_switch_config(t, sw, unused, view["mgmt"]["name"], mgmt_len, view["bgp"], platform)
+
     full = _times(ours)
+    rc = _times(render_and_check)
     view_t = _times(lambda: switch_view(index, sw))
     tpl_t = _times(lambda: tpl.render(view))
     check_t = _times(lambda: check_switch_config(text, sw, unused, view["mgmt"]["name"], mgmt_len, view["bgp"], platform))
     parse_t = _times(lambda: platform_module(platform).config_facts(text))
     plain = _times(lambda: PLAIN.render(v=view))
-    ratio = full[0] / plain[0]
+    ratio = rc[0] / plain[0]
     print(f"  per switch, {label} ({len(sw['interfaces'])} routed ports, {len(view['unused'])} unused, {len(sw['routes'])} routes; "
           f"min / median of 30, ms):")
     print(f"    zcube view + template + self-check : {full[0]:6.2f} / {full[1]:6.2f}")
     print(f"      view {view_t[0]:.2f}, template {tpl_t[0]:.2f}, self-check {check_t[0]:.2f} "
           f"(of which the platform's neutral parse {parse_t[0]:.2f})")
+    print(f"    template + self-check (view given) : {rc[0]:6.2f} / {rc[1]:6.2f}")
     print(f"    plain Jinja2 loop, same view       : {plain[0]:6.2f} / {plain[1]:6.2f}")
-    print(f"    ratio (min / min) = {ratio:.2f}x   target <= 3x  {'OK' if ratio <= 3 else 'MISSED'}")
+    print(f"    ratio, template + self-check / plain loop (min / min) = {ratio:.2f}x   target <= 3x  {'OK' if ratio <= 3 else 'MISSED'}")
+    print(f"    ratio, view + template + self-check / plain loop      = {full[0] / plain[0]:.2f}x   (the view is built once per switch "
+          "and the plain loop reads it too)")
     return ratio
 
 
@@ -109,16 +121,26 @@ def main() -> None:
             d = Path(tmp) / case
             r = measure(zcube() + ["plan", str(ROOT / "inventories" / inv), "-o", str(d)])
             assert r["rc"] == 0, r["stderr"]
-            ours, ref = [], []
-            for _ in range(args.runs):
+            ours, again, ref = [], [], []
+            for k in range(args.runs):
                 ref.append(measure(REFERENCE))
-                run = measure(zcube() + ["render", str(d / "plan.json"), "-o", str(d)])
+                fresh = Path(tmp) / f"{case}-run{k}"  # a new output directory: every file is written
+                fresh.mkdir()
+                shutil.copy(d / "plan.json", fresh / "plan.json")
+                run = measure(zcube() + ["render", str(fresh / "plan.json"), "-o", str(fresh)])
                 assert run["rc"] == 0, run["stderr"]
                 ours.append(run)
+                # the same render again into the same directory (files already hold these bytes)
+                run = measure(zcube() + ["render", str(fresh / "plan.json"), "-o", str(fresh)])
+                assert run["rc"] == 0, run["stderr"]
+                again.append(run)
+                shutil.rmtree(fresh)
             w = [x["wall_s"] for x in ours]
             rw = [x["wall_s"] for x in ref]
+            aw = [x["wall_s"] for x in again]
             print(f"  {case}: wall min {min(w):6.2f} s  median {statistics.median(w):6.2f} s   target <= {target:g} s  "
-                  f"{'OK' if min(w) <= target else 'MISSED'};  peak RSS {max(x['peak_rss_bytes'] for x in ours) / 2**20:.0f} MiB")
+                  f"{'OK' if statistics.median(w) <= target else 'MISSED'} (median);  peak RSS {max(x['peak_rss_bytes'] for x in ours) / 2**20:.0f} MiB")
+            print(f"    re-render into the same directory: min {min(aw):6.2f} s  median {statistics.median(aw):6.2f} s")
             print(f"    reference job  min {min(rw):6.2f} s  median {statistics.median(rw):6.2f} s;  "
                   f"ratio min/min {min(w) / min(rw):.2f}x, median/median {statistics.median(w) / statistics.median(rw):.2f}x")
             per_switch(d / "plan.json", case)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from zcube_deploy.catalog import Catalog, NicModel, ServerModel, SwitchModel, load_catalog
 from zcube_deploy.catalog.cabling import CablingCatalog, load_cabling_catalog
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.inventory import models as m
 from zcube_deploy.safety import NAME_HINT, check_name
 
@@ -506,11 +506,36 @@ def resolve_inventory(data: dict, base: Path = Path("."), source: str = "invento
         raise InputErrors(problems[:structural] + rest, f"invalid inventory {source}")
     if text is None:
         text = yaml.safe_dump(data, sort_keys=True)
-    digest = hashlib.sha256(text.encode())
-    if spec.servers.csv:
-        digest.update((base / spec.servers.csv).read_bytes())
-    digest.update(catalog.sha256.encode())
-    digest.update(cabling.sha256.encode())
+    digest = _digest(text, base / spec.servers.csv if spec.servers.csv else None, catalog.sha256, cabling.sha256)
     cabling_source = str(base / spec.cabling_catalog) if spec.cabling_catalog else None
     return ResolvedInventory(spec, catalog, sw, srv, nic, tuple(racks), tuple(servers), capacity, cabling, source,
-                             digest.hexdigest(), cabling_source)
+                             digest, cabling_source)
+
+
+def _digest(text: str, servers_csv: Path | None, catalog_sha256: str, cabling_sha256: str) -> str:
+    """An inventory's fingerprint: its text, its servers CSV and the catalogs it was resolved with."""
+    digest = hashlib.sha256(text.encode())
+    if servers_csv is not None:
+        digest.update(servers_csv.read_bytes())
+    digest.update(catalog_sha256.encode())
+    digest.update(cabling_sha256.encode())
+    return digest.hexdigest()
+
+
+def inventory_digest(path: str | Path) -> str | None:
+    """The fingerprint :func:`load_inventory` gives the file at ``path`` (``ResolvedInventory.sha256``),
+    without resolving its servers: what tells a command cheaply that a plan's inventory is unchanged.
+    None when the file, its CSV or a catalog cannot be read (load_inventory says why)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = parse_inventory_text(text, str(path))
+        catalog, cabling, servers = data.get("catalog"), data.get("cabling_catalog"), data.get("servers")
+        csv = servers.get("csv") if isinstance(servers, dict) else None
+        if not all(v is None or isinstance(v, str) for v in (catalog, cabling, csv)):
+            return None
+        return _digest(text, path.parent / csv if csv else None,
+                       load_catalog(path.parent / catalog if catalog else None).sha256,
+                       load_cabling_catalog(path.parent / cabling if cabling else None).sha256)
+    except (ZCubeError, OSError, UnicodeDecodeError):
+        return None

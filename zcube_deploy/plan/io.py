@@ -235,11 +235,14 @@ def _read_whole(p: Path, fields: dict | None) -> dict:
 
 def inventory_changed(plan: dict) -> str | None:
     """A warning when the inventory the plan was made from has changed since (None when unchanged or unknown)."""
-    from zcube_deploy.inventory import load_inventory
     from zcube_deploy.errors import ZCubeError
+    from zcube_deploy.inventory import load_inventory
+    from zcube_deploy.inventory.load import inventory_digest
 
     src = plan.get("inputs", {}).get("inventory")
     if not src or not Path(src).is_file():
+        return None
+    if inventory_digest(src) == plan["inputs"].get("inventory_sha256"):  # the same inputs (cheap: no server resolution)
         return None
     try:
         inv = load_inventory(src)
