@@ -151,33 +151,44 @@ class RoutedModel:
             return (same | use_partner | self.same_group) & self._delivered(h, dst, x, st, ctx, alive)
         return alive[a, x] & leg(a, b) & leg(b, a)
 
-    def _cross_lost_pairs(self, alive: np.ndarray, ctx: dict) -> tuple[np.ndarray, np.ndarray] | None:
-        """The GPU pairs (a, b) whose two cross-group probes (a.1 <-> b.2 and a.2 <-> b.1) both
-        fail, each pair once. X(a, b) = a.1 dead or b.2 dead or fd[oc[a], ec[b]] (the switch route
-        between the two classes is broken in either direction); a pair is a candidate when X(a, b)
-        and X(b, a). Pairs with a GPU that lost a port are taken row by row, pairs of two healthy
-        GPUs only among the GPUs whose classes have a broken route both ways (no N x N matrix).
-        None when that would touch more than SPARSE_CELL_LIMIT cells."""
+    def _cross_lost_pairs(self, alive: np.ndarray, ctx: dict) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """(a, b, direct): the GPU pairs (a, b) whose two cross-group probes (a.1 <-> b.2 and
+        a.2 <-> b.1) both fail, each pair once, to check against the same-group probes; and the
+        count of pairs with a GPU whose both ports are dead (lost whatever the rest).
+
+        X(a, b) = a.1 dead or b.2 dead or fd[oc[a], ec[b]] (the switch route between the two
+        classes is broken in either direction); a pair is a candidate when X(a, b) and X(b, a).
+        Pairs with a GPU that lost one port are taken row by row, over the columns that can
+        qualify; pairs of two healthy GPUs only among the GPUs whose classes have a broken route
+        both ways (no N x N matrix). None when that would touch more than SPARSE_CELL_LIMIT cells."""
         up = ctx["link_up"]
         fd = ~(up[self.cross_fwd] & up[self.cross_rev])  # (odd classes, even classes)
         oc, ec = self.cls[:, 0], self.cls[:, 1]
         d1, d2 = ~alive[:, 0], ~alive[:, 1]
         dead = d1 | d2
-        out_a, out_b = [], []
-        di = np.flatnonzero(dead)
+        n = len(oc)
+        only1, only2, both_dead = d1 & ~d2, d2 & ~d1, d1 & d2
+        nbd = int(both_dead.sum())
+        direct = nbd * (n - 1) - nbd * (nbd - 1) // 2  # a GPU with both ports dead loses every other GPU
         clean = np.flatnonzero(~dead)
-        ca = clean[fd[oc[clean]].any(axis=1) & fd[:, ec[clean]].any(axis=0)] if fd.any() else clean[:0]
-        if len(di) * len(oc) + len(ca) ** 2 > SPARSE_CELL_LIMIT:
+        row_has, col_has = fd.any(axis=1), fd.any(axis=0)
+        ca = clean[row_has[oc[clean]] & col_has[ec[clean]]] if fd.any() else clean[:0]
+        # a.1 dead: X(a, .) holds, the pair is a candidate iff X(b, a) = b.1 dead or fd[oc[b], ec[a]];
+        # a.2 dead: X(., a) holds, iff X(a, b) = b.2 dead or fd[oc[a], ec[b]] (pairs with a port-1-only
+        # GPU are taken from its row); two GPUs of one kind once (a < b)
+        r1, c1 = np.flatnonzero(only1), np.flatnonzero(~both_dead & (d1 | row_has[oc]))
+        r2, c2 = np.flatnonzero(only2), np.flatnonzero(~both_dead & ~only1 & (d2 | col_has[ec]))
+        if len(r1) * len(c1) + len(r2) * len(c2) + len(ca) ** 2 > SPARSE_CELL_LIMIT:
             return None
-        if len(di):
-            xab = d1[di, None] | d2[None, :] | fd[oc[di]][:, ec]  # (|D|, N)
-            xba = d2[di, None] | d1[None, :] | fd[:, ec[di]][oc].T
-            both = xab & xba
-            both[np.arange(len(di)), di] = False  # not a pair
-            both[:, di] &= di[:, None] < di[None, :]  # two GPUs with a dead port: once
-            r, b = np.nonzero(both)
-            out_a.append(di[r])
-            out_b.append(b)
+        out_a, out_b = [], []
+        for rows, cols, x, kind in (
+                (r1, c1, lambda r, c: d1[c][None, :] | fd[oc[c]][:, ec[r]].T, only1),
+                (r2, c2, lambda r, c: d2[c][None, :] | fd[oc[r]][:, ec[c]], only2)):
+            if len(rows) and len(cols):
+                m = x(rows, cols) & ~(kind[cols][None, :] & (cols[None, :] <= rows[:, None]))
+                i, j = np.nonzero(m)
+                out_a.append(rows[i])
+                out_b.append(cols[j])
         if len(ca):
             x = fd[np.ix_(oc[ca], ec[ca])]
             ia, ib = np.nonzero(x & x.T)  # symmetric: each pair once, and not a GPU with itself (no triu pass)
@@ -185,8 +196,8 @@ class RoutedModel:
             out_a.append(ca[ia[once]])
             out_b.append(ca[ib[once]])
         if not out_a:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        return np.concatenate(out_a), np.concatenate(out_b)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), direct
+        return np.concatenate(out_a), np.concatenate(out_b), direct
 
     def lost(self, st: State) -> int | None:
         """GPU pairs without a routed path: the pairs both cross-group probes lose (sparse, see
@@ -200,11 +211,11 @@ class RoutedModel:
         cand = self._cross_lost_pairs(alive, ctx)
         if cand is None:
             return None
-        a, b = cand
+        a, b, direct = cand
         if len(a):
             keep = ~(self._same_group_ok(alive, a, b, 0, st, ctx) | self._same_group_ok(alive, a, b, 1, st, ctx))
-            return int(keep.sum())
-        return 0
+            return direct + int(keep.sum())
+        return direct
 
     def counts(self, st: State) -> dict:
         """GPU pairs (unordered) and port pairs (ordered, different GPUs) without a routed path."""
