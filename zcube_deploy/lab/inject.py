@@ -17,6 +17,8 @@ A faults file (YAML) is a mapping with two optional lists::
       ZC-O003: {drop_after: 40}                  # close the session after 40 commands
       ZC-E004: {reject_lines: ["ip route 10.0.0.0 255.255.255.240 10.200.0.0"]}
       ZC-O005: {delay: 0.2}                      # seconds before every answer
+      ZC-E006: {write_fault: drop}               # saves, then drops the session before the answer
+      ZC-O007: {write_fault: fail}               # the save answers an error and saves nothing
 
 ``random:N`` draws N cabling faults of every kind, seeded. Each applied fault comes with the
 finding `zcube verify` is expected to report for it.
@@ -215,7 +217,7 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
             model.faults[name] = DeviceFaults(**spec)
         except TypeError as exc:
             problems.append(Problem(f"faults.devices.{name}", str(exc),
-                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change"))
+                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change, write_fault (fail, drop)"))
     if problems:
         raise InputErrors(problems, "invalid faults")
     # what each fault looks like once the plan's config is pushed (planned ports up, others shut)
