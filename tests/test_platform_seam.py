@@ -136,3 +136,25 @@ def test_push_and_verify_refuse_a_platform_without_a_device_driver(tmp_path):
         r = run_zcube(*args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert "platform 'frr' has no device driver" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_napalm_drivers_are_found_by_package_not_by_entry_points():
+    """napalm.get_network_driver(name) imports the package ``napalm_<name>`` (docs/platforms.md); it reads no
+    entry points, so pyproject declares none (a ``napalm.drivers`` group was dead metadata that nothing read)."""
+    import importlib
+
+    from zcube_deploy.platforms import known_platforms, platform_module
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    groups = re.findall(r"^\[project\.entry-points\.([^\]]+)\]", text, re.M)
+    read_by: dict[str, str] = {}  # entry-point group -> the installed code that reads it (none today)
+    assert set(groups) <= set(read_by), f"entry-point groups nothing reads: {sorted(set(groups) - set(read_by))}"
+    import napalm
+
+    for name in known_platforms():
+        driver = getattr(platform_module(name), "NAPALM_DRIVER", None)
+        if driver:
+            package = importlib.import_module(f"napalm_{driver}")
+            assert napalm.get_network_driver(driver).__name__ in package.__all__
+            assert f'"napalm_{driver}"' in text, f"napalm_{driver} is not in the wheel's packages"
+
