@@ -68,7 +68,7 @@ def target(platform=OTHER_PLATFORM):
 
 @pytest.mark.parametrize("step", ["open", "get_config"])
 def test_an_unreachable_device_error_is_cleaned_with_its_platform(scripted, tmp_path, step):
-    Scripted.script = {step: ConnectionException(f"auth failed for ops with pw-Secret-123 / en-Secret-456; enable secret 5 x")}
+    Scripted.script = {step: ConnectionException("auth failed for ops with pw-Secret-123 / en-Secret-456; enable secret 5 x")}
     res = push_device(target(), CREDS, PushOptions(), tmp_path)
     assert res["status"] == "unreachable"
     assert "pw-Secret-123" not in res["error"] and "en-Secret-456" not in res["error"] and "***" in res["error"]
