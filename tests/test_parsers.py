@@ -125,3 +125,56 @@ def test_config_facts_edge_cases():
     assert f["routes"] == [("10.2.0.0/16", "10.0.0.1"), ("10.3.0.0/16", None)]
     assert f["bgp"] == [{"asn": 65001, "neighbors": [("10.0.0.1", 65002)], "bfd_neighbors": ["10.0.0.1"],
                          "networks": ["10.1.0.1/32", "10.5.0.0/32"]}]
+
+
+_MUTATIONS = (
+    lambda ls, i, r: ls[:i] + ls[i + 1:],                                   # a line lost
+    lambda ls, i, r: ls[:i] + [ls[i]] + ls[i:],                             # a line twice
+    lambda ls, i, r: ls[:i] + [ls[i] + " "] + ls[i + 1:],                   # a trailing blank
+    lambda ls, i, r: ls[:i] + ["  " + ls[i].lstrip()] + ls[i + 1:],          # indented deeper
+    lambda ls, i, r: ls[:i] + [ls[i].lstrip()] + ls[i + 1:],                # not indented
+    lambda ls, i, r: ls[:i] + [ls[i].replace("255.255.255.254", "255.0.255.254")] + ls[i + 1:],  # a mask that is no mask
+    lambda ls, i, r: ls[:i] + [ls[i] + " secondary"] + ls[i + 1:],
+    lambda ls, i, r: ls[:i] + [ls[i] + "x"] + ls[i + 1:],                   # a word run on
+    lambda ls, i, r: ls[:i] + [r.choice([" shutdown", " no switchport", " bfd interval 300 min_rx 300 multiplier 3",
+                                         " ip address 10.9.9.9 255.255.255.0", "", "!", "ip route 10.7.0.0 255.255.0.0 Null 0",
+                                         "ip route 10.7.0.0 255.255.0.0 TwoHundredGigabitEthernet 0/1:1 10.0.0.1",
+                                         "ip route 10.7.0.0 255.255.0.0 10.9.0.1", "ip route  10.7.0.0 255.255.0.0 10.9.0.1",
+                                         "interface  Loopback 1", "interface Loopback 2 ", "hostname X"])] + ls[i:],  # a line inserted
+    lambda ls, i, r: ls[:i] + [ls[i].replace("interface ", "interface\t")] + ls[i + 1:],
+    lambda ls, i, r: ls[:i] + [ls[i].replace(" ", "  ", 1)] + ls[i + 1:],
+)
+
+
+def test_config_facts_fast_reader_equals_the_general_reader():
+    """The fast reader (plain routed ports and routes by one pattern each) gives exactly the general
+    reader's facts, on rendered configs (where it must be the one that reads) and on thousands of
+    mutated ones (where it reads or gives up)."""
+    import random
+
+    from zcube_deploy.platforms.ruijie_rgos import _fast_facts, _general_facts, config_facts
+
+    plain = "interface H 0/1\n description d\n no switchport\n ip address 10.0.0.0 255.255.255.254\n no shutdown"
+    for tricky in (plain + "x\n shutdown\n!", plain + "\n shutdown\n!", plain + "\n\tbfd interval 300\n!",
+                   plain.replace("H 0/1", "H 0/1 ") + "\n!", plain + "\n!\nip route 10.1.0.0 255.255.0.0 Null0",
+                   plain + "\n!\nip route 10.1.0.0 255.255.0.0 Null 0\nip route 10.2.0.0 255.255.0.0 10.0.0.1",
+                   "hostname \nrouter bgp \n neighbor 10.0.0.1 remote-as 1\nhostname S\n" + plain + "\n!\nrouter bgp 7\n network 10.0.0.0"):
+        assert config_facts(tricky) == _general_facts("\n" + tricky), tricky
+    assert _fast_facts("\n" + plain + "\n!") is not None
+    r = random.Random(13)
+    fast_read = 0
+    for path in _golden_configs():
+        text = path.read_text()
+        assert _fast_facts("\n" + text) == _general_facts("\n" + text), path  # rendered: the fast reader reads it
+        lines = text.split("\n")
+        for _ in range(300):
+            ls = lines
+            for _ in range(r.randint(1, 3)):
+                i = r.randrange(len(ls))
+                ls = r.choice(_MUTATIONS)(ls, i, r)
+            mutated = "\n".join(ls)
+            fast = _fast_facts("\n" + mutated)
+            fast_read += fast is not None
+            assert config_facts(mutated) == _general_facts("\n" + mutated), (path, mutated)
+            assert fast is None or fast == _general_facts("\n" + mutated), (path, mutated)
+    assert fast_read > 100  # the mutations leave many configs the fast reader reads, so they are compared

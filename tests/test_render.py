@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import string
 
 import pytest
@@ -205,3 +206,39 @@ def test_a_trailing_line_break_is_refused(value):
     from zcube_deploy.safety import check_description, check_interface, check_name
 
     assert check_name(value) and check_interface(value) and check_description(value)
+
+
+@pytest.mark.parametrize("bad", ["gpu1\ninterface Vlan 1", "x!", "what?", "a" * 241, "end\n", "\r", "\x85", "\u2028", "tab\there", "é"])
+def test_descriptions_checked_together_refuse_what_one_check_refuses(bad):
+    """The view checks a switch's descriptions with one match over all of them; any value the single check
+    refuses is refused, with the single check's words, wherever it stands among good ones."""
+    from zcube_deploy.render.views import _safe_all
+    from zcube_deploy.safety import DESCRIPTIONS_RE, check_description
+
+    assert check_description(bad)
+    for values in ([bad], ["gpu1 ens1 H1", bad], [bad, "gpu1 ens1 H1", "a" * 240], ["", bad, ""]):
+        with pytest.raises(RenderError, match=f"refusing to render description {re.escape(repr(bad))}: it {re.escape(check_description(bad))}"):
+            _safe_all("description", values, DESCRIPTIONS_RE, check_description)
+    _safe_all("description", ["gpu1 ens1 H1", "", "a" * 240, "(x) [y] <z> a=b+c@d#e%f&g*h,i:j/k.l_m-n"], DESCRIPTIONS_RE, check_description)
+    _safe_all("description", [], DESCRIPTIONS_RE, check_description)
+
+
+def test_rerender_rewrites_only_what_changed(tmp_path, glm1k_plan):
+    """A re-render into the same directory leaves files that already hold the right bytes alone (their
+    mtimes stay), and replaces a changed, truncated, longer or foreign file with exactly the new bytes."""
+    import os
+
+    render_all(glm1k_plan, tmp_path, only="ZC-O00*")
+    cfgs = sorted((tmp_path / "configs").glob("*.cfg"))
+    want = {p: p.read_bytes() for p in cfgs}
+    old = 1_000_000_000
+    for p in cfgs:
+        os.utime(p, (old, old))
+    edited = {cfgs[0]: want[cfgs[0]].replace(b"no shutdown", b"shutdown", 1), cfgs[1]: want[cfgs[1]][:-10],
+              cfgs[2]: want[cfgs[2]] + b"!\n", cfgs[3]: b""}
+    for p, data in edited.items():
+        p.write_bytes(data)
+        os.utime(p, (old, old))
+    render_all(glm1k_plan, tmp_path, only="ZC-O00*")
+    assert {p: p.read_bytes() for p in cfgs} == want
+    assert {p for p in cfgs if p.stat().st_mtime != old} == set(edited)

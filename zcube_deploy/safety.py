@@ -14,6 +14,7 @@ NAME_HINT = "use letters, digits, '.', '_' and '-' only, starting with a letter 
 INTERFACE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*( ?[0-9]+(/[0-9]+)*(:[0-9]+)?)?$")
 INTERFACE_HINT = "an interface name: a word, an optional space, then numbers like 0/1:2 (e.g. 'ens1f0np0')"
 DESCRIPTION_RE = re.compile(r"^[A-Za-z0-9 ._:/,()=+@#%&*<>\[\]-]{0,240}$")
+DESCRIPTIONS_RE = re.compile(r"[A-Za-z0-9 ._:/,()=+@#%&*<>\[\]-]{0,240}(?:\n[A-Za-z0-9 ._:/,()=+@#%&*<>\[\]-]{0,240})*")  # several, one per line
 DESCRIPTION_HINT = "printable characters without '!', '?', quotes or control characters, at most 240"
 MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
 

@@ -73,8 +73,23 @@ def fnmatchcase_rack(rack: str, pattern: str) -> bool:
 
 
 def _write(path: Path, text: str) -> str:
+    """Write ``text`` to ``path`` unless the file already holds exactly these bytes; returns their sha256.
+
+    A re-render into the same directory mostly rewrites identical files: leaving them alone keeps
+    their mtimes (rsync, make) and avoids ext4's flush on truncate-and-rewrite (``auto_da_alloc``),
+    which made rewriting 4,096 host files cost seconds. A changed file is unlinked and created
+    anew for the same reason.
+    """
     data = text.encode("utf-8")
-    path.write_bytes(data)
+    try:
+        with open(path, "rb") as f:
+            same = f.read(len(data) + 1) == data
+    except FileNotFoundError:
+        same = None
+    if not same:
+        if same is not None:
+            path.unlink()
+        path.write_bytes(data)
     return hashlib.sha256(data).hexdigest()
 
 

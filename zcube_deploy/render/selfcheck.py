@@ -11,6 +11,9 @@ from __future__ import annotations
 from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module
 
 
+_LEN = tuple(f"/{n}" for n in range(33))  # prefix length -> "/len"
+
+
 def _route(r: tuple[str, str | None]) -> str:
     return f"route {r[0]} " + (f"via {r[1]}" if r[1] else "discard")
 
@@ -24,7 +27,7 @@ def check_switch_config(text: str, sw: dict, unused: list[str], mgmt_interface: 
     if facts["hostnames"] != [name]:
         problems.append(f"{name}: hostname {facts['hostnames']}, expected [{name!r}]")
     planned = sw["interfaces"]
-    expected = {(i["name"], f"{i['address']}/{i['prefix_len']}") for i in planned}
+    expected = {(i["name"], i["address"] + _LEN[i["prefix_len"]]) for i in planned}
     expected.add((mgmt_interface, f"{sw['mgmt_address']}/{mgmt_prefix_len}"))
     expected.add((plat.LOOPBACK, f"{sw['loopback']}/32"))
     have = facts["addresses"]
@@ -43,10 +46,9 @@ def check_switch_config(text: str, sw: dict, unused: list[str], mgmt_interface: 
             if iname not in want:
                 problems.append(f"{name} {iname}: address {addrs} not in the plan")
     routed = {i["name"] for i in planned}
-    sections = set(facts["interfaces"])
-    not_routed = routed & sections - set(facts["routed"])
-    for iname in sorted(not_routed):
-        problems.append(f"{name} {iname}: not a routed port")
+    if not routed <= set(facts["routed"]):
+        for iname in sorted(routed & set(facts["interfaces"]) - set(facts["routed"])):
+            problems.append(f"{name} {iname}: not a routed port")
     shut = set(facts["shutdown"])
     for iname in sorted(routed & shut):
         problems.append(f"{name} {iname}: planned link is shut down")

@@ -15,7 +15,7 @@ from functools import lru_cache
 from zcube_deploy.errors import RenderError
 from zcube_deploy.plan.ipam import dotted_mask
 from zcube_deploy.platforms import known_platforms, platform_module
-from zcube_deploy.safety import check_description, check_interface, check_name
+from zcube_deploy.safety import DESCRIPTIONS_RE, check_description, check_interface, check_name
 
 
 def _safe(kind: str, value: str, check) -> str:
@@ -25,15 +25,41 @@ def _safe(kind: str, value: str, check) -> str:
     return value
 
 
+def _safe_all(kind: str, values: list[str], bulk, check) -> None:
+    """Every one of ``values`` passes ``check``: one match of ``bulk`` (the check's pattern over the values joined by
+    newlines) when they all do, the first that does not named as :func:`_safe` would."""
+    joined = "\n".join(values)
+    if joined.count("\n") != max(len(values) - 1, 0) or not bulk.fullmatch(joined):  # a line break inside a value is caught here
+        for v in values:
+            _safe(kind, v, check)
+        raise AssertionError(f"{kind}s: the joined check and the single checks disagree")  # never: a bug in the patterns
+
+
+class _Prefixes(dict):
+    """"net/len" -> {"network", "prefix_len", "mask"}, computed on first use (switches share their route prefixes)."""
+
+    def __init__(self, masks: dict[int, str]):
+        super().__init__()
+        self.masks = masks
+
+    def __missing__(self, prefix: str) -> dict:
+        net, plen = prefix.split("/")
+        value = self[prefix] = {"network": net, "prefix_len": int(plen), "mask": self.masks[int(plen)]}
+        return value
+
+
 class PlanIndex:
     """Fabric-wide facts of a plan computed once, shared by every device's view."""
 
     def __init__(self, plan: dict):
         self.plan = plan
-        self._safe_ports: dict[str, str] = {}
         pm = plan["port_map"]
-        self.port_order = {n: i for i, n in enumerate(pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"])}
+        ports = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
+        self.port_order = {_safe("interface", n, check_interface): i for i, n in enumerate(ports)}  # every switch has these ports
         self.host_ports = pm["host_ports"]
+        host_index = {n: i for i, n in enumerate(pm["host_ports"])}
+        # (name, description) of every port, in port order: a switch's ports that end no cable are these
+        self.spare_ports = [(n, f"reserved host port {host_index[n]} for growth" if n in host_index else "unused") for n in ports]
         self.model = plan["models"]["switch"]
         platform = plan["cluster"]["platform"]
         # a platform that renders itself (platforms.switch_renderer) may have no data file here
@@ -41,6 +67,7 @@ class PlanIndex:
         self.settings = plan["settings"]
         self.mgmt_mask = dotted_mask(self.settings["mgmt_prefix_len"])
         self.masks = {n: dotted_mask(n) for n in range(33)}
+        self.prefixes = _Prefixes(self.masks)
         self.header = (f"zcube-deploy {plan['tool_version']} | cluster {plan['cluster']['name']} | "
                        f"inventory sha256 {plan['inputs']['inventory_sha256'][:16]}")
         self.server_rack = {s["name"]: s["rack"] for s in plan["servers"]}
@@ -67,46 +94,21 @@ class PlanIndex:
                 self.breakout.append(cmd.format(cage=cage, speed=pm["speed"], lanes=lanes, name=name))
 
 
-    def port(self, name: str) -> str:
-        """``name`` once checked CLI-safe (every switch has the same port names: checked once per plan)."""
-        safe = self._safe_ports.get(name)
-        if safe is None:
-            safe = self._safe_ports[name] = _safe("interface", name, check_interface)
-        return safe
-
-
 def switch_view(index: PlanIndex, sw: dict) -> dict:
     """The view of one switch: hostname, management, loopback, routed ports, unused ports, routes."""
     hostname = _safe("hostname", sw["name"], check_name)
     masks = index.masks
-    interfaces = []
-    used = set()
-    for itf in sorted(sw["interfaces"], key=lambda i: index.port_order[i["name"]]):
-        peer = itf["peer"]
-        desc = f"{peer['device']} {peer['port']} {itf['cable']}"
-        interfaces.append({
-            "name": index.port(itf["name"]),
-            "description": _safe("description", desc, check_description),
-            "address": itf["address"],
-            "prefix_len": itf["prefix_len"],
-            "mask": masks[itf["prefix_len"]],
-            "kind": itf["kind"],
-        })
-        used.add(itf["name"])
-    unused = []
-    host_index = {n: i for i, n in enumerate(index.host_ports)}
-    for name in index.plan["port_map"]["host_ports"] + index.plan["port_map"]["fabric_ports"] + index.plan["port_map"]["unused_ports"]:
-        if name in used:
-            continue
-        if name in host_index:
-            desc = f"reserved host port {host_index[name]} for growth"
-        else:
-            desc = "unused"
-        unused.append({"name": index.port(name), "description": desc})
-    routes = []
-    for rt in sw["routes"]:
-        net, plen = rt["prefix"].split("/")
-        routes.append({"network": net, "prefix_len": int(plen), "mask": masks[int(plen)], "next_hop": rt["next_hop"]})
+    order = index.port_order  # every port name in it was checked CLI-safe once (PlanIndex)
+    keys = [order[i["name"]] for i in sw["interfaces"]]
+    planned = [sw["interfaces"][k] for k in sorted(range(len(keys)), key=keys.__getitem__)]
+    descriptions = [f"{i['peer']['device']} {i['peer']['port']} {i['cable']}" for i in planned]
+    _safe_all("description", descriptions, DESCRIPTIONS_RE, check_description)
+    interfaces = [{"name": i["name"], "description": d, "address": i["address"], "prefix_len": i["prefix_len"],
+                   "mask": masks[i["prefix_len"]], "kind": i["kind"]} for i, d in zip(planned, descriptions)]
+    used = {i["name"] for i in planned}
+    unused = [{"name": n, "description": d} for n, d in index.spare_ports if n not in used]
+    prefixes = index.prefixes
+    routes = [{**prefixes[rt["prefix"]], "next_hop": rt["next_hop"]} for rt in sw["routes"]]
     bgp = bgp_view(index, sw, interfaces) if index.routing["mode"] == "bgp" else None
     return {
         "header": index.header,

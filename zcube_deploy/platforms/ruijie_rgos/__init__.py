@@ -162,22 +162,76 @@ def config_facts(text: str) -> dict:
 ['Loopback 0', 'TwoHundredGigabitEthernet 0/1:1'], [('10.0.0.0/24', None), ('10.2.0.0/16', '10.200.0.1')])
     """
     text = "\n" + (text.replace("\r", "") if "\r" in text else text)
+    return _fast_facts(text) or _general_facts(text)
+
+
+# The fast reader: a routed port in exactly the shape render writes it (description, `no switchport`,
+# one address, `no shutdown`, nothing else, no blank after its name) is read by one branch of one pattern, every other section
+# by the general branch; routes in the plain form `ip route N M <next hop>|Null 0` by one pattern.
+# Its facts are the general reader's (tests/test_parsers.py compares the two over mutated configs);
+# it gives up (None) on anything it does not account for, and the general reader reads the text.
+_SECTION_FAST = re.compile(
+    r"\ninterface(?: ([^\s](?:[^\n]*+(?<![ \t]))?)\n description [^\n]*+\n no switchport\n ip address (\S+) (\S+)\n no shutdown(?![^\n])(?!\n[ \t])"
+    r"|[ \t]++([^\n]*+)((?:\n[ \t][^\n]*+)*+))")
+_ROUTE_FAST = re.compile(r"\nip route (?:(\S+) (\S+) (\d\S*+|Null(?!\S))|())")  # the last group: a route in another form
+_TOP_FAST = re.compile(r"\n(?:hostname([ \t]++)([^\n]*+)|router bgp[ \t]++([^\n]*+)((?:\n[ \t][^\n]*+)*+))")  # (blank, name) or BGP
+
+
+def _fast_facts(text: str) -> dict | None:
+    rows = _ROUTE_FAST.findall(text)
+    if any(not n for n, _, _, _ in rows):
+        return None
+    sections = _SECTION_FAST.findall(text)
+    try:
+        routes = [(n + _SUFFIX[m], None if h == "Null" else h) for n, m, h, _ in rows]
+        plain = [(n, a + _SUFFIX[m]) for n, a, m, _, _ in sections if n]
+    except KeyError:  # a mask that is not a contiguous dotted mask
+        return None
+    if len(plain) == len(sections):  # every section is a plain routed port
+        names = [n for n, _ in plain]
+        addresses, shutdown, routed, bfd = plain, [], names, []
+    else:
+        plain_addresses = iter(plain)  # in section order
+        # (name, body or None for a plain routed port)
+        rows2 = [(n, None) if n else ((g.rstrip() if g[-1:] in (" ", "\t") else g), body) for n, _, _, g, body in sections]
+        names = [n for n, _ in rows2]
+        addresses = []
+        for n, body in rows2:
+            if body is None:
+                addresses.append(next(plain_addresses))
+            elif "ip address " in body:
+                addresses += [(n, _prefix(x, y)) for x, y in _ADDRESS_IN.findall(body)]
+        shutdown = [n for n, body in rows2 if body is not None and _has(body, "shutdown")]
+        routed = [n for n, body in rows2 if body is None or n.startswith(_LOGICAL) or _has(body, "no switchport")]
+        bfd = [n for n, body in rows2 if body is not None and "bfd interval " in body and _BFD_IN.search(body)]
+    top = _TOP_FAST.findall(text)
+    return {"hostnames": [h.rstrip() for blank, h, _, _ in top if blank], "interfaces": names, "addresses": addresses,
+            "shutdown": shutdown, "routed": routed, "bfd": bfd, "routes": routes,
+            "bgp": _bgp_facts([(asn, body) for blank, _, asn, body in top if not blank])}
+
+
+def _bgp_facts(instances: list[tuple[str, str]]) -> list[dict]:
+    """(AS text, section body) of each `router bgp` section -> its facts."""
+    return [{"asn": _asn(asn), "neighbors": [(a, _asn(x)) for a, x in _NEIGHBOR.findall(body)],
+             "bfd_neighbors": _FALL_OVER.findall(body),
+             # `network A mask M`; a bare `network A` is read as the host route A/32
+             "networks": [_prefix(a, m or None) for a, m in _NETWORK.findall(body)]}
+            for asn, body in instances]
+
+
+def _general_facts(text: str) -> dict:
+    """:func:`config_facts` of ``text`` (with a "\\n" put in front) by the general reader."""
     sections = _SECTION.findall(text)
     if any(n[-1:] in (" ", "\t") for n, _ in sections):
         sections = [(n.rstrip(), body) for n, body in sections]
     routes = [r for r in map(_route, _ROUTE.findall(text)) if r is not None]
-    bgp = [{"asn": _asn(asn), "neighbors": [(a, _asn(x)) for a, x in _NEIGHBOR.findall(body)],
-            "bfd_neighbors": _FALL_OVER.findall(body),
-            # `network A mask M`; a bare `network A` is read as the host route A/32
-            "networks": [_prefix(a, m or None) for a, m in _NETWORK.findall(body)]}
-           for asn, body in _BGP.findall(text)]
     return {"hostnames": [h.rstrip() for h in _HOSTNAME.findall(text)],
             "interfaces": [n for n, _ in sections],
             "addresses": _addresses(text, sections),
             "shutdown": [n for n, body in sections if _has(body, "shutdown")],
             "routed": [n for n, body in sections if n.startswith(_LOGICAL) or _has(body, "no switchport")],
             "bfd": [n for n, body in sections if "bfd interval " in body and _BFD_IN.search(body)],
-            "routes": routes, "bgp": bgp}
+            "routes": routes, "bgp": _bgp_facts(_BGP.findall(text))}
 
 
 VERIFY_COMMANDS = ("show version", "show running-config", "show interface status", "show lldp neighbors detail", "show ip route",
