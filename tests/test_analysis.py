@@ -348,3 +348,13 @@ def test_single_failures_recounted_above_the_dense_limit(lab64_plan, monkeypatch
     rows = above["single_failures"]["elements"]
     assert any(r["gpu_pairs_without_routed_path_switch_routes_only"] > r["gpu_pairs_without_routed_path"] for r in rows)
     assert "upper bound" in above["routing"]["routed_means"] and "above 8 GPUs" in above["routing"]["routed_means"]
+    assert below["routing"]["routed_exact"] is True and above["routing"]["routed_exact"] is False
+    from zcube_deploy.cli.analyze import print_analysis
+    from zcube_deploy.cli.common import out
+
+    with out.capture() as cap:
+        print_analysis(above, 3, 1, "a.json", "a.png")
+    assert "note: ZCube (static routing) counts the static switch routes" in cap.get() and "upper bound" in cap.get()
+    with out.capture() as cap:
+        print_analysis(below, 3, 1, "a.json", "a.png")
+    assert "note:" not in cap.get()

@@ -53,12 +53,14 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     if model.reconverges:
         singles = bgp_single_failures(fab, model)
         routed_lost = model.lost
+        routed_exact = True
         modelled = "eBGP best paths (shortest AS paths over the surviving links, ECMP) and the host fallbacks"
     else:
         singles = single_failures(fab, rt)
         exact = _static_with_fallbacks(model, singles, fab)
         sampled_exact = fab.n_gpus <= DENSE_GPU_LIMIT  # the Monte-Carlo states' sparse work stays bounded
         routed_lost = model.lost if exact and sampled_exact else None
+        routed_exact = exact and sampled_exact
         if exact and sampled_exact:
             modelled = "the static switch routes and the host fallbacks"
         elif exact:
@@ -71,6 +73,7 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     return {
         "routing": {"mode": mode, "same_group_fallback": None if model.reconverges else bool(model.same_group),
                     "routed_means": modelled,
+                    "routed_exact": routed_exact,  # False: the routed figures of random failures are an upper bound
                     "reachable_gpu_pair": "some port of GPU a and some port of GPU b pass a probe (request and reply) "
                                           "under the routing mode after convergence (analysis/predict.py)"},
         "plan": {"cluster": plan["cluster"].get("name"), "gpus": fab.n_gpus, "switches": fab.n_switches,
