@@ -1,12 +1,18 @@
-"""Shared helper: run a command as a child process, report wall time and the child's peak RSS."""
+"""Shared helpers of the benchmarks: run a command as a child process (wall time and the child's peak RSS),
+the `--only SIZE --runs N` arguments, plan a case's inventory, wait for a lab, min/median and the reference ratio."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 _WRAPPER = r"""
 import json, resource, subprocess, sys, time
@@ -36,21 +42,53 @@ def report(rows: list[dict], title: str) -> None:
               + (f"   target {r['target']}" if r.get("target") else "") + extra)
 
 
+def size_args(sizes: list[str]) -> argparse.Namespace:
+    """``--only SIZE`` (one of ``sizes``: run that case only) and ``--runs N`` (default 3)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", choices=sizes, default=None)
+    ap.add_argument("--runs", type=int, default=3)
+    return ap.parse_args()
+
+
+def selected(cases: list[tuple], only: str | None) -> list[tuple]:
+    """The cases ``(name, ...)`` that ``--only`` keeps (all without it): a name ends with the size."""
+    return [c for c in cases if not only or c[0].endswith(only)]
+
+
+def plan_case(tmp, case: str, inventory: str) -> Path:
+    """`zcube plan inventories/<inventory> -o <tmp>/<case>` (it must succeed); returns that folder."""
+    d = Path(tmp) / case
+    r = measure(zcube() + ["plan", str(ROOT / "inventories" / inventory), "-o", str(d)])
+    assert r["rc"] == 0, r["stderr"]
+    return d
+
+
+def wait_for_lab(proc: subprocess.Popen, lab_dir: Path, poll: float = 0.1) -> None:
+    """Wait until `zcube lab up` (``proc``) has written ``lab_dir``/lab.json: it is serving. Exits if it died."""
+    while not (Path(lab_dir) / "lab.json").exists():
+        if proc.poll() is not None:
+            raise SystemExit(proc.stderr.read())
+        time.sleep(poll)
+
+
+def min_median(xs: list[float], width: int = 6, digits: int = 2) -> str:
+    return f"min {min(xs):{width}.{digits}f} s  median {statistics.median(xs):{width}.{digits}f} s"
+
+
+def reference_ratio(ours: list[float], ref: list[float], digits: int = 1) -> str:
+    """The reference job's min and median, and ours divided by it (min/min, median/median)."""
+    return (f"reference job  {min_median(ref)};  ratio min/min {min(ours) / min(ref):.{digits}f}x, "
+            f"median/median {statistics.median(ours) / statistics.median(ref):.{digits}f}x")
+
+
 def prepare_16k_lab(d, extra_lab_args: tuple[str, ...] = ()):
     """Plan and render zcube-16k into ``d`` and start `zcube lab up` on it; returns the lab process once ready."""
-    import time
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
     cmd = zcube()
-    subprocess.run(cmd + ["plan", str(root / "inventories" / "zcube-16k.yaml"), "-o", str(d)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd + ["plan", str(ROOT / "inventories" / "zcube-16k.yaml"), "-o", str(d)], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(cmd + ["render", str(d / "plan.json"), "-o", str(d)], check=True, stdout=subprocess.DEVNULL)
     lab = subprocess.Popen(cmd + ["lab", "up", str(d / "plan.json"), "-o", str(d / "lab"), *extra_lab_args],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    while not (d / "lab" / "lab.json").exists():
-        if lab.poll() is not None:
-            raise SystemExit(lab.stderr.read())
-        time.sleep(0.1)
+    wait_for_lab(lab, d / "lab")
     return lab
 
 

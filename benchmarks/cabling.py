@@ -14,7 +14,6 @@ Run: python benchmarks/cabling.py [--only 16k|64k] [--runs N]
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -24,9 +23,8 @@ import threading
 import time
 from pathlib import Path
 
-from _measure import measure, zcube
+from _measure import min_median, plan_case, reference_ratio, selected, size_args, zcube
 
-ROOT = Path(__file__).resolve().parents[1]
 
 REFERENCE = [sys.executable, "-c", "import random; r = random.Random(1); "
              "rows = sorted((r.random(), str(i)) for i in range(600_000)); "
@@ -94,20 +92,13 @@ def run(cmd: list[str]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=["16k", "64k"], default=None)
-    ap.add_argument("--runs", type=int, default=3)
-    args = ap.parse_args()
+    args = size_args(["16k", "64k"])
     cases = [("zcube-16k", "zcube-16k.yaml", 12.0), ("zcube-64k", "zcube-64k.yaml", 45.0)]
     print(f"zcube cabling (whole CLI run: read plan.json, workbooks, labels.csv, CSVs, DOT); {args.runs} runs each, "
           "interleaved with the reference job")
     with tempfile.TemporaryDirectory() as tmp:
-        for case, inv, target in cases:
-            if args.only and not case.endswith(args.only):
-                continue
-            d = Path(tmp) / case
-            r = measure(zcube() + ["plan", str(ROOT / "inventories" / inv), "-o", str(d)])
-            assert r["rc"] == 0, r["stderr"]
+        for case, inv, target in selected(cases, args.only):
+            d = plan_case(tmp, case, inv)
             ours, ref = [], []
             for _ in range(args.runs):
                 ref.append(run(REFERENCE))
@@ -117,10 +108,8 @@ def main() -> None:
             w = [x["wall_s"] for x in ours]
             rw = [x["wall_s"] for x in ref]
             print(f"  {case}: {len(books)} workbook(s), {size / 2**20:.0f} MiB")
-            print(f"    wall   min {min(w):6.2f} s  median {statistics.median(w):6.2f} s   target <= {target:g} s"
-                  f"  {'OK' if min(w) <= target else 'MISSED'}")
-            print(f"    reference job  min {min(rw):6.2f} s  median {statistics.median(rw):6.2f} s;  "
-                  f"ratio min/min {min(w) / min(rw):.1f}x, median/median {statistics.median(w) / statistics.median(rw):.1f}x")
+            print(f"    wall   {min_median(w)}   target <= {target:g} s  {'OK' if min(w) <= target else 'MISSED'}")
+            print(f"    {reference_ratio(w, rw)}")
             c = [x["cpu_s"] for x in ours]
             print(f"    CPU time (user + system of every process, sampled)  min {min(c):6.2f} s  median {statistics.median(c):6.2f} s;  "
                   f"reference job min {min(x['cpu_s'] for x in ref):6.2f} s")

@@ -11,33 +11,23 @@ Run: python benchmarks/hall.py [--only 64k] [--runs 3]
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
-from pathlib import Path
 
-from _measure import measure, zcube
+from _measure import measure, plan_case, selected, size_args, zcube
 
-ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = "import json, sys; json.loads(open(sys.argv[1], encoding='utf-8').read())"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=["1k", "64k"], default=None)
-    ap.add_argument("--runs", type=int, default=3)
-    args = ap.parse_args()
+    args = size_args(["1k", "64k"])
     cases = [("glm-1k", "glm-1k.yaml", None), ("zcube-64k", "zcube-64k.yaml", 10.0)]
     print(f"zcube hall: {args.runs} runs each, interleaved with the reference job (json.loads of the same plan.json)")
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
-        for case, inv, target in cases:
-            if args.only and not case.endswith(args.only):
-                continue
-            d = Path(tmp) / case
-            r = measure(zcube() + ["plan", str(ROOT / "inventories" / inv), "-o", str(d)])
-            assert r["rc"] == 0, r["stderr"]
+        for case, inv, target in selected(cases, args.only):
+            d = plan_case(tmp, case, inv)
             plan = d / "plan.json"
             hall, ref = [], []
             for _ in range(args.runs):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from _measure import wait_for_lab  # noqa: E402
 
 
 def rss_mib(pid: int) -> float:
@@ -40,10 +41,7 @@ def main() -> None:
         proc = subprocess.Popen([sys.executable, "-m", "zcube_deploy", "lab", "up", str(d / "plan.json"), "-o", str(d / "lab")],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            while not (d / "lab" / "lab.json").exists():
-                if proc.poll() is not None:
-                    raise SystemExit(proc.stderr.read())
-                time.sleep(0.05)
+            wait_for_lab(proc, d / "lab", poll=0.05)
             ready = time.perf_counter() - t0
             doc = json.loads((d / "lab" / "lab.json").read_text())
             rss_ready = rss_mib(proc.pid)

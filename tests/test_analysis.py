@@ -308,3 +308,53 @@ def ref_cable(plan: dict) -> str:
     """The host cable of GPU 0's port 1 (State index [0, 0])."""
     srv = plan["servers"][0]
     return next(n["cable"] for n in srv["nics"] if n["gpu"] == min(x["gpu"] for x in srv["nics"]) and n["nic_port"] == 1)
+
+
+def test_sparse_routed_count_equals_the_dense_one(lab64_plan):
+    """RoutedModel.lost (candidate pairs from the port classes, same-group probes evaluated for
+    them only) counts exactly what the dense delivery-table count does, under random host/fabric
+    link failures at several rates and with each switch down."""
+    from zcube_deploy.analysis.failures import _draw
+    from zcube_deploy.analysis.routed import RoutedModel
+
+    fab, rt = zcube_from_plan(lab64_plan)
+    model = RoutedModel(lab64_plan, fab, rt)
+    assert model.mode == "static" and model.same_group
+    rng = np.random.default_rng(5)
+    states = [_draw(fab, p, rng) for p in (0.01, 0.05, 0.2, 0.5) for _ in range(15)]
+    for s in range(fab.n_switches):
+        st = State.healthy(fab)
+        st.switch_up[s] = False
+        states.append(st)
+    losses = 0
+    for st in states:
+        want = model.counts(st)["gpu_pairs"]
+        assert model.lost(st) == want
+        losses += want > 0
+    assert losses > len(states) // 2  # the states do lose pairs
+
+
+def test_single_failures_recounted_above_the_dense_limit(lab64_plan, monkeypatch):
+    """Above DENSE_GPU_LIMIT (lowered here to below lab-64's size) the single failures are still
+    counted with the host fallbacks (same rows as below the limit); only the Monte-Carlo routed
+    figures fall back to the switch routes, and the document says so."""
+    from zcube_deploy.analysis import report
+
+    below = report.analyze_plan(lab64_plan, probabilities=(0.01,), samples=3, seed=1)
+    assert below["routing"]["routed_means"] == "the static switch routes and the host fallbacks"
+    monkeypatch.setattr(report, "DENSE_GPU_LIMIT", 8)
+    above = report.analyze_plan(lab64_plan, probabilities=(0.01,), samples=3, seed=1)
+    assert above["single_failures"] == below["single_failures"]
+    rows = above["single_failures"]["elements"]
+    assert any(r["gpu_pairs_without_routed_path_switch_routes_only"] > r["gpu_pairs_without_routed_path"] for r in rows)
+    assert "upper bound" in above["routing"]["routed_means"] and "above 8 GPUs" in above["routing"]["routed_means"]
+    assert below["routing"]["routed_exact"] is True and above["routing"]["routed_exact"] is False
+    from zcube_deploy.cli.analyze import print_analysis
+    from zcube_deploy.cli.common import out
+
+    with out.capture() as cap:
+        print_analysis(above, 3, 1, "a.json", "a.png")
+    assert "note: ZCube (static routing) counts the static switch routes" in cap.get() and "upper bound" in cap.get()
+    with out.capture() as cap:
+        print_analysis(below, 3, 1, "a.json", "a.png")
+    assert "note:" not in cap.get()

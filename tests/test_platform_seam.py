@@ -1,8 +1,9 @@
 """The platform seam: no module outside zcube_deploy/platforms/ names a platform's keywords,
 commands or interface types (issue 13, "Done when").
 
-Every Python module of the package is read as tokens: code and string literals count, comments
-and docstrings do not (they may quote an example). A hit is reported as file:line.
+Every Python module of the package is read as tokens: code, string literals and docstrings count
+(a docstring's example is documentation a reader takes as the tool's vocabulary: it uses neutral
+names, or names read from the platform); comments do not. A hit is reported as file:line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ PACKAGE = ROOT / "zcube_deploy"
 # RGOS interface types, syntax, commands and driver names (case-sensitive where RGOS is)
 KEYWORDS = re.compile(
     r"GigabitEthernet|TFGigabit|FortyGigabit|HundredGigabit|AggregatePort|FastEthernet|Loopback|\bMgmt\b|"
-    r"\bip route\b|\bip address\b|\bno switchport\b|\brouter bgp\b|\bfall-over bfd\b|\bNull 0\b|"
+    r"\bip route\b(?! get\b)|\bip address\b|\bno switchport\b|\brouter bgp\b|\bfall-over bfd\b|\bNull 0\b|"
     r"\bshow (ip|lldp|interface|running-config|startup-config|version|bfd)\b|\bRuijieRGOS|\bRuijieOS|\bruijie_os\b|"
     r"\b255\.255\.")
 IMPORT_RE = re.compile(r"rgos|ruijie", re.I)
@@ -29,6 +30,10 @@ IMPORT_RE = re.compile(r"rgos|ruijie", re.I)
 # Files other engineers own that still name RGOS; the lead empties this list after merging
 # everyone (each entry says why it is still here).
 ALLOWED: dict[str, str] = {}
+# Files whose docstrings (only) still name RGOS, owned by other branches; emptied the same way.
+ALLOWED_DOCSTRINGS: dict[str, str] = {
+    "zcube_deploy/verify/bgp.py": "verify/ belongs to another branch: its module docstring quotes the `fall-over bfd` line",
+}
 
 
 def _docstring_lines(tree: ast.AST) -> set[int]:
@@ -41,9 +46,9 @@ def _docstring_lines(tree: ast.AST) -> set[int]:
     return lines
 
 
-def platform_hits(path: Path, text: str | None = None) -> list[str]:
-    """'file:line: what' for every platform keyword in ``path``'s code and string literals, and
-    every import of a platform's own module."""
+def platform_hits(path: Path, text: str | None = None, docstrings: bool = True) -> list[str]:
+    """'file:line: what' for every platform keyword in ``path``'s code, string literals and (with
+    ``docstrings``) docstrings, and every import of a platform's own module."""
     text = path.read_text(encoding="utf-8") if text is None else text
     rel = path.relative_to(ROOT).as_posix() if path.is_absolute() else str(path)
     tree = ast.parse(text)
@@ -61,11 +66,12 @@ def platform_hits(path: Path, text: str | None = None) -> list[str]:
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
         if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
             continue
-        if tok.type == tokenize.STRING and tok.start[0] in docs:
+        if tok.type == tokenize.STRING and tok.start[0] in docs and not docstrings:
             continue
-        m = KEYWORDS.search(tok.string)
-        if m:
-            hits.append(f"{rel}:{tok.start[0]}: {m.group(0)!r} in {tok.string.strip()[:60]!r}")
+        for offset, line in enumerate(tok.string.splitlines()):  # a multi-line string: the hit's own line
+            m = KEYWORDS.search(line)
+            if m:
+                hits.append(f"{rel}:{tok.start[0] + offset}: {m.group(0)!r} in {line.strip()[:60]!r}")
     return hits
 
 
@@ -79,7 +85,7 @@ def test_no_platform_knowledge_outside_platforms():
         rel = path.relative_to(ROOT).as_posix()
         if rel in ALLOWED:
             continue
-        hits += platform_hits(path)
+        hits += platform_hits(path, docstrings=rel not in ALLOWED_DOCSTRINGS)
     assert not hits, "platform knowledge outside zcube_deploy/platforms/:\n" + "\n".join(hits)
 
 
@@ -87,6 +93,9 @@ def test_the_allowlist_is_still_needed():
     """An allowed file that no longer names RGOS comes off the list (so the list only shrinks)."""
     clean = [rel for rel in ALLOWED if (ROOT / rel).exists() and not platform_hits(ROOT / rel)]
     assert not clean, f"no longer needed in ALLOWED: {clean}"
+    clean = [rel for rel in ALLOWED_DOCSTRINGS if (ROOT / rel).exists()
+             and platform_hits(ROOT / rel) == platform_hits(ROOT / rel, docstrings=False)]
+    assert not clean, f"no longer needed in ALLOWED_DOCSTRINGS: {clean}"
 
 
 @pytest.mark.parametrize("line, found", [
@@ -103,9 +112,29 @@ def test_the_grep_finds_what_it_looks_for(line, found):
     assert hits and all(h.startswith("example.py:1:") for h in hits) and any(found in h for h in hits), hits
 
 
-def test_comments_and_docstrings_may_quote_examples():
-    text = '"""Reads `ip route` lines."""\n\n\ndef f():\n    """e.g. Loopback 0"""\n    return 1  # the Mgmt port\n'
+def test_comments_may_quote_examples_docstrings_may_not():
+    text = '"""Reads lines."""\n\n\ndef f():\n    """e.g. port 0/1"""\n    return 1  # the Mgmt port, an `ip route` line\n'
     assert platform_hits(Path("example.py"), text) == []
+    text = '"""Linux names for ports.\n\n>>> linux_name("TwoHundredGigabitEthernet 0/1:2", "TH0/1:2")\n"""\n'
+    assert platform_hits(Path("example.py"), text) == ["example.py:3: 'HundredGigabit' in "
+                                                        "'>>> linux_name(\"TwoHundredGigabitEthernet 0/1:2\", \"TH0/1:2\")'"]
+    assert platform_hits(Path("example.py"), text, docstrings=False) == []
+
+
+def test_an_rgos_port_put_back_in_a_docstring_is_found():
+    """The twin's docstring example once named an RGOS port: put back, the seam test reports it."""
+    path = PACKAGE / "twin" / "names.py"
+    text = path.read_text(encoding="utf-8")
+    assert platform_hits(path, text) == []
+    broken = text.replace('linux_name("port 0/1:2", "p0/1:2")', 'linux_name("TwoHundredGigabitEthernet 0/1:2", "TH0/1:2")')
+    assert broken != text
+    hits = platform_hits(path, broken)
+    assert len(hits) == 1 and hits[0].startswith("zcube_deploy/twin/names.py:") and "HundredGigabit" in hits[0], hits
+
+
+def test_linux_ip_route_get_is_not_rgos():
+    assert platform_hits(Path("example.py"), 'c = "ip route get 10.0.0.1"\n') == []
+    assert platform_hits(Path("example.py"), 'c = "ip route 10.0.0.0 255.255.255.0 10.0.0.1"\n') != []
 
 
 def test_the_platform_answers_what_the_seam_asks():
@@ -136,3 +165,25 @@ def test_push_and_verify_refuse_a_platform_without_a_device_driver(tmp_path):
         r = run_zcube(*args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert "platform 'frr' has no device driver" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_napalm_drivers_are_found_by_package_not_by_entry_points():
+    """napalm.get_network_driver(name) imports the package ``napalm_<name>`` (docs/platforms.md); it reads no
+    entry points, so pyproject declares none (a ``napalm.drivers`` group was dead metadata that nothing read)."""
+    import importlib
+
+    from zcube_deploy.platforms import known_platforms, platform_module
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    groups = re.findall(r"^\[project\.entry-points\.([^\]]+)\]", text, re.M)
+    read_by: dict[str, str] = {}  # entry-point group -> the installed code that reads it (none today)
+    assert set(groups) <= set(read_by), f"entry-point groups nothing reads: {sorted(set(groups) - set(read_by))}"
+    import napalm
+
+    for name in known_platforms():
+        driver = getattr(platform_module(name), "NAPALM_DRIVER", None)
+        if driver:
+            package = importlib.import_module(f"napalm_{driver}")
+            assert napalm.get_network_driver(driver).__name__ in package.__all__
+            assert f'"napalm_{driver}"' in text, f"napalm_{driver} is not in the wheel's packages"
+

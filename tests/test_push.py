@@ -143,6 +143,45 @@ def test_device_faults_end_unchanged_or_rolled_back(lab, built):
     assert r.returncode == 1 and "unreachable" in r.stdout
 
 
+@pytest.mark.parametrize("lab", [{"devices": {"ZC-O001": {"write_fault": "drop"}, "ZC-E002": {"write_fault": "fail"}}}], indirect=True)
+def test_an_unconfirmed_write_is_startup_uncertain(lab, built, tmp_path):
+    """The change applied and read back, but `write` not confirmed: the startup config may hold it, so the switch
+    is not reported "rolled_back" (whose promise is an untouched startup config) but "startup_uncertain"."""
+    import shutil
+
+    work = tmp_path / "w"
+    shutil.copytree(built / "configs", work / "configs")
+    names = ("ZC-O001", "ZC-E002")
+    before = {n: (running(lab, n), startup(lab, n)) for n in names}
+    args = ["push", str(built / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json"), "--timeout", "5"]
+    r = run_zcube(*args, "--only", "ZC-O001,ZC-E002,ZC-O003")
+    assert r.returncode == 1, r.stdout + r.stderr
+    rep = json.loads((work / "push-report.json").read_text())
+    dev = {d["name"]: d for d in rep["devices"]}
+    assert {n: d["status"] for n, d in dev.items()} == {"ZC-O001": "startup_uncertain", "ZC-E002": "startup_uncertain",
+                                                        "ZC-O003": "changed"}
+    assert rep["summary"] == {"changed": 1, "startup_uncertain": 2} and not rep["ok"]
+    assert "'startup_uncertain': 2" in r.stdout and "startup_uncertain" in r.stdout.split("summary:")[0]
+    for n in names:
+        d = dev[n]
+        assert d["rolled_back"] is True and "`write` was not confirmed" in d["error"]
+        assert "show startup-config" in d["action"] and f"--only {n}" in d["action"] and "do not reload" in d["action"]
+        assert remediation_lines(running(lab, n), before[n][0]) == [], f"{n}: running config not back to the backup"
+    intended = (built / "configs" / "ZC-O001.cfg").read_text()
+    # "drop": the device wrote the new config and the answer was lost: the startup config holds the change
+    assert owned_diff(built, "ZC-O001", startup(lab, "ZC-O001"), intended) == []
+    assert startup(lab, "ZC-O001") != before["ZC-O001"][1]
+    # "fail": nothing was written
+    assert startup(lab, "ZC-E002") == before["ZC-E002"][1]
+    assert "fail" in dev["ZC-E002"]["error"]
+    # what the action says works: once the device saves again, re-running push for the switch applies and saves
+    lab.runner.call(lambda: setattr(lab.model.faults["ZC-O001"], "write_fault", None))
+    r = run_zcube(*args, "--only", "ZC-O001")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert owned_diff(built, "ZC-O001", running(lab, "ZC-O001"), intended) == []
+    assert owned_diff(built, "ZC-O001", startup(lab, "ZC-O001"), intended) == []
+
+
 @pytest.mark.parametrize("lab", [{"devices": {"ZC-E002": {"refuse_login": True}}}], indirect=True)
 def test_canary_failure_stops_the_rollout(lab, built):
     report = push_all(targets(lab, built), CREDS, opts(lab, canary=2), built / "canary")

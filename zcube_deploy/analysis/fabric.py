@@ -2,7 +2,8 @@
 dual-plane Clos of the same size). Pure numpy; no I/O.
 
 A fabric is switches (nodes), switch-to-switch links (edges) and GPUs with two ports, each port
-one host link to one switch. For ZCube the plan's own route tables are read to know which fabric
+one host link to one switch. For ZCube the plan's forwarding entries that stay as configured through
+failures (topology/forwarding.py, pinned_tables: mode static's routes) are read to know which fabric
 link each switch uses towards each destination GPU port (the "routed" model); nothing about the
 wiring rule is assumed here.
 """
@@ -10,12 +11,12 @@ wiring rule is assumed here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ipaddress import IPv4Network
 from math import ceil
 
 import numpy as np
 
 from zcube_deploy.errors import PlanFileError
+from zcube_deploy.topology.forwarding import SOURCE_FALLBACK, pinned_tables
 
 
 @dataclass
@@ -57,6 +58,7 @@ class Routing:
     fwd: np.ndarray  # (len(odd), n even classes)
     rev: np.ndarray  # (len(even), n odd classes)
     withdrawn_prefixes: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # link -> [(switch, prefix)]
+    pinned: dict = field(default_factory=dict)  # switch name -> its pinned forwarding entries (topology/forwarding.py)
 
 
 def _aton(text: str) -> int:
@@ -97,27 +99,32 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
     even = np.flatnonzero(~group)
     withdrawn: dict[int, list[tuple[str, str]]] = {}
 
+    pinned = pinned_tables(plan.get("routing") or {"mode": "static"}, switches)
+
     def links_towards(sw: dict, dst: np.ndarray, dst_switch: np.ndarray) -> np.ndarray:
-        """Fabric link used by switch ``sw`` for each destination address (longest prefix match)."""
+        """Fabric link used by switch ``sw`` for each destination address (longest prefix match
+        over its pinned primary entries; a reconverging routing kind pins none)."""
         peer_link: dict[int, int] = {}
         for itf in sw["interfaces"]:
             if itf.get("kind") == "fabric" and itf.get("cable") in link_of_cable:
                 peer_link[_aton(itf["peer"]["address"])] = link_of_cable[itf["cable"]]
         out = np.full(len(dst), -1, dtype=np.int64)
         plen_of = np.full(len(dst), -1, dtype=np.int64)
-        for r in sw.get("routes", ()):
-            if r.get("fallback"):
+        for e in pinned[sw["name"]]:
+            if e.source == SOURCE_FALLBACK:
                 continue
-            net = IPv4Network(r["prefix"])
-            link = peer_link.get(_aton(r["next_hop"]), -1)
+            if len(e.next_hops) != 1:
+                raise PlanFileError(f"{sw['name']} {e.prefix}: a pinned route with {len(e.next_hops)} next hops (ECMP) is not modelled")
+            link = peer_link.get(e.next_hops[0], -1)
             if link >= 0:
-                withdrawn.setdefault(link, []).append((sw["name"], r["prefix"]))
-            hit = (dst & int(net.netmask)) == int(net.network_address)
-            hit &= net.prefixlen > plen_of
+                withdrawn.setdefault(link, []).append((sw["name"], e.prefix))
+            mask = (0xFFFFFFFF << (32 - e.prefix_len)) & 0xFFFFFFFF
+            hit = (dst & mask) == (e.network & mask)
+            hit &= e.prefix_len > plen_of
             if not hit.any():
                 continue
             out[hit] = link
-            plen_of[hit] = net.prefixlen
+            plen_of[hit] = e.prefix_len
         ok = out >= 0
         me = idx[sw["name"]]
         ends = np.stack([lu[out[ok]], lv[out[ok]]], axis=1)
@@ -133,7 +140,8 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
     ekeys, ec = np.unique(ekey, axis=0, return_inverse=True)
     okeys, oc = np.unique(okey, axis=0, return_inverse=True)
     routing = Routing(oc=oc.ravel(), ec=ec.ravel(), oc_switch=okeys[:, 0], ec_switch=ekeys[:, 0], odd=odd, even=even,
-                      fwd=ekeys[:, 1:].T.copy(), rev=okeys[:, 1:].T.copy(), withdrawn_prefixes=withdrawn)
+                      fwd=ekeys[:, 1:].T.copy(), rev=okeys[:, 1:].T.copy(), withdrawn_prefixes=withdrawn,
+                      pinned=pinned)
     return fab, routing
 
 

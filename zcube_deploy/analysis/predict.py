@@ -45,6 +45,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from zcube_deploy.errors import PlanFileError
+from zcube_deploy.topology.forwarding import ROUTING_KINDS, host_tables, pinned_tables, reconverges
 
 MAX_HOPS = 64
 FAILURE_MODES = ("carrier", "silent")
@@ -60,6 +61,10 @@ def _net(prefix: str) -> tuple[int, int]:
     n = int(plen) if plen else 32
     mask = (0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF if n else 0
     return _aton(addr) & mask, n
+
+
+def _masked(network: int, plen: int) -> tuple[int, int]:
+    return network & ((0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF if plen else 0), plen
 
 
 def _in(addr: int, net: tuple[int, int]) -> bool:
@@ -90,8 +95,10 @@ class Forwarding:
     def __init__(self, plan: dict, failed_cables=(), failed_switches=(), failure_mode: str = "carrier"):
         self.plan = plan
         self.mode = routing_mode(plan)
-        if self.mode not in ("static", "bgp"):
+        if self.mode not in ROUTING_KINDS:
             raise PlanFileError(f"unknown routing mode {self.mode!r} in the plan")
+        routing = {**(plan.get("routing") or {}), "mode": self.mode}
+        self.reconverges = reconverges(routing)  # the failure behaviour: see topology/forwarding.py
         if failure_mode not in FAILURE_MODES:
             raise PlanFileError(f"unknown failure mode {failure_mode!r} (one of {', '.join(FAILURE_MODES)})")
         self.failure_mode = failure_mode
@@ -112,7 +119,7 @@ class Forwarding:
         if failure_mode == "carrier":
             self.cable_seen = dict(self.cable_up)
         else:
-            bfd = self.mode == "bgp"
+            bfd = self.reconverges  # the reconverging kind (bgp) runs BFD on its fabric sessions
             self.cable_seen = {c["id"]: self.cable_up[c["id"]] or not (bfd and c["a"]["device"] in switch_names
                                                                        and c["b"]["device"] in switch_names)
                                for c in plan["cables"]}
@@ -124,19 +131,18 @@ class Forwarding:
                           (srv["name"], nic["gpu"]), nic.get("plane", 0))
                 self.ports[p.address] = p
                 self.port_by_name[(srv["name"], nic["port"])] = p
-        for srv in plan["servers"]:
-            for nic in srv.get("nics", ()):
-                p = self.port_by_name[(srv["name"], nic["port"])]
-                for r in nic.get("routes", ()):
-                    dev = r.get("dev", nic["port"])
-                    if (srv["name"], dev) not in self.port_by_name:
-                        raise PlanFileError(f"{srv['name']} {nic['port']}: route via unknown device {dev!r}")
-                    p.routes.append((_net(r["to"]), int(r.get("metric", 0)), dev))
+        for (server, port), table in host_tables({srv["name"]: srv.get("nics", ()) for srv in plan["servers"]}).items():
+            p = self.port_by_name[(server, port)]
+            for net, plen, _via, metric, dev in table:
+                if (server, dev) not in self.port_by_name:
+                    raise PlanFileError(f"{server} {port}: route via unknown device {dev!r}")
+                p.routes.append((_masked(net, plen), int(metric), dev))
         # switches: connected host /31s, fabric adjacencies
         self.host_port_of: dict[str, dict[int, _Port]] = {}  # switch -> NIC address -> port
         self.fabric: dict[str, list[tuple[int, str, str]]] = {}  # switch -> [(peer address, peer switch, cable)]
         self.blocks: list[tuple[tuple[int, int], str]] = []  # originated prefixes (bgp): (net, switch)
-        self.static: dict[str, list[tuple[tuple[int, int], int]]] = {}
+        self.static: dict[str, list[tuple[tuple[int, int], int]]] = {}  # the pinned entries (net, next hop)
+        pinned = pinned_tables(routing, plan["switches"])
         for sw in plan["switches"]:
             name = sw["name"]
             self.host_port_of[name] = {}
@@ -148,7 +154,7 @@ class Forwarding:
                         self.host_port_of[name][addr] = self.ports[addr]
                 else:
                     self.fabric[name].append((_aton(itf["peer"]["address"]), itf["peer"]["device"], itf["cable"]))
-            self.static[name] = [(_net(r["prefix"]), _aton(r["next_hop"])) for r in sw.get("routes", ())]
+            self.static[name] = [(_masked(e.network, e.prefix_len), nh) for e in pinned[name] for nh in e.next_hops]
             if "host_block" in sw:
                 self.blocks.append((_net(sw["host_block"]), name))
             self.blocks.append(((_aton(sw["loopback"]), 32), name))
@@ -198,7 +204,7 @@ class Forwarding:
         if local is not None and self.port_seen(local):
             # the connected /31 is up: the switch delivers into it (a silently dead port drops it)
             return [] if self.port_alive(local) else None
-        if self.mode == "static":
+        if not self.reconverges:  # the pinned entries whose next hop is live
             live = {}
             for peer_addr, peer, cable in self._live_fabric(sw):
                 live[peer_addr] = (peer, cable)

@@ -9,11 +9,12 @@ import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
 from zcube_deploy.analysis.failures import monte_carlo, path_statistics
-from zcube_deploy.analysis.routed import RoutedModel, bgp_single_failures
+from zcube_deploy.analysis.routed import DENSE_GPU_LIMIT, RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
 from zcube_deploy.plan.model import projection
+from zcube_deploy.topology.forwarding import SWITCH_FIELDS
 
-PLAN_FIELDS = projection(switches={"name", "group", "index", "interfaces", "routes"}, servers={"name": None, "nics": None},
+PLAN_FIELDS = projection(switches={"name", "group", "index", "interfaces"} | SWITCH_FIELDS, servers={"name": None, "nics": None},
                          cables={"id", "kind", "a", "b"}, sizing=None, models=None, cluster=None, routing=None,
                          settings=None)
 DEFAULT_PROBABILITIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
@@ -49,20 +50,30 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     clos = dual_plane_clos(fab.n_gpus, h, h // 2)
     model = RoutedModel(plan, fab, rt)
     mode = model.mode
-    if mode == "bgp":
+    if model.reconverges:
         singles = bgp_single_failures(fab, model)
         routed_lost = model.lost
+        routed_exact = True
         modelled = "eBGP best paths (shortest AS paths over the surviving links, ECMP) and the host fallbacks"
     else:
         singles = single_failures(fab, rt)
         exact = _static_with_fallbacks(model, singles, fab)
-        routed_lost = model.lost if exact else None
-        modelled = ("the static switch routes and the host fallbacks" if exact else
-                    "the static switch routes of the cross-group port pairs only (the host fallbacks are not counted above "
-                    "4,096 GPUs; the figures are an upper bound on what is lost)")
+        sampled_exact = fab.n_gpus <= DENSE_GPU_LIMIT  # the Monte-Carlo states' sparse work stays bounded
+        routed_lost = model.lost if exact and sampled_exact else None
+        routed_exact = exact and sampled_exact
+        if exact and sampled_exact:
+            modelled = "the static switch routes and the host fallbacks"
+        elif exact:
+            modelled = ("the static switch routes and the host fallbacks (single failures); random link failures: the static "
+                        f"switch routes of the cross-group port pairs only above {DENSE_GPU_LIMIT:,} GPUs (the host fallbacks "
+                        "are not counted there; those figures are an upper bound on what is lost)")
+        else:
+            modelled = ("the static switch routes of the cross-group port pairs only (the host fallbacks are not counted above "
+                        "4,096 GPUs; the figures are an upper bound on what is lost)")
     return {
-        "routing": {"mode": mode, "same_group_fallback": bool(model.same_group) if mode == "static" else None,
+        "routing": {"mode": mode, "same_group_fallback": None if model.reconverges else bool(model.same_group),
                     "routed_means": modelled,
+                    "routed_exact": routed_exact,  # False: the routed figures of random failures are an upper bound
                     "reachable_gpu_pair": "some port of GPU a and some port of GPU b pass a probe (request and reply) "
                                           "under the routing mode after convergence (analysis/predict.py)"},
         "plan": {"cluster": plan["cluster"].get("name"), "gpus": fab.n_gpus, "switches": fab.n_switches,
@@ -72,16 +83,16 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
                             "rule": "HPN-style, the `zcube compare` rule for the same GPU count and switch capacity"},
         "parameters": {"probabilities": list(probabilities), "samples": samples, "seed": seed,
                        "failures": "independent, each host link and each switch-to-switch link with probability p"},
-        "path_statistics": _path_statistics(fab, rt, mode),
+        "path_statistics": _path_statistics(fab, rt, model.reconverges),
         "single_failures": {"switch": _single_summary(singles, "switch"), "fabric_link": _single_summary(singles, "fabric_link"),
                             "elements": singles},
         "random_link_failures": monte_carlo(fab, rt, clos, list(probabilities), samples, seed, routed_lost),
     }
 
 
-def _path_statistics(fab, rt, mode: str) -> dict:
+def _path_statistics(fab, rt, reconverging: bool) -> dict:
     ps = path_statistics(fab, rt)
-    if mode == "bgp":  # the routed path is the shortest one (AS-path length 1 across groups)
+    if reconverging:  # mode bgp: the routed path is the shortest one (AS-path length 1 across groups)
         cg = ps["cross_group"]
         unique = cg.get("every_pair_has_exactly_one_shortest_switch_path")
         cg["routed_paths_per_port_pair"] = cg["shortest_switch_paths"]["max"] if unique else None
@@ -91,23 +102,28 @@ def _path_statistics(fab, rt, mode: str) -> dict:
 
 def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool:
     """Mode static: recount each single failure's GPU pairs without a routed path with the host
-    fallbacks (the static cross-group count is kept as ..._switch_routes_only). False when the
-    plan has too many GPU types for the exact count."""
+    fallbacks (the static cross-group count is kept as ..._switch_routes_only), at any size. False
+    (and the rows keep the switch routes' count) when a state is beyond the sparse count's limit."""
     from zcube_deploy.analysis.failures import State
 
     healthy = State.healthy(fab)
-    if model.counts(healthy)["gpu_pairs"] is None:
-        return False
     idx = {n: i for i, n in enumerate(fab.switch_names)}
     link = {cid: k for k, cid in enumerate(fab.link_ids)}
+    recount = []
     for row in singles:
+        if not row["gpu_pairs_without_routed_path"]:
+            recount.append(0)  # the host fallbacks only add paths: nothing lost by the switch routes alone, nothing lost
+            continue
         st = State(healthy.host_up, healthy.link_up.copy(), healthy.switch_up.copy())
         if row["kind"] == "switch":
             st.switch_up[idx[row["element"]]] = False
         else:
             st.link_up[link[row["element"]]] = False
-        # the host fallbacks only add paths: nothing lost by the switch routes alone, nothing lost
-        lost = model.lost(st) if row["gpu_pairs_without_routed_path"] else 0
+        lost = model.lost(st)
+        if lost is None:
+            return False
+        recount.append(lost)
+    for row, lost in zip(singles, recount):
         row["gpu_pairs_without_routed_path_switch_routes_only"] = row["gpu_pairs_without_routed_path"]
         row["gpu_pairs_without_routed_path"] = lost
         row["every_gpu_keeps_a_routed_path"] = lost == 0

@@ -17,9 +17,12 @@ and is delivered when q has carrier and, from that switch:
 - mode bgp: a switch in the same connected component of live switches and links as q's switch
   (after convergence every shortest AS path delivers).
 
-The work per state is a delivery table (switch x GPU port) and four GPU x GPU boolean matrices,
-up to DENSE_GPU_LIMIT GPUs. In mode bgp with a connected fabric the count is closed-form: only
-GPUs with both ports dead lose pairs (exact at any size).
+counts() works densely per state (a delivery table, switch x GPU port, and GPU x GPU matrices) up
+to DENSE_GPU_LIMIT GPUs. lost() (mode static) takes only the candidate pairs both cross-group probes
+lose, from the port classes, and evaluates the same-group probes for them: it is the count used per
+Monte-Carlo state and per single failure, at any size for the single failures (report.py decides). In
+mode bgp with a connected fabric the count is closed-form: only GPUs with both ports dead lose pairs
+(exact at any size).
 """
 
 from __future__ import annotations
@@ -28,8 +31,12 @@ import numpy as np
 
 from zcube_deploy.analysis.fabric import Fabric, Routing
 from zcube_deploy.analysis.failures import State, components, pairs
+from zcube_deploy.topology.forwarding import SOURCE_FALLBACK, reconverges
 
 DENSE_GPU_LIMIT = 4096  # GPUs above which only mode bgp's closed form is used (N x N matrices per state)
+# mode static's sparse count: cells one state may touch (rows of the GPUs with a dead port, and the square of
+# the healthy GPUs whose classes lost a route); never reached up to DENSE_GPU_LIMIT GPUs (N^2 < this)
+SPARSE_CELL_LIMIT = 64_000_000
 
 
 def _aton(text: str) -> int:
@@ -43,8 +50,9 @@ class RoutedModel:
     def __init__(self, plan: dict, fab: Fabric, rt: Routing):
         routing = plan.get("routing") or {"mode": "static", "same_group_fallback": plan.get("settings", {}).get("same_group_fallback", False)}
         self.mode = routing["mode"]
+        self.reconverges = reconverges(routing)  # the failure behaviour: see topology/forwarding.py
         self.fab, self.rt = fab, rt
-        self.same_group = self.mode == "bgp" or bool(routing.get("same_group_fallback"))
+        self.same_group = self.reconverges or bool(routing.get("same_group_fallback"))
         n = fab.n_switches
         self.is_odd = np.zeros(n, bool)
         self.is_odd[rt.odd] = True
@@ -54,21 +62,26 @@ class RoutedModel:
         # per-port switch and route class: column 0 = port 1 (odd side), column 1 = port 2 (even side)
         self.sw = fab.port_switch
         self.cls = np.stack([rt.oc, rt.ec], axis=1)
-        # mode static with same_group_fallback: each switch's fallback links (ECMP), -1 padded
-        self.fb = np.full((n, 1), -1, np.int64)
-        if self.mode == "static" and self.same_group:
-            idx = {name: i for i, name in enumerate(fab.switch_names)}
-            link_of = {cid: k for k, cid in enumerate(fab.link_ids)}
-            lists: dict[int, list[int]] = {}
-            for s in plan["switches"]:
-                peer_link = {_aton(i["peer"]["address"]): link_of[i["cable"]] for i in s["interfaces"]
-                             if i["kind"] == "fabric" and i["cable"] in link_of}
-                lists[idx[s["name"]]] = sorted({peer_link[_aton(r["next_hop"])] for r in s["routes"]
-                                                if r.get("fallback") and _aton(r["next_hop"]) in peer_link})
-            width = max([len(v) for v in lists.values()] + [1])
-            self.fb = np.full((n, width), -1, np.int64)
-            for s, links in lists.items():
-                self.fb[s, :len(links)] = links
+        # per (odd class i, even class j): the fabric link of the switch route i -> j (from i's switch)
+        # and j -> i (from j's switch); -1: no route
+        self.cross_fwd = rt.fwd[self.row[rt.oc_switch]]
+        self.cross_rev = rt.rev[self.row[rt.ec_switch]].T
+        # each switch's pinned fallback links (ECMP; mode static with same_group_fallback), -1 padded
+        idx = {name: i for i, name in enumerate(fab.switch_names)}
+        link_of = {cid: k for k, cid in enumerate(fab.link_ids)}
+        lists: dict[int, list[int]] = {}
+        by_name = {s["name"]: s for s in plan["switches"]}
+        for s, entries in rt.pinned.items():
+            hops = [nh for e in entries if e.source == SOURCE_FALLBACK for nh in e.next_hops]
+            if not hops:
+                continue
+            peer_link = {_aton(i["peer"]["address"]): link_of[i["cable"]] for i in by_name[s]["interfaces"]
+                         if i["kind"] == "fabric" and i["cable"] in link_of}
+            lists[idx[s]] = sorted({peer_link[nh] for nh in hops if nh in peer_link})
+        width = max([len(v) for v in lists.values()] + [1])
+        self.fb = np.full((n, width), -1, np.int64)
+        for s, links in lists.items():
+            self.fb[s, :len(links)] = links
 
     # ------------------------------------------------------------ delivery from a switch
     def _cross(self, s: np.ndarray, t_cls: np.ndarray, z: int, link_up: np.ndarray) -> np.ndarray:
@@ -80,7 +93,7 @@ class RoutedModel:
     def deliver(self, s: np.ndarray, b_sw: np.ndarray, b_cls: np.ndarray, z: int, st: State, ctx: dict) -> np.ndarray:
         """A packet entering live switch ``s`` for port z of GPUs with switch ``b_sw`` / class
         ``b_cls`` reaches it (the port's carrier is checked by the caller)."""
-        if self.mode == "bgp":
+        if self.reconverges:
             comp = ctx["comp"]
             return comp[s] == comp[b_sw]  # the carrier of the port is checked by the caller
         link_up = ctx["link_up"]
@@ -103,7 +116,7 @@ class RoutedModel:
 
     def _context(self, st: State) -> dict:
         ctx = {"link_up": np.append(st.links_alive(self.fab), False), "switch_up": st.switch_up}
-        if self.mode == "bgp":
+        if self.reconverges:
             alive = st.links_alive(self.fab)
             lab = components(self.fab.n_switches, self.fab.link_u[alive], self.fab.link_v[alive])
             ctx["comp"] = np.where(st.switch_up, lab, -1 - np.arange(self.fab.n_switches))
@@ -121,42 +134,95 @@ class RoutedModel:
             out[:, z::2] = ok
         return out
 
-    def _same_group_ok(self, dm: np.ndarray, alive: np.ndarray, a: np.ndarray, b: np.ndarray, x: int) -> np.ndarray:
+    def _delivered(self, h: np.ndarray, dst: np.ndarray, x: int, st: State, ctx: dict, alive: np.ndarray) -> np.ndarray:
+        """``delivery_table(st, ctx)[h, 2 * dst + x]`` for index arrays, without the whole table."""
+        ok = st.switch_up[h] & alive[dst, x]
+        if ok.any():
+            ok[ok] = self.deliver(h[ok], self.sw[dst[ok], x], self.cls[dst[ok], x], x, st, ctx)
+        return ok
+
+    def _same_group_ok(self, alive: np.ndarray, a: np.ndarray, b: np.ndarray, x: int, st: State, ctx: dict) -> np.ndarray:
         """Port x of GPUs a <-> port x of GPUs b (same group), request and reply, for pair arrays."""
         def leg(src, dst):
             own, partner, t = self.sw[src, x], self.sw[src, 1 - x], self.sw[dst, x]
             same = own == t
             use_partner = ~same & alive[src, 1 - x]
             h = np.where(use_partner, partner, own)
-            return (same | use_partner | self.same_group) & dm[h, 2 * dst + x]
+            return (same | use_partner | self.same_group) & self._delivered(h, dst, x, st, ctx, alive)
         return alive[a, x] & leg(a, b) & leg(b, a)
 
+    def _cross_lost_pairs(self, alive: np.ndarray, ctx: dict) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """(a, b, direct): the GPU pairs (a, b) whose two cross-group probes (a.1 <-> b.2 and
+        a.2 <-> b.1) both fail, each pair once, to check against the same-group probes; and the
+        count of pairs with a GPU whose both ports are dead (lost whatever the rest).
+
+        X(a, b) = a.1 dead or b.2 dead or fd[oc[a], ec[b]] (the switch route between the two
+        classes is broken in either direction); a pair is a candidate when X(a, b) and X(b, a).
+        Pairs with a GPU that lost one port are taken row by row, over the columns that can
+        qualify; pairs of two healthy GPUs only among the GPUs whose classes have a broken route
+        both ways (no N x N matrix). None when that would touch more than SPARSE_CELL_LIMIT cells."""
+        up = ctx["link_up"]
+        fd = ~(up[self.cross_fwd] & up[self.cross_rev])  # (odd classes, even classes)
+        oc, ec = self.cls[:, 0], self.cls[:, 1]
+        d1, d2 = ~alive[:, 0], ~alive[:, 1]
+        dead = d1 | d2
+        n = len(oc)
+        only1, only2, both_dead = d1 & ~d2, d2 & ~d1, d1 & d2
+        nbd = int(both_dead.sum())
+        direct = nbd * (n - 1) - nbd * (nbd - 1) // 2  # a GPU with both ports dead loses every other GPU
+        clean = np.flatnonzero(~dead)
+        row_has, col_has = fd.any(axis=1), fd.any(axis=0)
+        ca = clean[row_has[oc[clean]] & col_has[ec[clean]]] if fd.any() else clean[:0]
+        # a.1 dead: X(a, .) holds, the pair is a candidate iff X(b, a) = b.1 dead or fd[oc[b], ec[a]];
+        # a.2 dead: X(., a) holds, iff X(a, b) = b.2 dead or fd[oc[a], ec[b]] (pairs with a port-1-only
+        # GPU are taken from its row); two GPUs of one kind once (a < b)
+        r1, c1 = np.flatnonzero(only1), np.flatnonzero(~both_dead & (d1 | row_has[oc]))
+        r2, c2 = np.flatnonzero(only2), np.flatnonzero(~both_dead & ~only1 & (d2 | col_has[ec]))
+        if len(r1) * len(c1) + len(r2) * len(c2) + len(ca) ** 2 > SPARSE_CELL_LIMIT:
+            return None
+        out_a, out_b = [], []
+        for rows, cols, x, kind in (
+                (r1, c1, lambda r, c: d1[c][None, :] | fd[oc[c]][:, ec[r]].T, only1),
+                (r2, c2, lambda r, c: d2[c][None, :] | fd[oc[r]][:, ec[c]], only2)):
+            if len(rows) and len(cols):
+                m = x(rows, cols) & ~(kind[cols][None, :] & (cols[None, :] <= rows[:, None]))
+                i, j = np.nonzero(m)
+                out_a.append(rows[i])
+                out_b.append(cols[j])
+        if len(ca):
+            x = fd[np.ix_(oc[ca], ec[ca])]
+            ia, ib = np.nonzero(x & x.T)  # symmetric: each pair once, and not a GPU with itself (no triu pass)
+            once = ia < ib
+            out_a.append(ca[ia[once]])
+            out_b.append(ca[ib[once]])
+        if not out_a:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), direct
+        return np.concatenate(out_a), np.concatenate(out_b), direct
+
     def lost(self, st: State) -> int | None:
-        """GPU pairs without a routed path (the cross-group combinations densely, the same-group
-        ones only for the pairs both cross-group combinations lost)."""
-        n = self.fab.n_gpus
+        """GPU pairs without a routed path: the pairs both cross-group probes lose (sparse, see
+        _cross_lost_pairs), minus those a same-group probe still serves (evaluated for them only).
+        Same count as counts(st)["gpu_pairs"] (the dense form; tests compare the two). Mode static:
+        at any size, None only for a state beyond SPARSE_CELL_LIMIT (never up to DENSE_GPU_LIMIT GPUs)."""
+        if self.reconverges:
+            return self.counts(st)["gpu_pairs"]
         alive = st.port_alive(self.fab)
         ctx = self._context(st)
-        if self.mode == "bgp" or n > DENSE_GPU_LIMIT:
-            return self.counts(st)["gpu_pairs"]
-        dm = self.delivery_table(st, ctx)
-        l01 = dm[self.sw[:, 0]][:, 1::2]  # port 1 of row GPU -> port 2 of column GPU
-        l10 = dm[self.sw[:, 1]][:, 0::2]
-        cross = alive[:, 0][:, None] & l01 & l10.T  # probe a.1 -> b.2; b.2 -> a.1 is its transpose
-        lost = ~cross & ~cross.T
-        np.fill_diagonal(lost, False)
-        a, b = np.nonzero(np.triu(lost, 1))
+        cand = self._cross_lost_pairs(alive, ctx)
+        if cand is None:
+            return None
+        a, b, direct = cand
         if len(a):
-            keep = ~(self._same_group_ok(dm, alive, a, b, 0) | self._same_group_ok(dm, alive, a, b, 1))
-            return int(keep.sum())
-        return 0
+            keep = ~(self._same_group_ok(alive, a, b, 0, st, ctx) | self._same_group_ok(alive, a, b, 1, st, ctx))
+            return direct + int(keep.sum())
+        return direct
 
     def counts(self, st: State) -> dict:
         """GPU pairs (unordered) and port pairs (ordered, different GPUs) without a routed path."""
         n = self.fab.n_gpus
         alive = st.port_alive(self.fab)
         ctx = self._context(st)
-        if self.mode == "bgp":
+        if self.reconverges:
             live_sw = np.unique(self.sw[alive])
             if len(np.unique(ctx["comp"][live_sw])) <= 1:
                 dead = int((~alive.any(axis=1)).sum())

@@ -45,6 +45,8 @@ def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
         t.add_row(f"{r['p']:g}", _ci(r["zcube"]), _ci(r["zcube_routed"]), _ci(r["dual_plane_clos"]), _ratio(r["ratio_zcube_to_clos"]),
                   f"{r['model']['zcube_2p2']:.1e} / {r['model']['clos_4p2']:.1e}")
     print_wide(t)
+    if not doc["routing"].get("routed_exact", True):
+        out.print(f"note: ZCube ({doc['routing']['mode']} routing) counts {doc['routing']['routed_means']}")
     out.print(f"written: [bold]{js}[/] (per-element tables), [bold]{png}[/]")
 
 

@@ -28,6 +28,9 @@ def dotted_mac(mac: str) -> str:
     return f"{raw[0:4]}.{raw[4:8]}.{raw[8:12]}"
 
 
+WRITE_FAULTS = (None, "fail", "drop")
+
+
 @dataclass
 class DeviceFaults:
     refuse_login: bool = False
@@ -37,6 +40,13 @@ class DeviceFaults:
     reject_lines: list[str] = field(default_factory=list)
     delay: float = 0.0  # seconds before every answer
     ask_password_change: bool = False
+    # the save command: "fail" answers an error and saves nothing; "drop" saves, then the session drops before
+    # the answer (the confirmation is lost): push cannot know what the startup config holds
+    write_fault: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.write_fault not in WRITE_FAULTS:
+            raise TypeError(f"write_fault: {self.write_fault!r} is not one of {', '.join(str(w) for w in WRITE_FAULTS[1:])}")
 
 
 def site_baseline(plan: dict, text: str | None = None) -> str:
@@ -159,7 +169,8 @@ class LabModel:
     def new_session(self, name: str):
         f = self.faults[name]
         return self.sim.Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_output, link_up=self.link_up,
-                       ask_password_change=f.ask_password_change, reject=f.reject_lines, routing=self.routing)
+                       ask_password_change=f.ask_password_change, reject=f.reject_lines, routing=self.routing,
+                       write_fault=f.write_fault)
 
     # ---- routing protocols (the simulator's bgp), recomputed only when a config or the wiring changed
     def bgp_model(self):

@@ -5,7 +5,7 @@ A faults file (YAML) is a mapping with two optional lists::
 
     cabling:
       - swap: [H000001, H000003]                 # exchange the switch-side (B) ends
-      - move: {cable: H000005, to: {device: ZC-O001, port: "TwoHundredGigabitEthernet 0/9:1"}}
+      - move: {cable: H000005, to: {device: ZC-O001, port: PORT}}     # PORT: a port name as in plan.json
       - remove: H000007
       - extra: {a: {device: ZC-O001, port: ...}, b: {device: ZC-E002, port: ...}}
       - down: {device: ZC-E002, port: ...}
@@ -15,8 +15,10 @@ A faults file (YAML) is a mapping with two optional lists::
       ZC-O001: {refuse_login: true}
       ZC-E002: {banner_delay: 3}                 # or no_banner: true
       ZC-O003: {drop_after: 40}                  # close the session after 40 commands
-      ZC-E004: {reject_lines: ["ip route 10.0.0.0 255.255.255.240 10.200.0.0"]}
+      ZC-E004: {reject_lines: [LINE]}            # a config line (or its first words) the switch rejects
       ZC-O005: {delay: 0.2}                      # seconds before every answer
+      ZC-E006: {write_fault: drop}               # saves, then drops the session before the answer
+      ZC-O007: {write_fault: fail}               # the save answers an error and saves nothing
 
 ``random:N`` draws N cabling faults of every kind, seeded. Each applied fault comes with the
 finding `zcube verify` is expected to report for it.
@@ -215,7 +217,7 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
             model.faults[name] = DeviceFaults(**spec)
         except TypeError as exc:
             problems.append(Problem(f"faults.devices.{name}", str(exc),
-                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change"))
+                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change, write_fault (fail, drop)"))
     if problems:
         raise InputErrors(problems, "invalid faults")
     # what each fault looks like once the plan's config is pushed (planned ports up, others shut)

@@ -95,7 +95,7 @@ class _Shell(asyncssh.SSHServerSession):
                     await asyncio.sleep(self.faults.delay)  # a busy device: the echo and the answer both come late
                 self._write((line[echoed:] if echo else "") + "\n")
                 out = self.session.feed(line)
-                if self.faults.drop_after is not None and self.session.commands >= self.faults.drop_after:
+                if self.session.abort or (self.faults.drop_after is not None and self.session.commands >= self.faults.drop_after):
                     self.lab.drops[self.name] = self.lab.drops.get(self.name, 0) + 1
                     self.chan.get_extra_info("connection").abort()
                     return

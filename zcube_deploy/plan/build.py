@@ -285,6 +285,7 @@ def assemble_plan(inv: ResolvedInventory, acc: dict) -> dict:
         switches=len(acc["switches"]),
         servers=len(inv.servers),
         gpus=len(inv.servers) * sz.gpus_per_server,
+        # a config count (the static route lines the switch configs carry), not forwarding state: stays here
         static_routes=sum(len(s["routes"]) for s in acc["switches"]),
         bgp_sessions=counts["fabric_cables"] if acc["routing"]["mode"] == "bgp" else 0,
     )

@@ -7,7 +7,9 @@ reads back and writes, ``rollback`` returns to the backup (optional_args ``rollb
 session must undo an earlier one's commit; ``managed_scope`` limits all of it to what push owns).
 
 Any error after the first line was sent rolls the device back to its backup (reconnecting if the
-session dropped) and leaves its startup config untouched. Devices run in a bounded thread pool;
+session dropped) and leaves its startup config untouched; except when the error is the save itself
+(``StartupNotConfirmed``, push/outcomes.py): the startup config may then hold the new config, and
+the switch ends ``startup_uncertain`` with what to check. Devices run in a bounded thread pool;
 an optional canary batch goes first; a failure budget stops new devices from starting.
 """
 
@@ -29,6 +31,7 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver, platform_module, require_device_access
 from zcube_deploy.push.guard import after_change, management_problems
+from zcube_deploy.push.outcomes import StartupNotConfirmed
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 
@@ -144,12 +147,12 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
         try:
             drv.open()
         except Exception as exc:
-            res.update(status="unreachable", error=_clean(exc, creds))
+            res.update(status="unreachable", error=_clean(exc, creds, t.platform))
             return res
         try:
             running = drv.get_config("running")["running"]
         except Exception as exc:
-            res.update(status="unreachable", error=f"could not read the running config: {_clean(exc, creds)}")
+            res.update(status="unreachable", error=f"could not read the running config: {_clean(exc, creds, t.platform)}")
             return res
         # the backup holds the device's whole config, secrets included: owner-only
         make_private_dir(out / "backups")
@@ -179,10 +182,14 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
         if not lines:
             res["status"] = "unchanged"
             return res
+        unsaved: StartupNotConfirmed | None = None
         try:
             drv.commit_config()  # apply, read back (nothing may still differ), then write
             res["status"] = "changed"
             return res
+        except StartupNotConfirmed as exc:  # applied and confirmed; the write may have happened, or partly
+            unsaved = exc
+            res["error"] = _clean(exc, creds, t.platform, with_type=False)
         except Exception as exc:
             res["error"] = _clean(exc, creds, t.platform)
         # roll back to the backup; reconnect when the session is gone; never write
@@ -195,6 +202,8 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
                 drv.rollback()
                 res["status"] = "rolled_back"
                 res["rollback_attempts"] = attempt
+                if unsaved is not None:
+                    _startup_uncertain(res, unsaved, t, rolled_back=True)
                 return res
             except Exception as exc:
                 res["rollback_error"] = _clean(exc, creds, t.platform)
@@ -208,10 +217,27 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
                 except Exception:
                     pass
         res["status"] = "failed"
+        if unsaved is not None:
+            _startup_uncertain(res, unsaved, t, rolled_back=False)
         return res
     finally:
         drv.close()
         res["duration_s"] = round(time.monotonic() - started, 3)
+
+
+def _startup_uncertain(res: dict, exc: StartupNotConfirmed, t: Target, rolled_back: bool) -> None:
+    """The commit's save was not confirmed: the startup config may hold the new config, the old one, or part of
+    either. Status ``startup_uncertain`` (a failure) and what a technician does about it."""
+    check = exc.check or "compare the switch's startup config with its running config"
+    again = f"re-run `zcube push PLAN --configs DIR --only {t.name}` (it applies the change again and saves it)"
+    if rolled_back:
+        action = (f"the running config is back to the backup, but the startup config may already hold the new config "
+                  f"(a reload would bring it up): {check}; if they differ, {again}, or save the restored running config; "
+                  f"do not reload the switch before")
+    else:
+        action = (f"the rollback failed too: the running config holds the new config or part of it, and the startup config "
+                  f"is unknown: {check}, compare the running config with the backup {res.get('backup', '')}; then {again}")
+    res.update(status="startup_uncertain", rolled_back=rolled_back, action=action)
 
 
 def _management_guard(t: Target, running: str, lines: list[str]) -> list[str]:

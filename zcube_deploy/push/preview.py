@@ -26,10 +26,12 @@ def diff_preview(report: dict, per_switch: int = 12, switches: int = 3) -> tuple
 
 
 def device_rows(report: dict) -> list[tuple[str, str, int, float, str]]:
-    """(switch, status, lines changed, seconds, detail) per device: the error, or a dry run's diff file."""
+    """(switch, status, lines changed, seconds, detail) per device: the error (and what to do about it), or a dry run's diff file."""
     rows = []
     for d in report["devices"]:
         st = d["status"]
         detail = d.get("error") or (d.get("diff", "") if st == "would_change" else "")
+        if d.get("action"):
+            detail = f"{detail}\nwhat to do: {d['action']}"
         rows.append((d["name"], st, d["lines_changed"], d["duration_s"], detail or ""))
     return rows

@@ -89,7 +89,7 @@ class ManagedScope:
 
 
 def _norm(interface: str) -> str:
-    """'Loopback  0' and 'Loopback 0' are one interface."""
+    """An interface name with its spacing normalised ('X  0' and 'X 0' are one interface)."""
     return " ".join(interface.split())
 
 

@@ -5,6 +5,11 @@
   (mode static: the configured static routes; mode bgp: the converged best paths of plan/bgp.py).
   Consumers ask it instead of reading ``switches[].routes`` (a mode-static detail) themselves.
 - :func:`host_tables` is the same for the NIC ports' policy tables (``servers[].nics[].routes``).
+- :func:`reconverges` is the one difference of failure behaviour between routing kinds that the
+  failure analysis needs: whether the switches recompute their entries after a failure (bgp) or
+  keep them as configured (static: a failed link withdraws the routes over it, nothing replaces
+  them). :func:`pinned_tables` gives the entries that stay as configured (none in a reconverging
+  kind). An entry's ``source`` says what it is (``SOURCE_FALLBACK``: a same-group fallback route).
 - :class:`Network` is a small forwarding model (routers with connected subnets and routes, hosts
   with routes) that walks packets. It is built twice, from two independent sources: by the
   planner's checks (from the plan, :func:`network_from_plan`) and by the routing proof (from the
@@ -17,6 +22,11 @@ from collections import defaultdict
 from typing import NamedTuple
 
 ROUTING_KINDS = ("static", "bgp")
+RECONVERGING_KINDS = frozenset({"bgp"})  # kinds whose switches recompute their entries after a failure
+SOURCE_STATIC, SOURCE_FALLBACK, SOURCE_BGP = "static", "static-fallback", "bgp"
+# the plan fields the functions below read (projections of plan.json for consumers that load only what they need)
+SWITCH_FIELDS = frozenset({"name", "routes", "interfaces", "host_block", "loopback"})
+NIC_FIELDS = frozenset({"port", "routes"})
 
 
 class Entry(NamedTuple):
@@ -25,7 +35,7 @@ class Entry(NamedTuple):
     network: int
     prefix_len: int
     next_hops: tuple[int, ...]
-    source: str  # "static", "static-fallback" or "bgp"
+    source: str  # SOURCE_STATIC, SOURCE_FALLBACK or SOURCE_BGP
 
     @property
     def prefix(self) -> str:
@@ -65,17 +75,39 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
     raise ValueError(f"routing mode {mode!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
 
 
-def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple[int, int, int, int]]]:
-    """Per (server, NIC port): its policy table as (network, prefix len, gateway, metric), in plan order."""
+def reconverges(routing: dict) -> bool:
+    """The routing kind's failure behaviour: True when the switches recompute their forwarding
+    entries after a failure (mode bgp: best paths over the surviving sessions), False when the
+    entries stay as configured (mode static: a failed link withdraws the routes whose next hop it
+    was, and nothing takes over except configured fallbacks)."""
+    mode = routing["mode"]
+    if mode not in ROUTING_KINDS:
+        raise ValueError(f"routing mode {mode!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
+    return mode in RECONVERGING_KINDS
+
+
+def pinned_tables(routing: dict, switches: list[dict]) -> dict[str, list[Entry]]:
+    """Per switch name, the entries that stay as configured through failures: in a kind that does
+    not reconverge, every entry of :func:`switch_tables`; in one that does, none (its entries after
+    a failure are not the healthy ones, and are not computed here)."""
+    if reconverges(routing):
+        return {sw["name"]: [] for sw in switches}
+    return switch_tables(routing, switches)
+
+
+def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple[int, int, int, int, str]]]:
+    """Per (server, NIC port): its policy table as (network, prefix len, gateway, metric, device),
+    in plan order (device: the port the route leaves on, by default the NIC port itself)."""
     from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
 
     out = {}
     for server, nics in servers_nics.items():
         for nic in nics:
-            rows = out[(server, nic["port"])] = []
-            for rt in nic["routes"]:
+            port = nic["port"]
+            rows = out[(server, port)] = []
+            for rt in nic.get("routes") or ():
                 net, plen = rt["to"].split("/")
-                rows.append((_aton(net), int(plen), _aton(rt["via"]), rt["metric"]))
+                rows.append((_aton(net), int(plen), _aton(rt["via"]), rt["metric"], rt.get("dev", port)))
     return out
 
 
@@ -121,7 +153,7 @@ class Network:
         self.tables[name] = dict(sorted(table.items(), reverse=True))
 
     def add_host_port(self, host: str, port: str, address: int, routes: list[tuple[int, ...]]) -> None:
-        """``routes``: (network, prefix len, gateway[, metric]) in the order the host tries them."""
+        """``routes``: (network, prefix len, gateway[, metric, device]) in the order the host tries them."""
         self.owner[address] = host
         self.port_of[address] = (host, port)
         self.host_address[(host, port)] = address

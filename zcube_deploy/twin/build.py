@@ -25,6 +25,7 @@ from pathlib import Path
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
+from zcube_deploy.topology.forwarding import switch_tables
 from zcube_deploy.twin import hostfiles, netns
 from zcube_deploy.twin.names import device_names
 
@@ -229,15 +230,13 @@ def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = 
     return state
 
 
-def expected_routes(plan: dict, sw: dict) -> tuple[str, set[str]]:
-    """(protocol, prefixes) the switch's kernel table must hold once converged."""
-    if frr.routing_mode(plan) == "bgp":
-        want = set()
-        for o in plan["switches"]:
-            if o["plane"] == sw["plane"] and o["name"] != sw["name"]:
-                want |= {o["host_block"], f"{o['loopback']}/32"}
-        return "bgp", want
-    return "static", {r["prefix"] for r in sw["routes"]}
+def expected_routes(plan: dict) -> dict[str, tuple[str, set[str]]]:
+    """Per switch: (protocol, prefixes) its kernel table must hold once converged, i.e. its forwarding
+    entries (topology/forwarding.py: mode static's routes, mode bgp's best paths on the healthy fabric);
+    the protocol is the routing kind's name."""
+    routing = plan.get("routing") or {"mode": frr.routing_mode(plan)}
+    return {name: (routing["mode"], {e.prefix for e in entries})
+            for name, entries in switch_tables(routing, plan["switches"]).items()}
 
 
 def installed_routes(ns: str, proto: str = "") -> set[str]:
@@ -266,7 +265,7 @@ def fib(ns: str) -> list[str]:
 def wait_converged(plan: dict, state: dict, timeout: float = 180.0) -> list[str]:
     """Poll every switch's kernel routes until each holds exactly what the plan expects; returns what is still missing."""
     deadline = time.monotonic() + timeout
-    pending = {sw["name"]: expected_routes(plan, sw) for sw in plan["switches"]}
+    pending = expected_routes(plan)
     while True:
         for name in list(pending):
             proto, want = pending[name]

@@ -1,7 +1,7 @@
 """Linux names for plan ports: the kernel allows 15 characters without '/', ':' or spaces.
 
 A port name that is already valid is kept. Otherwise the port's catalog abbreviation (e.g.
-``TH0/1:2`` for ``TwoHundredGigabitEthernet 0/1:2``) is made valid (``TH0-1_2``); if that is
+``p0/1:2`` for a port named ``port 0/1:2``) is made valid (``p0-1_2``); if that is
 still too long or collides with another port of the same device, the name is cut and given a
 short stable hash. The mapping is recorded in twin.json.
 """
@@ -23,8 +23,8 @@ def linux_name(port: str, abbreviation: str | None = None, taken: set[str] | Non
 
     >>> linux_name("ens1f0np0")
     'ens1f0np0'
-    >>> linux_name("TwoHundredGigabitEthernet 0/1:2", "TH0/1:2")
-    'TH0-1_2'
+    >>> linux_name("port 0/1:2", "p0/1:2")
+    'p0-1_2'
     """
     taken = taken if taken is not None else set()
     candidates = [port] if check_linux_ifname(port) is None else []

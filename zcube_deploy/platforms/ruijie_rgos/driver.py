@@ -4,7 +4,9 @@ RGOS has no candidate configuration (ruijie.md): the candidate is kept on the cl
 ``compare_config`` returns the hierarchical remediation (hier_config) from the running config to
 the candidate, one CLI line per text line; ``commit_config`` sends it, reads the running config
 back, and only saves (``write``) when no remediation remains; ``rollback`` sends the remediation
-back to the running config the last commit started from, and never saves.
+back to the running config the last commit started from, and never saves. A save that answers an
+error, times out or loses its session raises ``StartupNotConfirmed`` (a ``CommitError``,
+zcube_deploy/push/outcomes.py): the running config holds the change, the startup config may or may not.
 
 Callers use only the NAPALM contract. Documented ``optional_args`` (besides netmiko's):
 
@@ -36,12 +38,15 @@ from netmiko.ruijie.ruijie_os import RuijieOSSSH
 from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
+from zcube_deploy.push.outcomes import StartupNotConfirmed
 from zcube_deploy.safety import assert_safe_line
 
 ERROR_RE = re.compile(r"^\s*% (Invalid input|Incomplete command|Ambiguous command|.*(not|cannot|denied|fail))", re.M | re.I)
 LOGICAL = ("Loopback", "VLAN", "AggregatePort", "Tunnel", "Mgmt")
 CHUNK = 200
 PROMPT_RE = re.compile(r"\)#")  # one config-mode prompt comes back per line sent
+# how a technician checks the startup config after an unconfirmed save (push's "what to do" text)
+STARTUP_CHECK = "compare `show startup-config` with `show running-config` on the switch"
 
 
 class _RuijieSSH(RuijieOSSSH):
@@ -374,13 +379,22 @@ class RuijieRGOSDriver(NetworkDriver):
             left = self.pending_lines()
             if left:
                 raise CommitError(f"{len(left)} lines still differ after the commit, e.g. {left[0]!r}")
-        self.save()
+        try:
+            self.save()
+        except Exception as exc:  # applied and confirmed, but the save may have written all, part or none of it
+            why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StartupNotConfirmed(_redact(f"the running config is as intended, but `write` was not confirmed: {why}", self.password, self.secret),
+                                      check=STARTUP_CHECK) from None
         self.candidate = None
 
     def save(self) -> None:
+        """``write``; raises CommitError unless the device confirms it."""
+        if self.device is None:
+            raise ConnectionException("not connected")
         out = self.device.save_config()
-        if "[OK]" not in out and "OK" not in out:
-            raise CommitError("write did not confirm")
+        if "OK" not in out:  # RGOS answers `[OK]` (ruijie.md does not show the exact line: any OK is taken)
+            tail = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("%")]
+            raise CommitError("write answered " + (repr(tail[0]) if tail else "no [OK]"))
 
     def rollback(self) -> None:
         """Push the remediation back to the backup taken by the last commit, or to ``optional_args["rollback_to"]``

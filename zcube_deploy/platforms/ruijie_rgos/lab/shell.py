@@ -42,6 +42,12 @@ VERSION = "RGOS 11.0(5)B9P66"
 DEFAULT_HOSTNAME = "Ruijie"
 
 
+def _opens_interface(line: str) -> bool:
+    """``line`` is an `interface X` command (its keyword abbreviated or not)."""
+    first = line.split()[0].lower()
+    return len(first) >= 3 and "interface".startswith(first)
+
+
 def _plen(mask: str) -> int | None:
     try:
         return IPv4Network(f"0.0.0.0/{mask}").prefixlen
@@ -223,7 +229,7 @@ class Session:
 
     def __init__(self, state: SwitchState, enable_secret: str, lldp: Callable[[SwitchState, bool], str],
                  link_up: Callable[[SwitchState, str], bool], ask_password_change: bool = False,
-                 reject: list[str] | None = None, routing: Callable | None = None):
+                 reject: list[str] | None = None, routing: Callable | None = None, write_fault: str | None = None):
         self.sw = state
         self.secret = enable_secret
         self.lldp = lldp
@@ -234,6 +240,9 @@ class Session:
         self.banner: tuple[Verbatim, str] | None = None  # a multi-line banner being entered, and its delimiter
         self.awaiting: str | None = "password_change" if ask_password_change else None
         self.closed = False
+        self.orphan = False  # the last unindented line was a rejected `interface X`: its indented sub-lines are rejected
+        self.abort = False  # set by a command: the connection drops at once, before the answer (the lab's server does it)
+        self.write_fault = write_fault  # the lab fault on `write`: None, "fail" (nothing saved) or "drop" (saved, answer lost)
         self.reject = [r.strip() for r in (reject or [])]
         self.commands = 0
         self.routing = routing  # SwitchState -> (lab.bgp.Model, switch name), for BGP/BFD shows and B routes
@@ -283,16 +292,25 @@ class Session:
         if not stripped or stripped.startswith("!"):
             return ""
         self.commands += 1
+        indent = len(line) - len(line.lstrip())
         if self.mode.startswith("config"):
             self.sw.config_log.append(stripped)
             self.sw.generation += 1
+            if indent and self.orphan:
+                # a sub-command of a rejected `interface` line: rejected too, never applied to the mode the
+                # session is still in (global, or the previous interface). What RGOS does is not known (ruijie.md).
+                return self._invalid(line, indent)
+            self.orphan = False
             if any(stripped == r or stripped.startswith(r + " ") for r in self.reject):
+                self.orphan = _opens_interface(stripped)
                 return self._invalid(line, 0)
+        entered = self.mode
         try:
             if self.mode == "config-sub":
                 return self._sub_line(line)
             return self._dispatch(line)
         except _CliError as err:
+            self.orphan = entered.startswith("config") and not indent and _opens_interface(stripped)
             return err.text
 
     def _invalid(self, line: str, offset: int) -> str:
@@ -482,8 +500,12 @@ class Session:
             raise _CliError(self._invalid(line, 0))
         if len(words) > 1:
             self._match(line, words, 1, ["memory"])
+        if self.write_fault == "fail":  # a lab fault; the real failure text is not known (ruijie.md)
+            return "Building configuration...\n% Error: failed to write the configuration to flash:config.text."
         self.sw.startup = self.sw.running_config(header=False)
         self.sw.writes += 1
+        if self.write_fault == "drop":  # saved, but the session drops before the answer
+            self.abort = True
         return "Building configuration...\n[OK]"
 
     def _cmd_copy(self, line, words):

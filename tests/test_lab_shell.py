@@ -1,0 +1,95 @@
+"""The simulated switch's CLI without SSH: sub-lines of a rejected `interface`, the `write` faults."""
+
+from __future__ import annotations
+
+import pytest
+
+from zcube_deploy.lab.core import DeviceFaults
+from zcube_deploy.platforms.ruijie_rgos.lab.shell import INVALID, Session, SwitchState
+
+PORTS = ["Mgmt 0", "TwoHundredGigabitEthernet 0/1:1", "TwoHundredGigabitEthernet 0/1:2"]
+
+
+def session(**kw) -> tuple[SwitchState, Session]:
+    st = SwitchState(model="RG-TEST", interface_names=PORTS, abbreviations={}, serial="G1TEST")
+    sess = Session(st, enable_secret="", lldp=lambda *_: "", link_up=lambda *_: True, **kw)
+    sess.mode = "enable"
+    return st, sess
+
+
+def config(sess: Session, lines: list[str]) -> list[str]:
+    """Feed ``lines`` in config mode (entered when the session is not there yet); the answer to each."""
+    if not sess.mode.startswith("config"):
+        assert sess.feed("configure terminal").startswith("Enter configuration")
+    return [sess.feed(ln) for ln in lines]
+
+
+SUB_LINES = [" description orphan", " no switchport", " ip address 10.9.9.0 255.255.255.254",
+             " bfd interval 300 min_rx 300 multiplier 3", " lldp enable", " mtu 9216"]
+
+
+def test_sub_lines_of_a_rejected_interface_are_rejected_in_global_mode():
+    st, sess = session()
+    before = st.running_config(header=False)
+    answers = config(sess, ["interface TwoHundredGigabitEthernet 0/99:1"] + SUB_LINES)
+    assert all(INVALID in a for a in answers), answers  # the interface line and every sub-line: one error each
+    assert sess.mode == "config"
+    assert st.running_config(header=False) == before  # nothing landed in global configuration mode
+    # an unindented line ends the rejected block: a global command works again
+    assert config(sess, ["lldp enable"]) == [""] and "\nlldp enable\n" in st.running_config(header=False)
+
+
+def test_sub_lines_of_a_rejected_interface_do_not_land_on_the_previous_interface():
+    st, sess = session()
+    answers = config(sess, ["interface TwoHundredGigabitEthernet 0/1:1", " description kept",
+                            "int TwoHundredGigabitEthernet 0/99:1", " description orphan", " no switchport", "exit"])
+    assert answers[:2] == ["", ""] and INVALID in answers[2] and INVALID in answers[3] and INVALID in answers[4]
+    itf = st.interfaces["TwoHundredGigabitEthernet 0/1:1"]
+    assert itf.description == "kept" and not itf.routed
+    # the caret points at the rejected word (the echo is the prompt, then the line as sent)
+    assert answers[3].splitlines()[0] == " " * len("Ruijie(config-if-TwoHundredGigabitEthernet 0/1:1)# ") + "^"
+
+
+def test_sub_lines_of_an_interface_rejected_by_a_fault_are_rejected():
+    st, sess = session(reject=["interface TwoHundredGigabitEthernet 0/1:2"])
+    answers = config(sess, ["interface TwoHundredGigabitEthernet 0/1:2", " description orphan", " lldp enable", "exit"])
+    assert INVALID in answers[0] and INVALID in answers[1] and INVALID in answers[2]
+    assert st.interfaces["TwoHundredGigabitEthernet 0/1:2"].description is None and "lldp enable" not in st.running_config()
+
+
+def test_a_good_interface_still_takes_its_sub_lines():
+    st, sess = session()
+    answers = config(sess, ["interface TwoHundredGigabitEthernet 0/1:2", " description ok", " no switchport",
+                            " ip address 10.9.9.0 255.255.255.254", "exit"])
+    assert answers == [""] * 5
+    itf = st.interfaces["TwoHundredGigabitEthernet 0/1:2"]
+    assert itf.description == "ok" and itf.address == ("10.9.9.0", "255.255.255.254")
+
+
+def test_write_fault_fail_saves_nothing_and_answers_an_error():
+    st, sess = session(write_fault="fail")
+    before = st.startup
+    config(sess, ["hostname ZC-T1", "end"])
+    answer = sess.feed("write")
+    assert "[OK]" not in answer and "OK" not in answer and "% " in answer
+    assert st.startup == before and st.writes == 0 and not sess.abort
+
+
+def test_write_fault_drop_saves_then_drops_the_session():
+    st, sess = session(write_fault="drop")
+    config(sess, ["hostname ZC-T1", "end"])
+    sess.feed("write")
+    assert "hostname ZC-T1" in st.startup and st.writes == 1
+    assert sess.abort  # the lab's server aborts the connection before sending the answer
+
+
+def test_write_without_fault():
+    st, sess = session()
+    config(sess, ["hostname ZC-T1", "end"])
+    assert sess.feed("write").endswith("[OK]") and "hostname ZC-T1" in st.startup and not sess.abort
+
+
+def test_write_fault_values_are_checked():
+    assert DeviceFaults(write_fault="drop").write_fault == "drop"
+    with pytest.raises(TypeError, match="write_fault"):
+        DeviceFaults(write_fault="sometimes")
