@@ -390,7 +390,7 @@ def test_bgp_established_without_bfd():
     obs = observe(bgp={"SW-O1": bgp_state("SW-O1", bfd="Down", bfd_ports=()), "SW-E2": bgp_state("SW-E2", bfd="Down")}, b_routes=B_ROUTES)
     f = only(classify(make_plan("bgp"), obs))
     assert (f["kind"], f["cause"], f["expected"]) == ("bgp", "bfd", "Established, BFD Up")
-    assert f["what"].endswith(f"is Established but its BFD is not Up: SW-O1 {P(5)} has no `bfd interval` line")
+    assert f["what"].endswith(f"is Established but its BFD is not Up: SW-O1 {P(5)} has no BFD configured on the port")
 
 
 def test_missing_b_route():

@@ -23,7 +23,6 @@ ALLOWED = {
     "render/selfcheck.py": "checks the rendered route lines against the plan's (config)",
     "render/routing_proof.py": "reads the rendered configs' and netplan files' routes, not the plan",
     "platforms/frr/__init__.py": "renders FRR's static-route config lines",
-    "verify/classify.py": "compares a device's configured static routes with the plan's (config)",
     "push/guard.py": "a device's routing table before and after a push (management routes)",
     "twin/hostfiles.py": "validates rendered netplan files",
 }

@@ -369,4 +369,4 @@ def test_bfd_not_up_on_an_established_session_is_a_bgp_finding(bgp64):
     fs = compare(plan, observed(m))
     assert sorted((f["kind"], f["cause"], f["cables"][0]) for f in fs) == [("bgp", "bfd", i0["cable"]), ("bgp", "bfd", i1["cable"])]
     why = {f["cables"][0]: f["what"] for f in fs}
-    assert "bfd interval" in why[i0["cable"]] and "BFD fall-over" in why[i1["cable"]]
+    assert "has no BFD configured on the port" in why[i0["cable"]] and "BFD fall-over" in why[i1["cable"]]

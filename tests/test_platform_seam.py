@@ -31,9 +31,7 @@ IMPORT_RE = re.compile(r"rgos|ruijie", re.I)
 # everyone (each entry says why it is still here).
 ALLOWED: dict[str, str] = {}
 # Files whose docstrings (only) still name RGOS, owned by other branches; emptied the same way.
-ALLOWED_DOCSTRINGS: dict[str, str] = {
-    "zcube_deploy/verify/bgp.py": "verify/ belongs to another branch: its module docstring quotes the `fall-over bfd` line",
-}
+ALLOWED_DOCSTRINGS: dict[str, str] = {}
 
 
 def _docstring_lines(tree: ast.AST) -> set[int]:

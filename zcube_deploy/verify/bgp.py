@@ -18,7 +18,7 @@ cause, checked in this order:
 
 An Established session whose BFD session is not Up at an observed end is a ``bgp`` finding too,
 cause ``bfd`` (the plan runs BFD on every fabric session: without it a dead link is noticed only
-when the BGP hold timer expires), naming the missing `bfd interval` or `fall-over bfd` line.
+when the BGP hold timer expires), naming what is missing: BFD on the port, or BFD fall-over on the session.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def bfd_problem(s: dict, observed: Mapping[str, Observation]) -> str | None:
     for me, peer, b in ends:
         cfg = b.config
         if me["port"] not in cfg.bfd_ports:
-            return f"{me['device']} {me['port']} has no `bfd interval` line"
+            return f"{me['device']} {me['port']} has no BFD configured on the port"
         if peer["address"] not in cfg.fall_over_bfd:
             return f"{me['device']} has no BFD fall-over on its session to {peer['address']}"
     me, peer, st = down[0]

@@ -35,8 +35,8 @@ class BgpConfig:
     asn: int | None = None
     neighbors: Mapping[str, int | None] = field(default_factory=dict)  # address -> remote AS
     addresses: Mapping[str, str] = field(default_factory=dict)  # port -> configured address (no prefix length)
-    bfd_ports: tuple[str, ...] = ()  # ports with a `bfd interval` line
-    fall_over_bfd: tuple[str, ...] = ()  # neighbour addresses with `fall-over bfd`
+    bfd_ports: tuple[str, ...] = ()  # ports with BFD configured
+    fall_over_bfd: tuple[str, ...] = ()  # neighbour addresses whose session falls over with BFD
 
 
 @dataclass(frozen=True, slots=True)
