@@ -30,6 +30,7 @@ from openpyxl.worksheet.pagebreak import Break
 from zcube_deploy.cabling.sheets import CableRows, bill_of_materials
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.xlsx import save_workbook
 
 STATUS_VALUES = ("yes", "no", "issue")
 BOLD = Font(name="Calibri", bold=True)
@@ -328,9 +329,7 @@ def _bom(wb: Workbook, bom: dict, cat: CablingCatalog) -> None:
 
 
 def _save(wb: Workbook, path: Path) -> None:
-    tmp = path.with_suffix(".xlsx.tmp")
-    wb.save(tmp)
-    tmp.replace(path)
+    save_workbook(wb, path)  # same plan, same bytes (zcube_deploy/xlsx.py)
 
 
 def _planes(plan: dict) -> list[int]:

@@ -11,6 +11,8 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from zcube_deploy.xlsx import save_workbook
+
 COLUMNS = [("Rack", 8), ("U", 5), ("Device", 12), ("Port", 32), ("Kind", 11), ("Cable(s)", 16), ("What is wrong", 60),
            ("What to do", 70), ("Finding ID", 13), ("Done", 7)]
 
@@ -69,5 +71,5 @@ def write_reports(findings: list[dict], summary: dict, errors: dict[str, str], o
         for name, err in sorted(errors.items()):
             ws2.append([name, err])
     xpath = out / "verify.xlsx"
-    wb.save(xpath)
+    save_workbook(wb, xpath)
     return jpath, xpath

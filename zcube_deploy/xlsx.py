@@ -1,0 +1,74 @@
+"""Saving an openpyxl workbook deterministically: the same workbook, the same bytes.
+
+openpyxl stamps a workbook with the time of saving twice: in its document properties
+(``docProps/core.xml``: created, modified) and in every ZIP entry's date, and copies the file
+mode of the temporary files a write-only sheet is streamed through. Technicians print these
+files and the manifest hashes them, so a re-run that changes nothing must not change a byte.
+:func:`save_workbook` writes both dates as ``SOURCE_DATE_EPOCH`` (the reproducible-builds
+convention) when it is set, else as 1980-01-01 00:00 UTC (the earliest date a ZIP entry can
+carry), and gives every entry the same mode.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+from pathlib import Path
+from zipfile import ZIP_DEFLATED, ZipFile, ZipInfo
+
+from openpyxl import Workbook
+from openpyxl.writer.excel import ExcelWriter
+
+_EARLIEST = datetime.datetime(1980, 1, 1)
+
+
+def _fixed_time() -> datetime.datetime:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if epoch.isdigit():
+        when = datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc).replace(tzinfo=None)
+        return max(when, _EARLIEST)
+    return _EARLIEST
+
+
+class _FixedDateZip(ZipFile):
+    """A ZIP archive whose entries all carry one date and mode, whatever the clock or the source file."""
+
+    def __init__(self, *args, when: datetime.datetime, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._when = when.timetuple()[:6]
+
+    def _info(self, arcname: str) -> ZipInfo:
+        info = ZipInfo(arcname, date_time=self._when)
+        info.compress_type = ZIP_DEFLATED
+        info.external_attr = 0o600 << 16
+        return info
+
+    def writestr(self, zinfo_or_arcname, data, *args, **kwargs):
+        name = zinfo_or_arcname.filename if isinstance(zinfo_or_arcname, ZipInfo) else zinfo_or_arcname
+        return super().writestr(self._info(name), data, *args, **kwargs)
+
+    def write(self, filename, arcname=None, *args, **kwargs):
+        info = self._info(arcname if arcname is not None else os.path.basename(filename))
+        with open(filename, "rb") as src, self.open(info, "w") as dest:
+            shutil.copyfileobj(src, dest, 1 << 20)
+
+
+def save_workbook(wb: Workbook, path: str | Path) -> Path:
+    """Save ``wb`` to ``path`` (through a temporary file beside it, then renamed) with fixed dates."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    when = _fixed_time()
+    if wb.write_only and not wb.worksheets:  # as Workbook.save does: a workbook has at least one sheet
+        wb.create_sheet()
+    wb.properties.created = wb.properties.modified = when
+    wb.properties.creator = "zcube-deploy"
+    archive = _FixedDateZip(tmp, "w", ZIP_DEFLATED, allowZip64=True, when=when)
+    try:
+        ExcelWriter(wb, archive).save()  # writes every part and closes the archive
+    except BaseException:
+        archive.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    tmp.replace(path)
+    return path
