@@ -239,3 +239,24 @@ def test_cli_push_dry_run_then_push_and_no_secrets_in_files(lab, built, tmp_path
             text = f.read_text(errors="replace")
             assert DEFAULT_PASSWORD not in text and DEFAULT_ENABLE_SECRET not in text, f
     assert DEFAULT_PASSWORD not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("lab", [{"devices": {"ZC-O001": {"write_fault": "fail_once"}}}], indirect=True)
+def test_a_save_that_fails_once_is_saved_again(lab, built, tmp_path):
+    """The first `write` is refused, the change is in the running config: push saves once more on a new session
+    and the switch ends `changed` with the new config in both running and startup config (no rollback)."""
+    import shutil
+
+    work = tmp_path / "w"
+    shutil.copytree(built / "configs", work / "configs")
+    r = run_zcube("push", str(built / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json"), "--timeout", "5",
+                  "--only", "ZC-O001")
+    assert r.returncode == 0, r.stdout + r.stderr
+    dev = json.loads((work / "push-report.json").read_text())["devices"][0]
+    assert dev["status"] == "changed" and dev["save_retried"] is True and dev["error"] is None
+    assert "first save was not confirmed" in dev["note"] and "a second one on a new session was" in dev["note"]
+    assert "first save was not confirmed" in r.stdout
+    intended = (built / "configs" / "ZC-O001.cfg").read_text()
+    assert owned_diff(built, "ZC-O001", running(lab, "ZC-O001"), intended) == []
+    assert owned_diff(built, "ZC-O001", startup(lab, "ZC-O001"), intended) == []
+    assert lab.runner.call(lambda: lab.model.switches["ZC-O001"].write_failures) == 1

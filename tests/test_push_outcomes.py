@@ -8,7 +8,7 @@ from napalm.base.exceptions import ConnectionException
 
 import zcube_deploy.push as push
 from zcube_deploy.push import Credentials, PushOptions, Target, push_device
-from zcube_deploy.push.outcomes import StartupNotConfirmed
+from zcube_deploy.platforms.contract import StartupNotConfirmed
 
 CREDS = Credentials("ops", "pw-Secret-123", "en-Secret-456")
 OTHER_PLATFORM = "frr"  # any known platform other than the default one

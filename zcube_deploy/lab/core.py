@@ -28,7 +28,7 @@ def dotted_mac(mac: str) -> str:
     return f"{raw[0:4]}.{raw[4:8]}.{raw[8:12]}"
 
 
-WRITE_FAULTS = (None, "fail", "drop")
+WRITE_FAULTS = (None, "fail", "drop", "fail_once")
 
 
 @dataclass
@@ -41,7 +41,8 @@ class DeviceFaults:
     delay: float = 0.0  # seconds before every answer
     ask_password_change: bool = False
     # the save command: "fail" answers an error and saves nothing; "drop" saves, then the session drops before
-    # the answer (the confirmation is lost): push cannot know what the startup config holds
+    # the answer (the confirmation is lost): push cannot know what the startup config holds; "fail_once" fails the
+    # switch's first save only (a transient flash error: push's second attempt saves)
     write_fault: str | None = None
 
     def __post_init__(self) -> None:

@@ -19,6 +19,7 @@ A faults file (YAML) is a mapping with two optional lists::
       ZC-O005: {delay: 0.2}                      # seconds before every answer
       ZC-E006: {write_fault: drop}               # saves, then drops the session before the answer
       ZC-O007: {write_fault: fail}               # the save answers an error and saves nothing
+      ZC-O009: {write_fault: fail_once}          # the switch's first save fails, later ones save
 
 ``random:N`` draws N cabling faults of every kind, seeded. Each applied fault comes with the
 finding `zcube verify` is expected to report for it.
@@ -217,7 +218,7 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
             model.faults[name] = DeviceFaults(**spec)
         except TypeError as exc:
             problems.append(Problem(f"faults.devices.{name}", str(exc),
-                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change, write_fault (fail, drop)"))
+                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change, write_fault (fail, drop, fail_once)"))
     if problems:
         raise InputErrors(problems, "invalid faults")
     # what each fault looks like once the plan's config is pushed (planned ports up, others shut)

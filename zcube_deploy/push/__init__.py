@@ -8,8 +8,10 @@ session must undo an earlier one's commit; ``managed_scope`` limits all of it to
 
 Any error after the first line was sent rolls the device back to its backup (reconnecting if the
 session dropped) and leaves its startup config untouched; except when the error is the save itself
-(``StartupNotConfirmed``, push/outcomes.py): the startup config may then hold the new config, and
-the switch ends ``startup_uncertain`` with what to check. Devices run in a bounded thread pool;
+(``StartupNotConfirmed``, platforms/contract.py): push then saves once more on a new session, when the
+running config still holds exactly the change (status ``changed``, ``save_retried``); if that save
+is not confirmed either, it rolls back, the startup config may hold the new config, and the switch
+ends ``startup_uncertain`` with what to check. Devices run in a bounded thread pool;
 an optional canary batch goes first; a failure budget stops new devices from starting.
 """
 
@@ -31,7 +33,7 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver, platform_module, require_device_access
 from zcube_deploy.push.guard import after_change, management_problems
-from zcube_deploy.push.outcomes import StartupNotConfirmed
+from zcube_deploy.platforms.contract import StartupNotConfirmed
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 
@@ -192,6 +194,18 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
             res["error"] = _clean(exc, creds, t.platform, with_type=False)
         except Exception as exc:
             res["error"] = _clean(exc, creds, t.platform)
+        if unsaved is not None:
+            # the running config is as intended: save it once more, on a new session, before giving the change up
+            _close_quietly(drv)
+            drv = driver()
+            if _save_again(drv, t, res, creds):
+                return res
+            _close_quietly(drv)
+            drv = driver(rollback_to=running)  # this session's commit took the new config as its backup: never roll back to it
+            try:
+                drv.open()
+            except Exception:
+                pass  # the loop below reconnects
         # roll back to the backup; reconnect when the session is gone; never write
         for attempt in range(1, opts.rollback_attempts + 1):
             try:
@@ -223,6 +237,34 @@ def _push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path, re
     finally:
         drv.close()
         res["duration_s"] = round(time.monotonic() - started, 3)
+
+
+def _close_quietly(drv) -> None:
+    try:
+        drv.close()
+    except Exception:
+        pass
+
+
+def _save_again(drv, t: Target, res: dict, creds: Credentials) -> bool:
+    """After a commit whose save was not confirmed: on a new session, when nothing differs from the intended config
+    (the running config still holds exactly the change), commit again, which applies nothing and saves. True when
+    the device confirmed the save (status ``changed``, ``save_retried``); False, with the reason, otherwise."""
+    try:
+        drv.open()
+        drv.load_replace_candidate(config=t.intended)
+        left = drv.compare_config()
+        if left:
+            res["save_retry_error"] = f"not saved again: {len(left.splitlines())} lines differ from the intended config on a new session"
+            return False
+        drv.commit_config()
+    except Exception as exc:
+        res["save_retry_error"] = _clean(exc, creds, t.platform)
+        return False
+    res.update(status="changed", save_retried=True,
+               note=f"the first save was not confirmed ({res.pop('error', None) or 'no answer'}); a second one on a new session was")
+    res["error"] = None
+    return True
 
 
 def _startup_uncertain(res: dict, exc: StartupNotConfirmed, t: Target, rolled_back: bool) -> None:

@@ -30,7 +30,7 @@ def device_rows(report: dict) -> list[tuple[str, str, int, float, str]]:
     rows = []
     for d in report["devices"]:
         st = d["status"]
-        detail = d.get("error") or (d.get("diff", "") if st == "would_change" else "")
+        detail = d.get("error") or d.get("note") or (d.get("diff", "") if st == "would_change" else "")
         if d.get("action"):
             detail = f"{detail}\nwhat to do: {d['action']}"
         rows.append((d["name"], st, d["lines_changed"], d["duration_s"], detail or ""))

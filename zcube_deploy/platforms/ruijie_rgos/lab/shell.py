@@ -138,6 +138,7 @@ class SwitchState:
     startup: str = ""
     config_log: list[str] = field(default_factory=list)  # every line entered in config mode
     writes: int = 0
+    write_failures: int = 0  # saves refused by a write_fault
     bgp: RouterBgp | None = None  # `router bgp` (platforms/ruijie_rgos/lab/router.py)
     generation: int = 0  # bumped by every configuration line: the lab's protocol model caches on it
     # unmodelled top-level sections, verbatim, by where they stand: before the interfaces ("pre"),
@@ -242,7 +243,7 @@ class Session:
         self.closed = False
         self.orphan = False  # the last unindented line was a rejected `interface X`: its indented sub-lines are rejected
         self.abort = False  # set by a command: the connection drops at once, before the answer (the lab's server does it)
-        self.write_fault = write_fault  # the lab fault on `write`: None, "fail" (nothing saved) or "drop" (saved, answer lost)
+        self.write_fault = write_fault  # the lab fault on `write`: None, "fail" (nothing saved), "drop" (saved, answer lost), "fail_once"
         self.reject = [r.strip() for r in (reject or [])]
         self.commands = 0
         self.routing = routing  # SwitchState -> (lab.bgp.Model, switch name), for BGP/BFD shows and B routes
@@ -500,7 +501,8 @@ class Session:
             raise _CliError(self._invalid(line, 0))
         if len(words) > 1:
             self._match(line, words, 1, ["memory"])
-        if self.write_fault == "fail":  # a lab fault; the real failure text is not known (ruijie.md)
+        if self.write_fault == "fail" or (self.write_fault == "fail_once" and not self.sw.write_failures):
+            self.sw.write_failures += 1  # a lab fault; the real failure text is not known (ruijie.md)
             return "Building configuration...\n% Error: failed to write the configuration to flash:config.text."
         self.sw.startup = self.sw.running_config(header=False)
         self.sw.writes += 1

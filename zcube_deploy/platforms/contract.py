@@ -4,7 +4,11 @@ A driver that cannot confirm the save raises :class:`StartupNotConfirmed` (a ``C
 caller that knows nothing of it still sees a failed commit): the change was applied and read back,
 but writing it to the startup config was not confirmed (the save answered an error, timed out, or
 the session dropped before its answer). The device may have written all of it, none of it, or part
-of it: push reports the switch as ``startup_uncertain`` and says what to check.
+of it: push saves once more on a new session and, if that is not confirmed either, rolls back and
+reports the switch as ``startup_uncertain`` with what to check.
+
+It lives here, beside the platforms, because a platform's driver raises it: a driver imports nothing
+of push.
 """
 
 from __future__ import annotations
