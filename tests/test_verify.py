@@ -216,3 +216,24 @@ def test_each_session_gets_its_own_known_hosts_lines(tmp_path):
         kh.write_text("[127.0.0.1]:2201 ssh-ed25519 AAAA1\n" + bad)
         assert per_host_known_hosts(str(kh), [("127.0.0.1", 2201)], d) == {}
     assert per_host_known_hosts(None, [("127.0.0.1", 2201)], d) == {}
+
+
+def test_per_switch_known_hosts_refuse_an_unknown_or_wrong_key(lab64, tmp_path):
+    """Each session reads only its own switch's known_hosts lines: a switch without a line and a switch whose line
+    holds another switch's key are refused (host key), exactly as with the whole file; the others are read."""
+    out, plan = lab64
+    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
+        names = sorted(lab.endpoints)[:3]
+        missing, wrong, good = names
+        ep = {n: f"[{lab.endpoints[n][0]}]:{lab.endpoints[n][1]}" for n in names}
+        lines = (tmp_path / "lab" / "known_hosts").read_text().splitlines()
+        line = {n: next(ln for ln in lines if ln.split(" ", 1)[0].split(",")[0] == ep[n]) for n in names}
+        other_key = line[good].split(" ", 1)[1]
+        kept = [ln for ln in lines if ln not in (line[missing], line[wrong])] + [f"{ep[wrong]} {other_key}"]
+        kh = tmp_path / "known_hosts"
+        kh.write_text("\n".join(kept) + "\n")
+        obs, err = collect([(n, *lab.endpoints[n]) for n in names], CREDS, str(kh), concurrency=3, timeout=10)
+    assert set(obs) == {good} and set(err) == {missing, wrong}
+    # said as what it is, not as netmiko's timeout
+    assert err[missing] == f"ConnectionException: SSH host key: {ep[missing]} has no known_hosts line (refused)", err
+    assert err[wrong].startswith(f"ConnectionException: SSH host key: {ep[wrong]} does not match its known_hosts line"), err

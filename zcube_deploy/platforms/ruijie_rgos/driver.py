@@ -6,7 +6,7 @@ the candidate, one CLI line per text line; ``commit_config`` sends it, reads the
 back, and only saves (``write``) when no remediation remains; ``rollback`` sends the remediation
 back to the running config the last commit started from, and never saves. A save that answers an
 error, times out or loses its session raises ``StartupNotConfirmed`` (a ``CommitError``,
-zcube_deploy/push/outcomes.py): the running config holds the change, the startup config may or may not.
+zcube_deploy/platforms/contract.py): the running config holds the change, the startup config may or may not.
 
 Callers use only the NAPALM contract. Documented ``optional_args`` (besides netmiko's):
 
@@ -38,7 +38,7 @@ from netmiko.ruijie.ruijie_os import RuijieOSSSH
 from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
-from zcube_deploy.push.outcomes import StartupNotConfirmed
+from zcube_deploy.platforms.contract import StartupNotConfirmed
 from zcube_deploy.safety import assert_safe_line
 
 ERROR_RE = re.compile(r"^\s*% (Invalid input|Incomplete command|Ambiguous command|.*(not|cannot|denied|fail))", re.M | re.I)
@@ -125,6 +125,22 @@ def _keep_overwritten_in_place(node) -> None:
             _keep_overwritten_in_place(child)
 
 
+def _host_key_problem(exc: BaseException, host: str) -> str | None:
+    """A refused SSH host key, in words, from the exception chain netmiko raises (it reports any failure of
+    the SSH handshake as a timeout whose message hides the cause); None for any other failure. Worded so
+    that the secret masking (which masks the word after "key") leaves it readable."""
+    seen: BaseException | None = exc
+    for _ in range(6):
+        if seen is None:
+            return None
+        if type(seen).__name__ == "BadHostKeyException":
+            return f"SSH host key: {host} does not match its known_hosts line (refused: a replaced switch, or a man in the middle)"
+        if "not found in known_hosts" in str(seen):
+            return f"SSH host key: {host} has no known_hosts line (refused)"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 class RuijieRGOSDriver(NetworkDriver):
     platform = "ruijie_rgos"
 
@@ -165,7 +181,9 @@ class RuijieRGOSDriver(NetworkDriver):
         try:
             self.device = _RuijieSSH(**params)
         except Exception as exc:
-            raise ConnectionException(_redact(f"{type(exc).__name__}: {exc}", self.password, self.secret)) from None
+            host = self.hostname if self.port == 22 else f"[{self.hostname}]:{self.port}"
+            why = _host_key_problem(exc, host) or f"{type(exc).__name__}: {exc}"
+            raise ConnectionException(_redact(why, self.password, self.secret)) from None
         if self.trust_on_first_use and self.known_hosts:
             self._remember_host_key()
 
