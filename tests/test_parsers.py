@@ -136,6 +136,7 @@ _MUTATIONS = (
     lambda ls, i, r: ls[:i] + [ls[i].replace("255.255.255.254", "255.0.255.254")] + ls[i + 1:],  # a mask that is no mask
     lambda ls, i, r: ls[:i] + [ls[i] + " secondary"] + ls[i + 1:],
     lambda ls, i, r: ls[:i] + [ls[i] + "x"] + ls[i + 1:],                   # a word run on
+    lambda ls, i, r: ls[:i] + [ls[i] + r.choice(["\xa0", "\x0c", "\xa0 ", " \x0c"])] + ls[i + 1:],  # other white space at the end
     lambda ls, i, r: ls[:i] + [r.choice([" shutdown", " no switchport", " bfd interval 300 min_rx 300 multiplier 3",
                                          " ip address 10.9.9.9 255.255.255.0", "", "!", "ip route 10.7.0.0 255.255.0.0 Null 0",
                                          "ip route 10.7.0.0 255.255.0.0 TwoHundredGigabitEthernet 0/1:1 10.0.0.1",
@@ -155,6 +156,8 @@ def test_config_facts_fast_reader_equals_the_general_reader():
     from zcube_deploy.platforms.ruijie_rgos import _fast_facts, _general_facts, config_facts
 
     plain = "interface H 0/1\n description d\n no switchport\n ip address 10.0.0.0 255.255.255.254\n no shutdown"
+    nbsp = "\ninterface H 0/1\xa0\n shutdown\ninterface H 0/2 \n shutdown\n"  # the reviewer's case: one name ends in a blank
+    assert _fast_facts(nbsp) == _general_facts(nbsp) and _general_facts(nbsp)["interfaces"] == ["H 0/1\xa0", "H 0/2"]
     for tricky in (plain + "x\n shutdown\n!", plain + "\n shutdown\n!", plain + "\n\tbfd interval 300\n!",
                    plain.replace("H 0/1", "H 0/1 ") + "\n!", plain + "\n!\nip route 10.1.0.0 255.255.0.0 Null0",
                    plain + "\n!\nip route 10.1.0.0 255.255.0.0 Null 0\nip route 10.2.0.0 255.255.0.0 10.0.0.1",

@@ -61,3 +61,17 @@ def test_cli_workbooks_are_byte_identical_across_runs(tmp_path, glm1k_build):
         assert r.returncode == 0, r.stderr
         books[k] = {p.relative_to(tmp_path / k): p.read_bytes() for p in sorted((tmp_path / k).rglob("*.xlsx"))}
     assert books["a"] and books["a"] == books["b"]
+
+
+@pytest.mark.parametrize("value, year", [("²", None), ("-5", None), ("1e9", None), ("99999999999999999999", 2107), ("0", 1980), ("", 1980)])
+def test_a_bad_source_date_epoch_is_an_input_error_or_clamped(tmp_path, monkeypatch, value, year):
+    from zcube_deploy.errors import InputErrors
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    if year is None:
+        with pytest.raises(InputErrors, match="SOURCE_DATE_EPOCH"):
+            save_workbook(_book(False), tmp_path / "a.xlsx")
+        return
+    save_workbook(_book(False), tmp_path / "a.xlsx")
+    with zipfile.ZipFile(tmp_path / "a.xlsx") as z:
+        assert {i.date_time[0] for i in z.infolist()} == {year}

@@ -6,7 +6,8 @@ mode of the temporary files a write-only sheet is streamed through. Technicians 
 files and the manifest hashes them, so a re-run that changes nothing must not change a byte.
 :func:`save_workbook` writes both dates as ``SOURCE_DATE_EPOCH`` (the reproducible-builds
 convention) when it is set, else as 1980-01-01 00:00 UTC (the earliest date a ZIP entry can
-carry), and gives every entry the same mode.
+carry), and gives every entry the same mode. A ``SOURCE_DATE_EPOCH`` that is not a number is an
+input error; one beyond what a ZIP entry can carry is clamped to 2107-12-31.
 """
 
 from __future__ import annotations
@@ -20,15 +21,24 @@ from zipfile import ZIP_DEFLATED, ZipFile, ZipInfo
 from openpyxl import Workbook
 from openpyxl.writer.excel import ExcelWriter
 
+from zcube_deploy.errors import InputErrors, Problem
+
 _EARLIEST = datetime.datetime(1980, 1, 1)
 
 
+_LATEST = datetime.datetime(2107, 12, 31, 23, 59, 58)  # the last date a ZIP entry can carry
+
+
 def _fixed_time() -> datetime.datetime:
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    if epoch.isdigit():
-        when = datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc).replace(tzinfo=None)
-        return max(when, _EARLIEST)
-    return _EARLIEST
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is None or epoch == "":
+        return _EARLIEST
+    if not (epoch.isascii() and epoch.isdigit()):
+        raise InputErrors(Problem("SOURCE_DATE_EPOCH", f"{epoch!r} is not a number of seconds since 1970-01-01 UTC",
+                                  "unset it, or set it to e.g. $(git log -1 --format=%ct)"))
+    seconds = min(int(epoch), int((_LATEST - datetime.datetime(1970, 1, 1)).total_seconds()))
+    when = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=seconds)
+    return min(max(when, _EARLIEST), _LATEST)
 
 
 class _FixedDateZip(ZipFile):
@@ -50,6 +60,7 @@ class _FixedDateZip(ZipFile):
 
     def write(self, filename, arcname=None, *args, **kwargs):
         info = self._info(arcname if arcname is not None else os.path.basename(filename))
+        info.file_size = os.path.getsize(filename)  # so that a part over 2 GiB is written as ZIP64
         with open(filename, "rb") as src, self.open(info, "w") as dest:
             shutil.copyfileobj(src, dest, 1 << 20)
 

@@ -242,7 +242,8 @@ def inventory_changed(plan: dict) -> str | None:
     src = plan.get("inputs", {}).get("inventory")
     if not src or not Path(src).is_file():
         return None
-    if inventory_digest(src) == plan["inputs"].get("inventory_sha256"):  # the same inputs (cheap: no server resolution)
+    digest = inventory_digest(src)
+    if digest is not None and digest == plan["inputs"].get("inventory_sha256"):  # the same inputs (cheap: no server resolution)
         return None
     try:
         inv = load_inventory(src)

@@ -77,8 +77,9 @@ def _write(path: Path, text: str) -> str:
 
     A re-render into the same directory mostly rewrites identical files: leaving them alone keeps
     their mtimes (rsync, make) and avoids ext4's flush on truncate-and-rewrite (``auto_da_alloc``),
-    which made rewriting 4,096 host files cost seconds. A changed file is unlinked and created
-    anew for the same reason.
+    which made rewriting 4,096 host files cost seconds. A changed file is written beside and
+    renamed over the old one, so a reader (a push running from the directory) sees the old or the
+    new file, never a missing or half-written one.
     """
     data = text.encode("utf-8")
     try:
@@ -86,10 +87,12 @@ def _write(path: Path, text: str) -> str:
             same = f.read(len(data) + 1) == data
     except FileNotFoundError:
         same = None
-    if not same:
-        if same is not None:
-            path.unlink()
+    if same is None:
         path.write_bytes(data)
+    elif not same:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
     return hashlib.sha256(data).hexdigest()
 
 

@@ -68,6 +68,7 @@ class PlanIndex:
         self.mgmt_mask = dotted_mask(self.settings["mgmt_prefix_len"])
         self.masks = {n: dotted_mask(n) for n in range(33)}
         self.prefixes = _Prefixes(self.masks)
+        self._nic_ports: dict[str, str] = {}
         self.header = (f"zcube-deploy {plan['tool_version']} | cluster {plan['cluster']['name']} | "
                        f"inventory sha256 {plan['inputs']['inventory_sha256'][:16]}")
         self.server_rack = {s["name"]: s["rack"] for s in plan["servers"]}
@@ -92,6 +93,13 @@ class PlanIndex:
             for cage in range(first, last + 1):
                 name = self.model["speeds"][native]["name"].format(cage=cage, lane=1, port=cage) if native else str(cage)
                 self.breakout.append(cmd.format(cage=cage, speed=pm["speed"], lanes=lanes, name=name))
+
+    def nic_port(self, name: str) -> str:
+        """``name`` once checked CLI-safe as a NIC interface name (servers share their port names: each is checked once)."""
+        safe = self._nic_ports.get(name)
+        if safe is None:
+            safe = self._nic_ports[name] = _safe("NIC interface", name, check_interface)
+        return safe
 
 
 def switch_view(index: PlanIndex, sw: dict) -> dict:
@@ -166,9 +174,11 @@ def server_view(index: PlanIndex, srv: dict) -> dict:
     """The view of one server: every NIC port with address, MTU, routes and its policy table."""
     mtu = index.settings["mtu"]
     ports = []
-    for nic in sorted(srv["nics"], key=lambda n: (n["gpu"], n["nic_port"])):
+    nic_port = index.nic_port
+    nics = sorted(srv["nics"], key=lambda n: (n["gpu"], n["nic_port"]))
+    for nic in nics:
         ports.append({
-            "name": _safe("NIC interface", nic["port"], check_interface),
+            "name": nic_port(nic["port"]),
             "mac": nic.get("mac"),
             "address": f"{nic['address']}/{nic['prefix_len']}",
             "ip": nic["address"],
@@ -183,7 +193,7 @@ def server_view(index: PlanIndex, srv: dict) -> dict:
     by_name = {p["name"]: p for p in ports}
     for p in ports:
         p["table_routes"] = []
-    for nic in sorted(srv["nics"], key=lambda n: (n["gpu"], n["nic_port"])):
+    for nic in nics:
         for r in nic["routes"]:
             dev = r.get("dev", nic["port"])
             by_name[dev]["table_routes"].append({"to": r["to"], "via": r["via"], "table": nic["table"], "metric": r.get("metric"),
@@ -219,6 +229,6 @@ def _outermost(prefixes: frozenset[str]) -> tuple[str, ...]:
 
 def sysctl_view(index: PlanIndex, srv: dict) -> dict:
     """The kernel settings the host routes need (docs/routing.md "Hosts"), per NIC port and for all."""
-    names = sorted({_safe("NIC interface", n["port"], check_interface) for n in srv["nics"]})
+    names = sorted({index.nic_port(n["port"]) for n in srv["nics"]})
     return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name),
             "interfaces": ["all", "default"] + [n.replace(".", "/") for n in names]}

@@ -193,7 +193,7 @@ def _fast_facts(text: str) -> dict | None:
     else:
         plain_addresses = iter(plain)  # in section order
         # (name, body or None for a plain routed port)
-        rows2 = [(n, None) if n else ((g.rstrip() if g[-1:] in (" ", "\t") else g), body) for n, _, _, g, body in sections]
+        rows2 = [(n, None) if n else ((g.rstrip(" \t") if g[-1:] in (" ", "\t") else g), body) for n, _, _, g, body in sections]
         names = [n for n, _ in rows2]
         addresses = []
         for n, body in rows2:
@@ -222,8 +222,8 @@ def _bgp_facts(instances: list[tuple[str, str]]) -> list[dict]:
 def _general_facts(text: str) -> dict:
     """:func:`config_facts` of ``text`` (with a "\\n" put in front) by the general reader."""
     sections = _SECTION.findall(text)
-    if any(n[-1:] in (" ", "\t") for n, _ in sections):
-        sections = [(n.rstrip(), body) for n, body in sections]
+    if any(n[-1:] in (" ", "\t") for n, _ in sections):  # trailing blanks are no part of a name (other white space is)
+        sections = [(n.rstrip(" \t"), body) for n, body in sections]
     routes = [r for r in map(_route, _ROUTE.findall(text)) if r is not None]
     return {"hostnames": [h.rstrip() for h in _HOSTNAME.findall(text)],
             "interfaces": [n for n, _ in sections],
