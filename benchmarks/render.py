@@ -11,7 +11,8 @@ Each whole-run figure: min and median of --runs runs (default 3), each into a ne
 are left alone), interleaved with a fixed
 reference job (pure-Python CPU work of about a second, the same as benchmarks/cabling.py): the
 machine is shared, so a slow reference shows a loaded machine. The per-switch figures are min and
-median of 30 repetitions of each job, in the same process.
+median of 100 rounds in one process, every job once per round (interleaved, so that the machine's
+drift weighs on zcube's jobs and the plain loop alike); the ratios are min / min.
 
 Run: python benchmarks/render.py [--runs N] [--only 16k|64k]
 """
@@ -48,14 +49,16 @@ PLAIN = jinja2.Template(
 )
 
 
-def _times(fn, n: int = 30) -> tuple[float, float]:
-    """(min, median) milliseconds of ``n`` calls."""
-    times = []
+def _interleaved(fns: dict, n: int = 100) -> dict[str, tuple[float, float]]:
+    """(min, median) milliseconds of ``n`` calls of each function, the functions called in turn in every
+    round, so that a drift of the shared machine weighs on all of them alike."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times) * 1000, statistics.median(times) * 1000
+        for k, fn in fns.items():
+            t = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t)
+    return {k: (min(v) * 1000, statistics.median(v) * 1000) for k, v in times.items()}
 
 
 def per_switch(plan_path: Path, label: str) -> float:
@@ -85,16 +88,19 @@ def per_switch(plan_path: Path, label: str) -> float:
         t = tpl.render(view)
         assert not check_switch_config(t, sw, unused, view["mgmt"]["name"], mgmt_len, view["bgp"], platform)
 
-    full = _times(ours)
-    rc = _times(render_and_check)
-    view_t = _times(lambda: switch_view(index, sw))
-    tpl_t = _times(lambda: tpl.render(view))
-    check_t = _times(lambda: check_switch_config(text, sw, unused, view["mgmt"]["name"], mgmt_len, view["bgp"], platform))
-    parse_t = _times(lambda: platform_module(platform).config_facts(text))
-    plain = _times(lambda: PLAIN.render(v=view))
+    t = _interleaved({
+        "full": ours,
+        "rc": render_and_check,
+        "view": lambda: switch_view(index, sw),
+        "tpl": lambda: tpl.render(view),
+        "check": lambda: check_switch_config(text, sw, unused, view["mgmt"]["name"], mgmt_len, view["bgp"], platform),
+        "parse": lambda: platform_module(platform).config_facts(text),
+        "plain": lambda: PLAIN.render(v=view),
+    })
+    full, rc, view_t, tpl_t, check_t, parse_t, plain = (t[k] for k in ("full", "rc", "view", "tpl", "check", "parse", "plain"))
     ratio = rc[0] / plain[0]
     print(f"  per switch, {label} ({len(sw['interfaces'])} routed ports, {len(view['unused'])} unused, {len(sw['routes'])} routes; "
-          f"min / median of 30, ms):")
+          f"min / median of 100 rounds, each job once per round, ms):")
     print(f"    zcube view + template + self-check : {full[0]:6.2f} / {full[1]:6.2f}")
     print(f"      view {view_t[0]:.2f}, template {tpl_t[0]:.2f}, self-check {check_t[0]:.2f} "
           f"(of which the platform's neutral parse {parse_t[0]:.2f})")
