@@ -310,16 +310,32 @@ def ref_cable(plan: dict) -> str:
     return next(n["cable"] for n in srv["nics"] if n["gpu"] == min(x["gpu"] for x in srv["nics"]) and n["nic_port"] == 1)
 
 
-def test_sparse_routed_count_equals_the_dense_one(lab64_plan):
+def _lab64_without_same_group_fallback() -> dict:
+    from pathlib import Path
+
+    import yaml
+
+    from zcube_deploy.inventory.load import resolve_inventory
+    from zcube_deploy.plan import build_plan
+
+    inventories = Path(__file__).resolve().parents[1] / "inventories"
+    data = yaml.safe_load((inventories / "lab-64.yaml").read_text())
+    data["routing"] = {"mode": "static", "same_group_fallback": False}
+    return build_plan(resolve_inventory(data, base=inventories))
+
+
+@pytest.mark.parametrize("same_group", [True, False])
+def test_sparse_routed_count_equals_the_dense_one(lab64_plan, same_group):
     """RoutedModel.lost (candidate pairs from the port classes, same-group probes evaluated for
     them only) counts exactly what the dense delivery-table count does, under random host/fabric
-    link failures at several rates and with each switch down."""
+    link failures at several rates and with each switch down; with the same-group fallback and without."""
     from zcube_deploy.analysis.failures import _draw
     from zcube_deploy.analysis.routed import RoutedModel
 
-    fab, rt = zcube_from_plan(lab64_plan)
-    model = RoutedModel(lab64_plan, fab, rt)
-    assert model.mode == "static" and model.same_group
+    plan = lab64_plan if same_group else _lab64_without_same_group_fallback()
+    fab, rt = zcube_from_plan(plan)
+    model = RoutedModel(plan, fab, rt)
+    assert model.mode == "static" and bool(model.same_group) is same_group
     rng = np.random.default_rng(5)
     states = [_draw(fab, p, rng) for p in (0.01, 0.05, 0.2, 0.5) for _ in range(15)]
     for s in range(fab.n_switches):
