@@ -22,7 +22,7 @@ MAX_README_LINES = 220
 
 # The Quick start's two commands, exactly as .ci/run and users run them.
 SETUP_COMMANDS = (
-    "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/zcube demo -o demo",
+    "scripts/setup && .venv/bin/zcube demo -o demo",
     ".venv/bin/python -m pytest --run-slow",
 )
 
@@ -151,4 +151,7 @@ def test_command_table_parser():
 def test_ci_runs_the_readmes_test_command_and_ruff():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert SETUP_COMMANDS[1] in ci, ".ci/run must run the README's test command, byte for byte"
+    assert "scripts/setup" in ci, ".ci/run must set up as the README does (scripts/setup)"
+    setup = (ROOT / "scripts" / "setup").read_text(encoding="utf-8")
+    assert "python3 -m venv .venv" in setup and ".venv/bin/pip install -q '.[test]'" in setup and "apt-get install" in setup
     assert ".venv/bin/ruff check ." in ci
