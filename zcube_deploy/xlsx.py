@@ -23,9 +23,7 @@ from openpyxl.writer.excel import ExcelWriter
 
 from zcube_deploy.errors import InputErrors, Problem
 
-_EARLIEST = datetime.datetime(1980, 1, 1)
-
-
+_EARLIEST = datetime.datetime(1980, 1, 1)  # the first date a ZIP entry can carry
 _LATEST = datetime.datetime(2107, 12, 31, 23, 59, 58)  # the last date a ZIP entry can carry
 
 
