@@ -75,3 +75,16 @@ def test_a_bad_source_date_epoch_is_an_input_error_or_clamped(tmp_path, monkeypa
     save_workbook(_book(False), tmp_path / "a.xlsx")
     with zipfile.ZipFile(tmp_path / "a.xlsx") as z:
         assert {i.date_time[0] for i in z.infolist()} == {year}
+
+
+def test_a_bad_source_date_epoch_on_the_cli_is_one_clear_message(tmp_path, lab64_plan):
+    """Exit 2 with the problem and its hint, and nothing else on stderr (no half-written sheet's traceback)."""
+    from conftest import run_zcube
+    from zcube_deploy.plan.io import write_plan
+
+    write_plan(lab64_plan, tmp_path)
+    r = run_zcube("cabling", str(tmp_path / "plan.json"), "-o", str(tmp_path), env={**os.environ, "SOURCE_DATE_EPOCH": "abc"})
+    assert r.returncode == 2
+    out = r.stdout + r.stderr
+    assert "SOURCE_DATE_EPOCH: 'abc' is not a number of seconds" in out
+    assert "Traceback" not in out and "Exception ignored" not in out, out

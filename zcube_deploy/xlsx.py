@@ -63,6 +63,13 @@ class _FixedDateZip(ZipFile):
             shutil.copyfileobj(src, dest, 1 << 20)
 
 
+def new_workbook() -> Workbook:
+    """A write-only workbook for :func:`save_workbook`; a bad ``SOURCE_DATE_EPOCH`` is said here, before any
+    sheet is streamed (a write-only workbook given up half-written leaves openpyxl's generators complaining)."""
+    _fixed_time()
+    return Workbook(write_only=True)
+
+
 def save_workbook(wb: Workbook, path: str | Path) -> Path:
     """Save ``wb`` to ``path`` (through a temporary file beside it, then renamed) with fixed dates."""
     path = Path(path)

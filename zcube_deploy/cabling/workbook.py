@@ -30,7 +30,7 @@ from openpyxl.worksheet.pagebreak import Break
 from zcube_deploy.cabling.sheets import CableRows, bill_of_materials
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.xlsx import save_workbook
+from zcube_deploy.xlsx import new_workbook, save_workbook
 
 STATUS_VALUES = ("yes", "no", "issue")
 BOLD = Font(name="Calibri", bold=True)
@@ -349,7 +349,7 @@ def write_workbook(plan: dict, cat: CablingCatalog, path: str | Path, rows: Cabl
     bom = bill_of_materials(plan, cat)
     per_sheet, names = _sheet_names(rows)
     planes = _planes(plan)
-    wb = Workbook(write_only=True)
+    wb = new_workbook()
     _summary(wb, plan, bom, cat, rows.port_key(), names, planes)
     _bom(wb, bom, cat)
     cluster = plan["cluster"]["name"]
@@ -374,7 +374,7 @@ def _init_worker(cat: CablingCatalog, cluster: str, planes: list[int]) -> None:
 def _task(task: tuple) -> str:
     kind, path = task[0], Path(task[1])
     cat, cluster, planes = _WORKER["cat"], _WORKER["cluster"], _WORKER["planes"]
-    wb = Workbook(write_only=True)
+    wb = new_workbook()
     if kind == "row":
         for name, values in task[2]:  # the fabric cables ending in the row are on its racks' sheets
             _cut_sheet(wb, name, values, cat, cluster, planes)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from zcube_deploy.xlsx import save_workbook
+from zcube_deploy.xlsx import new_workbook, save_workbook
 
 COLUMNS = [("Rack", 8), ("U", 5), ("Device", 12), ("Port", 32), ("Kind", 11), ("Cable(s)", 16), ("What is wrong", 60),
            ("What to do", 70), ("Finding ID", 13), ("Done", 7)]
@@ -22,7 +21,7 @@ def write_reports(findings: list[dict], summary: dict, errors: dict[str, str], o
     out.mkdir(parents=True, exist_ok=True)
     jpath = out / "verify.json"
     jpath.write_text(json.dumps({**meta, "summary": summary, "unreachable": errors, "findings": findings}, indent=1, sort_keys=True) + "\n")
-    wb = Workbook(write_only=True)
+    wb = new_workbook()
     ws = wb.create_sheet("Fixes")
     for i, (_, w) in enumerate(COLUMNS, start=1):
         ws.column_dimensions[get_column_letter(i)].width = w
