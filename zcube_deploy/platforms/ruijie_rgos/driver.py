@@ -34,6 +34,7 @@ from hier_config import WorkflowRemediation
 from napalm.base import NetworkDriver
 from napalm.base.exceptions import CommitError, ConnectionException, MergeConfigException, ReplaceConfigException
 from netmiko.ruijie.ruijie_os import RuijieOSSSH
+from paramiko.ssh_exception import BadHostKeyException
 
 from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
@@ -133,7 +134,7 @@ def _host_key_problem(exc: BaseException, host: str) -> str | None:
     for _ in range(6):
         if seen is None:
             return None
-        if type(seen).__name__ == "BadHostKeyException":
+        if isinstance(seen, BadHostKeyException):
             return f"SSH host key: {host} does not match its known_hosts line (refused: a replaced switch, or a man in the middle)"
         if "not found in known_hosts" in str(seen):
             return f"SSH host key: {host} has no known_hosts line (refused)"
