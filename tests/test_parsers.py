@@ -101,9 +101,9 @@ def test_config_facts_agree_with_hier_config(path):
 
     text = path.read_text()
     facts, tree = config_facts(text), l3_facts(text)
-    assert sorted(facts["addresses"]) == sorted((n, a) for n, addrs in tree["interfaces"].items() for a in addrs)
-    assert sorted(r for r in facts["routes"] if r[1]) == sorted(tree["routes"])
-    assert facts["interfaces"] == list(tree["interfaces"])
+    assert sorted(facts.addresses) == sorted((n, a) for n, addrs in tree["interfaces"].items() for a in addrs)
+    assert sorted(r for r in facts.routes if r[1]) == sorted(tree["routes"])
+    assert facts.interfaces == list(tree["interfaces"])
 
 
 def test_config_facts_edge_cases():
@@ -118,12 +118,12 @@ def test_config_facts_edge_cases():
             "  network 10.1.0.1 mask 255.255.255.255\r\n  network 10.5.0.0\r\n exit-address-family\r\nend")
     f = config_facts(text)
     hu1, hu2 = "HundredGigabitEthernet 0/1", "HundredGigabitEthernet 0/2"
-    assert f["hostnames"] == ["S1"]
-    assert f["interfaces"] == [hu1, "Loopback 0", hu2]
-    assert f["addresses"] == [(hu1, "10.0.0.0/31"), (hu1, "10.9.0.1/24"), ("Loopback 0", "10.1.0.1/32"), (hu2, "10.0.0.2/?255.0.255.0")]
-    assert f["shutdown"] == [hu1] and f["bfd"] == [hu1] and f["routed"] == [hu1, "Loopback 0"]
-    assert f["routes"] == [("10.2.0.0/16", "10.0.0.1"), ("10.3.0.0/16", None)]
-    assert f["bgp"] == [{"asn": 65001, "neighbors": [("10.0.0.1", 65002)], "bfd_neighbors": ["10.0.0.1"],
+    assert f.hostnames == ["S1"]
+    assert f.interfaces == [hu1, "Loopback 0", hu2]
+    assert f.addresses == [(hu1, "10.0.0.0/31"), (hu1, "10.9.0.1/24"), ("Loopback 0", "10.1.0.1/32"), (hu2, "10.0.0.2/?255.0.255.0")]
+    assert f.shutdown == [hu1] and f.bfd == [hu1] and f.routed == [hu1, "Loopback 0"]
+    assert f.routes == [("10.2.0.0/16", "10.0.0.1"), ("10.3.0.0/16", None)]
+    assert f.bgp == [{"asn": 65001, "neighbors": [("10.0.0.1", 65002)], "bfd_neighbors": ["10.0.0.1"],
                          "networks": ["10.1.0.1/32", "10.5.0.0/32"]}]
 
 
@@ -157,11 +157,13 @@ def test_config_facts_fast_reader_equals_the_general_reader():
 
     plain = "interface H 0/1\n description d\n no switchport\n ip address 10.0.0.0 255.255.255.254\n no shutdown"
     nbsp = "\ninterface H 0/1\xa0\n shutdown\ninterface H 0/2 \n shutdown\n"  # the reviewer's case: one name ends in a blank
-    assert _fast_facts(nbsp) == _general_facts(nbsp) and _general_facts(nbsp)["interfaces"] == ["H 0/1\xa0", "H 0/2"]
+    assert _fast_facts(nbsp) == _general_facts(nbsp) and _general_facts(nbsp).interfaces == ["H 0/1\xa0", "H 0/2"]
     for tricky in (plain + "x\n shutdown\n!", plain + "\n shutdown\n!", plain + "\n\tbfd interval 300\n!",
                    plain.replace("H 0/1", "H 0/1 ") + "\n!", plain + "\n!\nip route 10.1.0.0 255.255.0.0 Null0",
                    plain + "\n!\nip route 10.1.0.0 255.255.0.0 Null 0\nip route 10.2.0.0 255.255.0.0 10.0.0.1",
-                   "hostname \nrouter bgp \n neighbor 10.0.0.1 remote-as 1\nhostname S\n" + plain + "\n!\nrouter bgp 7\n network 10.0.0.0"):
+                   "hostname \nrouter bgp \n neighbor 10.0.0.1 remote-as 1\nhostname S\n" + plain + "\n!\nrouter bgp 7\n network 10.0.0.0",
+                   plain + "\n!\ninterface \n shutdown\n ip address 10.0.0.4 255.255.255.254\n!\n" + plain.replace("0/1", "0/2") + "\n!",  # a section with no name
+                   "interface\t\n no switchport\n!\n" + plain):
         assert config_facts(tricky) == _general_facts("\n" + tricky), tricky
     assert _fast_facts("\n" + plain + "\n!") is not None
     r = random.Random(13)
@@ -181,3 +183,84 @@ def test_config_facts_fast_reader_equals_the_general_reader():
             assert config_facts(mutated) == _general_facts("\n" + mutated), (path, mutated)
             assert fast is None or fast == _general_facts("\n" + mutated), (path, mutated)
     assert fast_read > 100  # the mutations leave many configs the fast reader reads, so they are compared
+
+
+# ---- confirming expected facts (render's self-check): a text confirmed as facts E reads as E
+
+def _static_configs():
+    """Rendered configs in the shape the confirmation is for (mode static: lab-64, glm-1k), a few of each."""
+    root = Path(__file__).resolve().parent / "golden"
+    return sorted(root.glob("lab-64/configs/*.cfg"))[::9] + sorted(root.glob("glm-1k/configs/*.cfg"))[::5]
+
+
+_DESCRIPTION_MUTATIONS = (  # changes that leave the facts as they are (the confirmation must still hold or give up)
+    lambda ls, i, r: [x for x in ls if not x.startswith(" description ")],
+    lambda ls, i, r: ls[:i] + [" description " + r.choice(["ip address 10.9.9.9 255.255.255.0", "shutdown", "no switchport", "",
+                                                          "bfd interval 300 min_rx 300 multiplier 3", "x y  z"])] + ls[i + 1:],
+    lambda ls, i, r: ls[:i] + [" description moved"] + ls[i:],
+    lambda ls, i, r: ls[:i] + ["! a comment"] + ls[i:],
+)
+
+
+def _swap(facts, old: str, new: str):
+    """``facts`` with ``old`` replaced by ``new`` in every name, address, prefix and next hop."""
+    from dataclasses import fields, replace
+
+    def sub(v):
+        return v.replace(old, new) if isinstance(v, str) else v
+
+    return replace(facts, **{f.name: [sub(v) for v in getattr(facts, f.name)] for f in fields(facts) if f.name != "bgp"})
+
+
+def test_config_facts_confirm_is_used_on_rendered_configs():
+    """A rendered static config is confirmed as its own facts, without being read (the speed of render's self-check)."""
+    from zcube_deploy.platforms.ruijie_rgos import _confirms, _general_facts, config_facts
+
+    for path in _static_configs():
+        text = path.read_text()
+        e = _general_facts("\n" + text)
+        assert _confirms("\n" + text, e), path
+        assert config_facts(text, expect=e) is e
+        other = _swap(e, e.address_ips[-1], "10.99.99.99")  # one address the text does not have
+        assert not _confirms("\n" + text, other) and config_facts(text, expect=other) == e
+
+
+def test_config_facts_with_an_expectation_read_as_without():
+    """Whatever the text and whatever the expectation, ``config_facts(text, expect=e)`` is the text's
+    facts: on thousands of mutated configs (some still confirmed: the mutation left the facts alone),
+    and on values changed in both the text and the expectation into values the reader may read
+    differently (a blank at the end of a name, white space in an address, a next hop that starts
+    with a letter, a prefix length in another spelling)."""
+    import random
+
+    from zcube_deploy.platforms.ruijie_rgos import _general_facts, config_facts
+
+    r = random.Random(17)
+    confirmed = 0
+    for path in _static_configs():
+        text = path.read_text()
+        e = _general_facts("\n" + text)
+        lines = text.split("\n")
+        for _ in range(200):
+            ls = lines
+            for _ in range(r.randint(1, 2)):
+                ls = r.choice(_MUTATIONS + _DESCRIPTION_MUTATIONS * 3)(ls, r.randrange(len(ls)), r)
+            mutated = "\n".join(ls)
+            got, want = config_facts(mutated, expect=e), _general_facts("\n" + mutated)
+            assert got == want, (path, mutated)
+            confirmed += got is e
+        names = [n for n in e.address_interfaces if " " in n]
+        values = [r.choice(names[2:]), r.choice(e.address_ips[2:]), e.address_ips[0], e.route_next_hops[0],
+                  e.route_prefixes[-1].split("/")[0], e.interfaces[-1], "255.255.255.254", "/24"]
+        for old in values:
+            for new in (old + " ", " " + old, old + "\t", old + "\x0b", old + "\xa0", "", "x" + old, old + "\n x",
+                        old.replace(".", " "), old.replace(" ", "  "), old + "/024", "0" + old, old + " secondary"):
+                t2, e2 = text.replace(old, new), _swap(e, old, new)
+                assert config_facts(t2, expect=e2) == _general_facts("\n" + t2), (path, old, new)
+        last_route = [x for x in lines if x.startswith("ip route ")][-1]
+        last_bang = lines[max(i for i, x in enumerate(lines) if x == "!" and lines[i - 1] == " no shutdown")]
+        assert last_bang == "!"
+        for edit in ("x", "0", " 5", "\x0b", " Null 0", "/31"):  # text run on at the end of the routes and of the ports
+            for t2 in (text.replace(last_route, last_route + edit), text.replace("no shutdown\n!\n", "no shutdown\n!" + edit + "\n")):
+                assert config_facts(t2, expect=e) == _general_facts("\n" + t2), (path, edit)
+    assert confirmed > 50  # mutations that leave the facts alone are confirmed, so the confirmed branch is tested

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from zcube_deploy.platforms.facts import ConfigFacts
+
 _HERE = Path(__file__).resolve().parent
 DEFAULT_PLATFORM = "ruijie_rgos"  # what an inventory gets when it names none (inventory/models.py)
 
@@ -94,12 +96,12 @@ def simulator(name: str):
     return module.simulator()
 
 
-def config_facts(name: str, text: str) -> dict:
+def config_facts(name: str, text: str) -> ConfigFacts:
     """Platform ``name``'s config text -> its neutral facts (see platforms/<name>/__init__.py ``config_facts``)."""
     return platform_module(name).config_facts(text)
 
 
-def config_readers() -> dict[str, Callable[[str], dict]]:
+def config_readers() -> dict[str, Callable[[str], ConfigFacts]]:
     """{rendered config file suffix: config text -> neutral facts} for every platform that can read its configs back."""
     out = {}
     for name in known_platforms():

@@ -24,6 +24,7 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.bgp import best_routes
 from zcube_deploy.plan.ipam import aton
 from zcube_deploy.platforms import config_readers
+from zcube_deploy.platforms.facts import ConfigFacts
 from zcube_deploy.topology.forwarding import Network
 
 try:  # the C loader is ~10x faster on thousands of files
@@ -39,22 +40,22 @@ def _net(prefix: str) -> tuple[int, int]:
     return aton(net), int(plen)
 
 
-def load_switch(facts: dict) -> tuple[str, list[tuple[str, int, int]], list[tuple[int, int, int]]]:
+def load_switch(facts: ConfigFacts) -> tuple[str, list[tuple[str, int, int]], list[tuple[int, int, int]]]:
     """(hostname, [(interface, address, prefix length)] of every interface not shut down,
     [(network, prefix length, next hop)] of the static routes; discard routes forward nothing)."""
-    if not facts["hostnames"]:
+    if not facts.hostnames:
         raise ValueError("no hostname line")
-    shut = set(facts["shutdown"])
-    interfaces = [(name, *_net(a)) for name, a in facts["addresses"] if name not in shut]
-    routes = [(*_net(prefix), aton(nh)) for prefix, nh in facts["routes"] if nh]
-    return facts["hostnames"][0], interfaces, routes
+    shut = set(facts.shutdown)
+    interfaces = [(name, *_net(a)) for name, a in facts.addresses if name not in shut]
+    routes = [(*_net(prefix), aton(nh)) for prefix, nh in facts.routes if nh]
+    return facts.hostnames[0], interfaces, routes
 
 
-def load_bgp(facts: dict) -> dict | None:
+def load_bgp(facts: ConfigFacts) -> dict | None:
     """The first BGP instance: {asn, neighbors: {address: remote AS}, networks: [(net, plen)]}."""
-    if not facts["bgp"]:
+    if not facts.bgp:
         return None
-    b = facts["bgp"][0]
+    b = facts.bgp[0]
     return {"asn": b["asn"], "neighbors": {aton(a): asn for a, asn in b["neighbors"]},
             "networks": [_net(p) for p in b["networks"]]}
 
