@@ -179,15 +179,16 @@ def _read(text: str) -> ConfigFacts:
 
 
 # The fast reader: a routed port in exactly the shape render writes it (description, `no switchport`,
-# one address, `no shutdown`, nothing else, no blank after its name) is read by one branch of one
-# pattern, every other section by the general branch; routes in the plain form
+# one address, in mode bgp a BFD line, `no shutdown`, nothing else, no blank after its name) is read
+# by one branch of one pattern, every other section by the general branch; routes in the plain form
 # `ip route N M <next hop>|Null 0` by one pattern. The matches are turned into columns at C speed
 # (zip, map, filter); only the other sections (the management port, the loopback, unused ports)
 # are looked at one by one. Its facts are the general reader's (tests/test_parsers.py compares the
 # two over mutated configs); it gives up (None) on anything it does not account for, and the
 # general reader reads the text.
 _SECTION_FAST = re.compile(
-    r"\ninterface(?: ([^\s](?:[^\n]*+(?<![ \t]))?)\n description [^\n]*+\n no switchport\n ip address (\S+) (\S+)\n no shutdown(?![^\n])(?!\n[ \t])"
+    r"\ninterface(?: ([^\s](?:[^\n]*+(?<![ \t]))?)\n description [^\n]*+\n no switchport\n ip address (\S+) (\S+)(\n bfd interval [^\n]*+)?"
+    r"\n no shutdown(?![^\n])(?!\n[ \t])"
     r"|[ \t]++([^\n]*+)((?:\n[ \t][^\n]*+)*+))")
 _ROUTE_FAST = re.compile(r"\nip route (?:(\S+) (\S+) (\d\S*+|Null(?!\S))|())")  # the last group: a route in another form
 
@@ -205,20 +206,21 @@ def _fast_facts(text: str) -> ConfigFacts | None:
         prefixes, next_hops = [], []
     sections = _SECTION_FAST.findall(text)
     if sections:
-        plain_names, plain_ips, plain_masks, other_names, bodies = zip(*sections)
+        plain_names, plain_ips, plain_masks, plain_bfd, other_names, bodies = zip(*sections)
     else:
-        plain_names = plain_ips = plain_masks = other_names = bodies = ()
+        plain_names = plain_ips = plain_masks = plain_bfd = other_names = bodies = ()
     lens = list(map(_PLEN.get, filter(None, plain_masks)))
     if None in lens:
         return None
     names = list(plain_names)
     ips = list(filter(None, plain_ips))
     others = list(compress(range(len(plain_names)), map(not_, plain_names)))  # the sections that are not plain routed ports
+    with_bfd = list(map(bool, plain_bfd))
     if not others:
-        addr_names, addr_ips, addr_lens, shutdown, routed, bfd = list(names), ips, lens, [], list(names), []
+        addr_names, addr_ips, addr_lens, shutdown, routed = list(names), ips, lens, [], list(names)
     else:
         plain = list(filter(None, plain_names))
-        addr_names, addr_ips, addr_lens, shutdown, bfd = [], [], [], [], []
+        addr_names, addr_ips, addr_lens, shutdown = [], [], [], []
         is_routed = list(map(bool, plain_names))
         done = 0  # plain ports whose address is taken
         last = -1
@@ -243,12 +245,12 @@ def _fast_facts(text: str) -> ConfigFacts | None:
             if _has(body, "shutdown"):
                 shutdown.append(name)
             is_routed[k] = name.startswith(_LOGICAL) or _has(body, "no switchport")
-            if "bfd interval " in body and _BFD_IN.search(body):
-                bfd.append(name)
+            with_bfd[k] = "bfd interval " in body and _BFD_IN.search(body) is not None
         addr_names += plain[done:]
         addr_ips += ips[done:]
         addr_lens += lens[done:]
         routed = list(compress(names, is_routed))
+    bfd = list(compress(names, with_bfd)) if any(with_bfd) else []
     # hostname and BGP lines: rfind from the end costs a fraction of a forward search through a text without them
     first = text.find("\nhostname")
     if first < 0:
