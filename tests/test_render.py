@@ -186,6 +186,41 @@ def test_routing_proof_zcube16k_sampled(tmp_path):
     assert len(list((tmp_path / "configs").glob("*.cfg"))) == 256
     rep = prove_routing(tmp_path, samples=20000, seed=16)
     assert rep["ok"] and rep["checked"] == 20000 and rep["max_switches"] == 2, rep["failures"]
+    # `zcube render` of the written plan: two workers, each reading and validating its own switches and
+    # servers from plan.json, write what `zcube build` (one plan in memory, shared by the workers) wrote
+    again = tmp_path / "again"
+    r = run_zcube("render", str(tmp_path / "plan.json"), "-o", str(again), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert (again / "manifest.json").read_bytes() == (tmp_path / "manifest.json").read_bytes()
+    # a bad value in one server's row: the worker that reads it reports its position in the whole file
+    lines = (tmp_path / "plan.json").read_text().split("\n")
+    first = lines.index('"servers":[') + 1
+    lines[first + 1001] = lines[first + 1001].replace('"address":"10.', '"address":"10.999.', 1)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "plan.json").write_text("\n".join(lines))
+    r = run_zcube("render", str(bad / "plan.json"), "-o", str(bad), cwd=ROOT)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "servers[1001].nics[" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_render_workers_refuse_a_plan_file_that_changed(tmp_path, glm1k_build):
+    """A worker reading its rows from a plan.json that was replaced since the render began stops with
+    a clear error instead of mixing two plans."""
+    import shutil
+
+    from zcube_deploy.errors import PlanFileError
+    from zcube_deploy.render import RenderJob, _render_servers, read_shared
+
+    shutil.copy(glm1k_build / "plan.json", tmp_path / "plan.json")
+    plan, source = read_shared(tmp_path)
+    (tmp_path / "out" / "hosts").mkdir(parents=True)
+    job = RenderJob(plan, tmp_path / "out", PlanIndex(plan), source)
+    assert len(_render_servers(job, [0, 5])) == 4  # two servers, two files each
+    shutil.copy(glm1k_build / "plan.json", tmp_path / "plan.json.new")
+    (tmp_path / "plan.json.new").replace(tmp_path / "plan.json")  # as `zcube plan` writes it: a new file renamed over
+    with pytest.raises(PlanFileError, match="changed while it was rendered"):
+        _render_servers(job, [1])
 
 
 def test_routing_proof_fails_on_a_broken_file(tmp_path, lab64_build):

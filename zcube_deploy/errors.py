@@ -48,6 +48,9 @@ class ProblemsError(ZCubeError):
         self.title = title or self.default_title
         super().__init__(f"{self.title}: " + "; ".join(str(p) for p in self.problems))
 
+    def __reduce__(self):  # pickled whole (a render worker's error reaches the parent as it was raised)
+        return type(self), (self.problems, self.title)
+
 
 class InputErrors(ProblemsError):
     """Bad input or usage: carries every problem found, not just the first."""

@@ -68,11 +68,24 @@ def diff_fails(d: dict, fail_on: str) -> bool:
 
 
 # ---------------------------------------------------------------- outputs
-def render(plan: dict, out_dir: str | Path, only: str | None = None, jobs: int | None = None) -> dict:
-    """Switch configs (DIR/configs), netplan files (DIR/hosts) and DIR/manifest.json, self-checked."""
+def render(plan: dict, out_dir: str | Path, only: str | None = None, jobs: int | None = None, source=None) -> dict:
+    """Switch configs (DIR/configs), netplan files (DIR/hosts) and DIR/manifest.json, self-checked.
+
+    ``plan``: a whole plan, or with ``source`` the shared part :func:`open_for_render` gives."""
     from zcube_deploy.render import render_all
 
-    return render_all(plan, out_dir, only=only, jobs=jobs)
+    return render_all(plan, out_dir, only=only, jobs=jobs, source=source)
+
+
+def open_for_render(path: str, short_lived: bool = False) -> tuple[dict, object]:
+    """The part of a plan.json every render worker shares and the file's identity (pass it to :func:`render`
+    as ``source``: each worker then reads and validates the switches and servers it renders)."""
+    from zcube_deploy.render import read_shared
+
+    plan, source = read_shared(path)
+    if short_lived:
+        keep_forever()
+    return plan, source
 
 
 def cabling(plan: dict, out_dir: str | Path, catalog: str | None = None) -> dict:

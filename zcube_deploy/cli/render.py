@@ -17,8 +17,6 @@ from zcube_deploy.cli.printers import print_render
 @handle_errors
 def render_cmd(plan_path: str, out_dir: str, only: str | None, jobs: int | None) -> None:
     """Render switch configs (DIR/configs) and server netplan files (DIR/hosts) from PLAN."""
-    from zcube_deploy.render import PLAN_FIELDS
-
-    plan = workflow.open_plan(plan_path, PLAN_FIELDS, short_lived=True)
+    plan, source = workflow.open_for_render(plan_path, short_lived=True)
     print_stale(workflow.stale_warning(plan))
-    print_render(workflow.render(plan, out_dir, only, jobs), out_dir)
+    print_render(workflow.render(plan, out_dir, only, jobs, source=source), out_dir)

@@ -119,14 +119,16 @@ def write_plan(plan: dict, out_dir: str | Path) -> Path:
     return _write_chunks(_iter_layout(plan, rows), out / "plan.json")
 
 
-def _read_selected(p: Path, fields: dict) -> dict | None:
+def _read_selected(p: Path, fields: dict, pick: dict[str, list[int]] | None = None) -> dict | None:
     """Read only some top-level keys of a canonical plan.json, and of list elements only some
-    fields, validating them against the model's projection as they are parsed.
+    fields (and of the lists in ``pick``, only the elements at those positions), validating them
+    against the model's projection as they are parsed.
 
     Returns None when the file is not in the canonical layout or is cut short (then the caller
     parses and validates it whole, which names the problem).
     """
     raw: dict[str, str] = {}
+    pick = pick or {}
     with open(p, encoding="utf-8") as fh:
         if fh.readline() != "{\n":
             return None
@@ -139,14 +141,19 @@ def _read_selected(p: Path, fields: dict) -> dict | None:
             key = json.loads(key)
             if rest == "[\n":
                 keep = key in fields
+                chosen = set(pick[key]) if keep and key in pick else None
                 items = []
+                n = 0
                 for item in fh:
                     if item.startswith("]"):
                         break
-                    if keep:
+                    if keep and (chosen is None or n in chosen):
                         items.append(item.rstrip(",\n"))
+                    n += 1
                 else:
                     return None
+                if chosen is not None and len(items) != len(chosen):
+                    return None  # a position past the end: the whole read says so
                 if keep:
                     raw[key] = "[" + ",".join(items) + "]"
             elif key in fields or key == "schema_version":
@@ -163,7 +170,7 @@ def _read_selected(p: Path, fields: dict) -> dict | None:
         try:
             out[key] = section_adapter(key, fields[key]).validate_json(text)
         except ValidationError as exc:
-            problems.extend(validation_problems(exc, key))
+            problems.extend(validation_problems(exc, key, positions=sorted(pick[key]) if key in pick else None))
     for key in sorted(set(fields) - set(raw)):
         problems.append(Problem(key, "missing from the plan", "a truncated or hand-edited plan: re-run `zcube plan`"))
     if problems:
@@ -183,24 +190,34 @@ def _check_version(p: Path, version) -> None:
                         f"(it reads version {SCHEMA_VERSION}); re-run `zcube plan` with this version")
 
 
-def read_plan(path: str | Path, fields: dict | None = None) -> dict:
+def read_plan(path: str | Path, fields: dict | None = None, pick: dict[str, list[int]] | None = None) -> dict:
     """Read and validate plan.json (a file, or a folder holding one).
 
     ``fields`` limits what is read and kept (memory at 64k GPUs): top-level key -> None for the
-    whole value, or the fields to keep of each list element (see plan.model.projection). What is
-    kept is validated against the model; an older schema version, a hand-edited value or a
-    truncated file is an InvalidPlanFile / PlanFileError (exit 2) naming the data path.
+    whole value, or the fields to keep of each list element (see plan.model.projection). ``pick``
+    (with ``fields``) keeps of a list only the elements at the given positions, in position order:
+    a render worker reads and validates only the switches and servers it renders. What is kept is
+    validated against the model; an older schema version, a hand-edited value or a truncated file
+    is an InvalidPlanFile / PlanFileError (exit 2) naming the data path (the position in the file).
     """
     p = Path(path)
     if p.is_dir():
         p = p / "plan.json"
     if fields:
         check_projection(fields)
+    if pick and (not fields or not set(pick) <= set(fields)):
+        raise ValueError("pick names lists that fields reads")
     try:
         with bulk_allocation():
-            data = _read_selected(p, fields) if fields else None
+            data = _read_selected(p, fields, pick) if fields else None
             if data is None:
                 data = _read_whole(p, fields)
+                for key, positions in (pick or {}).items():
+                    rows = data.get(key) or []
+                    if positions and max(positions) >= len(rows):
+                        raise PlanFileError(f"{p}: {key} has {len(rows)} entries, not the {max(positions) + 1} expected: "
+                                            "the file changed while it was read; run the command again")
+                    data[key] = [rows[i] for i in sorted(positions)]
     except FileNotFoundError:
         raise PlanFileError(f"{p}: no such plan file (run `zcube plan INVENTORY -o DIR` first)") from None
     except (OSError, UnicodeDecodeError) as exc:

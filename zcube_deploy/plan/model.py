@@ -500,11 +500,17 @@ def _path(loc: tuple) -> str:
     return out
 
 
-def validation_problems(exc: ValidationError, prefix: str = "", limit: int = 20) -> list[Problem]:
-    """A pydantic error as the tool's problems: one per distinct data path (a union's branches merge)."""
+def validation_problems(exc: ValidationError, prefix: str = "", limit: int = 20, positions: list[int] | None = None) -> list[Problem]:
+    """A pydantic error as the tool's problems: one per distinct data path (a union's branches merge).
+
+    ``positions``: the error is of a list of some of a section's elements (read_plan's ``pick``); an
+    element's path then names its position in the whole section.
+    """
     seen: dict[str, Problem] = {}
     for e in exc.errors(include_url=False):
         loc = tuple(e["loc"])
+        if positions is not None and loc and isinstance(loc[0], int) and loc[0] < len(positions):
+            loc = (positions[loc[0]],) + loc[1:]
         path = _path(((prefix,) if prefix else ()) + loc)
         if path in seen:
             continue

@@ -10,7 +10,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from zcube_deploy.errors import InputErrors, Problem, RenderError
+from zcube_deploy.errors import InputErrors, PlanFileError, Problem, RenderError
+from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import switch_renderer
 from zcube_deploy.render.jinja import template
@@ -22,6 +23,13 @@ PLAN_FIELDS = projection(
     switches=None, servers=None, port_map=None, models=None, settings=None, sizing=None,
     cluster=None, inputs=None, tool_version=None, routing=None,
 )
+# rendering from plan.json (render_file): what the parent reads (the devices' names, racks and ASNs:
+# enough to select and index them); each worker reads and validates the switches and servers it renders
+SHARED_FIELDS = projection(
+    switches={"name", "rack", "asn"}, servers={"name", "rack"}, port_map=None, models=None, settings=None, sizing=None,
+    cluster=None, inputs=None, tool_version=None, routing=None,
+)
+_ROWS = {"switches": projection(switches=None), "servers": projection(servers=None)}
 
 SWITCH_TEMPLATE = "switch.cfg.j2"
 HOST_PLATFORM = "netplan"
@@ -31,11 +39,35 @@ SYSCTL_TEMPLATE = "host.sysctl.conf.j2"
 
 @dataclass(frozen=True)
 class RenderJob:
-    """What every chunk of a render reads: the plan, the output folder and the plan's index."""
+    """What every chunk of a render reads: the plan, the output folder and the plan's index.
+
+    ``source``: the plan.json ``plan`` was read from, with its identity when read (inode, size,
+    mtime); each chunk then reads its own switches or servers from it (``plan`` holds only their
+    names, racks and ASNs), so that two workers read and validate the big lists side by side
+    instead of the parent alone before them. A file replaced since is an error, not a mixed render.
+    """
 
     plan: dict
     out: Path
     index: PlanIndex
+    source: tuple[Path, tuple[int, int, int]] | None = None
+
+
+def _identity(path: Path) -> tuple[int, int, int]:
+    st = path.stat()
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _rows(job: RenderJob, kind: str, indices: list[int]):
+    """The ``kind`` rows ("switches" or "servers") at ``indices``, by position: the plan's list, or read
+    from the plan file (a dict position -> row)."""
+    if job.source is None:
+        return job.plan[kind]
+    path, identity = job.source
+    rows = read_plan(path, _ROWS[kind], pick={kind: indices})[kind]
+    if _identity(path) != identity:
+        raise PlanFileError(f"{path}: the plan file changed while it was rendered from; run `zcube render` again")
+    return dict(zip(indices, rows))
 
 
 class _Worker:
@@ -101,13 +133,15 @@ def _render_switches(job: RenderJob, indices: list[int]) -> tuple[dict[str, str]
     own = switch_renderer(plan["cluster"]["platform"])
     if own:  # a platform that renders itself (platforms.switch_renderer)
         suffix, render = own
+        switches = _rows(job, "switches", indices)
         return {f"configs/{sw['name']}{suffix}": _write(out / f"configs/{sw['name']}{suffix}", render(plan, sw))
-                for sw in (plan["switches"][i] for i in indices)}, []
+                for sw in (switches[i] for i in indices)}, []
     tpl = template(plan["cluster"]["platform"], SWITCH_TEMPLATE)
     hashes, problems = {}, []
     settings = plan["settings"]
+    switches = _rows(job, "switches", indices)
     for i in indices:
-        sw = plan["switches"][i]
+        sw = switches[i]
         view = switch_view(index, sw)
         text = tpl.render(view)
         rel = f"configs/{sw['name']}.cfg"
@@ -118,12 +152,13 @@ def _render_switches(job: RenderJob, indices: list[int]) -> tuple[dict[str, str]
 
 
 def _render_servers(job: RenderJob, indices: list[int]) -> dict[str, str]:
-    plan, out, index = job.plan, job.out, job.index
+    out, index = job.out, job.index
     tpl = template(HOST_PLATFORM, HOST_TEMPLATE)
     sysctl = template(HOST_PLATFORM, SYSCTL_TEMPLATE)
     hashes = {}
+    servers = _rows(job, "servers", indices)
     for i in indices:
-        srv = plan["servers"][i]
+        srv = servers[i]
         rel = f"hosts/{srv['name']}.yaml"
         hashes[rel] = _write(out / rel, tpl.render(server_view(index, srv)))
         rel = f"hosts/{srv['name']}.sysctl.conf"
@@ -135,8 +170,27 @@ def _chunks(items: list[int], n: int) -> list[list[int]]:
     return [items[k::n] for k in range(n) if items[k::n]]
 
 
-def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: int | None = None) -> dict:
-    """Render every (or every ``only``-matching) device. Returns the manifest; raises RenderError on a self-check mismatch."""
+Source = tuple[Path, tuple[int, int, int]]  # a plan.json and its identity when read (inode, size, mtime)
+
+
+def read_shared(path: str | Path) -> tuple[dict, Source]:
+    """The part of a plan.json that every render worker shares (SHARED_FIELDS), and the file's identity:
+    pass both to :func:`render_all`, whose workers then read the switches and servers they render."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "plan.json"
+    identity = _identity(p) if p.is_file() else None
+    plan = read_plan(p, SHARED_FIELDS)
+    if identity is None or _identity(p) != identity:
+        raise PlanFileError(f"{p}: the plan file changed while it was read; run `zcube render` again")
+    return plan, (p, identity)
+
+
+def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: int | None = None, source: Source | None = None) -> dict:
+    """Render every (or every ``only``-matching) device. Returns the manifest; raises RenderError on a self-check mismatch.
+
+    ``plan``: a whole plan (PLAN_FIELDS), or with ``source`` the shared part :func:`read_shared` gives.
+    """
     out = Path(out_dir)
     (out / "configs").mkdir(parents=True, exist_ok=True)
     (out / "hosts").mkdir(parents=True, exist_ok=True)
@@ -144,7 +198,7 @@ def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: i
     srv_idx = select([(s["name"], s["rack"]) for s in plan["servers"]], only)
     if only and not sw_idx and not srv_idx:
         raise InputErrors(Problem("--only", f"{only!r} matches no switch or server", "a glob on names, e.g. 'ZC-O*', or 'rack:A0*'"))
-    job = RenderJob(plan, out, PlanIndex(plan))
+    job = RenderJob(plan, out, PlanIndex(plan), source)
     jobs = jobs or min(2, os.cpu_count() or 1)
     hashes: dict[str, str] = {}
     problems: list[str] = []

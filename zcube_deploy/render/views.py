@@ -71,7 +71,6 @@ class PlanIndex:
         self._nic_ports: dict[str, str] = {}
         self.header = (f"zcube-deploy {plan['tool_version']} | cluster {plan['cluster']['name']} | "
                        f"inventory sha256 {plan['inputs']['inventory_sha256'][:16]}")
-        self.server_rack = {s["name"]: s["rack"] for s in plan["servers"]}
         G = plan["sizing"]["gpus_per_server"]
         self.gpus_per_server = G
         self.global_lines = [line.format(switch_mtu=self.settings["switch_mtu"]) for line in self.model.get("config_lines", [])]
