@@ -115,10 +115,10 @@ def evaluate_invariants(inv: ResolvedInventory, acc: dict) -> list[dict]:
             if nic["address"] in seen:
                 errs.append(f"{nic['address']} on {server} {nic['port']} is also {seen[nic['address']]}")
             seen[nic["address"]] = f"{server} {nic['port']}"
-    # mode bgp: the best paths of AS-path length 1 (the direct paths the cross-group walk needs;
-    # the whole best-path model is in analysis/predict.py)
+    # the direct paths (the cross-group walk needs no more; in mode bgp the best paths of AS-path
+    # length 1, the whole best-path model being in analysis/predict.py)
     routing = acc["routing"]
-    tables = switch_tables(routing, switches, max_as_path=1 if routing["mode"] == "bgp" else None)
+    tables = switch_tables(routing, switches, max_as_path=1)
     fwd = network_from_plan(routing, switches, nics, tables=tables)
     for sw in switches:
         own = {aton(i["address"]) for i in sw["interfaces"]}

@@ -53,7 +53,8 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
 
     Reads ``routing["mode"]`` and, of each switch, ``name`` and ``routes`` (mode static) or
     ``name``, ``interfaces``, ``host_block`` and ``loopback`` (mode bgp). ``max_as_path`` limits
-    mode bgp to destinations within that many switch hops (1: the direct paths).
+    a computed kind (mode bgp) to destinations within that many switch hops (1: the direct paths);
+    a configured table (mode static) is returned whole, every route of it being a direct path.
     """
     from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
 
