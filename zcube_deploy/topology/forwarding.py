@@ -102,13 +102,22 @@ def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], li
     from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
 
     out = {}
+    prefixes: dict[str, tuple[int, int]] = {}  # a destination is shared by the ports of a group and plane: read once
+    gateways: dict[str, int] = {}  # a port's routes share one or two gateways
     for server, nics in servers_nics.items():
         for nic in nics:
             port = nic["port"]
             rows = out[(server, port)] = []
             for rt in nic.get("routes") or ():
-                net, plen = rt["to"].split("/")
-                rows.append((_aton(net), int(plen), _aton(rt["via"]), rt["metric"], rt.get("dev", port)))
+                to, via = rt["to"], rt["via"]
+                dest = prefixes.get(to)
+                if dest is None:
+                    net, plen = to.split("/")
+                    dest = prefixes[to] = (_aton(net), int(plen))
+                gw = gateways.get(via)
+                if gw is None:
+                    gw = gateways[via] = _aton(via)
+                rows.append((dest[0], dest[1], gw, rt["metric"], rt.get("dev", port)))
     return out
 
 
