@@ -253,7 +253,7 @@ def test_config_facts_with_an_expectation_read_as_without():
         values = [r.choice(names[2:]), r.choice(e.address_ips[2:]), e.address_ips[0], e.route_next_hops[0],
                   e.route_prefixes[-1].split("/")[0], e.interfaces[-1], "255.255.255.254", "/24"]
         for old in values:
-            for new in (old + " ", " " + old, old + "\t", old + "\x0b", old + "\xa0", "", "x" + old, old + "\n x",
+            for new in (old + " ", " " + old, old + "\t", old + "\x0b", old + "\xa0", "", "x" + old, old + "\n x", old + "\nx",
                         old.replace(".", " "), old.replace(" ", "  "), old + "/024", "0" + old, old + " secondary"):
                 t2, e2 = text.replace(old, new), _swap(e, old, new)
                 assert config_facts(t2, expect=e2) == _general_facts("\n" + t2), (path, old, new)
@@ -264,3 +264,36 @@ def test_config_facts_with_an_expectation_read_as_without():
             for t2 in (text.replace(last_route, last_route + edit), text.replace("no shutdown\n!\n", "no shutdown\n!" + edit + "\n")):
                 assert config_facts(t2, expect=e) == _general_facts("\n" + t2), (path, edit)
     assert confirmed > 50  # mutations that leave the facts alone are confirmed, so the confirmed branch is tested
+
+
+def test_config_facts_confirm_refuses_malformed_expectations():
+    """An expectation no reader could give (columns of other lengths or types, a length that is a float or
+    a bool, an empty or two-line next hop) is read, not confirmed, whatever the text (the review's cases)."""
+    from dataclasses import replace
+
+    from zcube_deploy.platforms.ruijie_rgos import _general_facts, config_facts
+
+    path = _static_configs()[0]
+    text = path.read_text()
+    e = _general_facts("\n" + text)
+    last = [x for x in text.split("\n") if x.startswith("ip route ")][-1]
+    hop = last.split()[-1]
+    cases = [
+        (text.replace(last, last[: -len(hop)]), replace(e, route_next_hops=e.route_next_hops[:-1] + [""])),  # empty last hop
+        (text.replace(last, last + "\n10.9.9.9"), replace(e, route_next_hops=e.route_next_hops[:-1] + [hop + "\n10.9.9.9"])),
+        (text, replace(e, route_next_hops=e.route_next_hops + ["10.9.9.9"])),  # a hop more than prefixes
+        ("\n".join(x for x in text.split("\n") if not x.startswith("ip route ")), replace(e, route_prefixes=[], route_next_hops=["10.9.9.9"])),
+        (text, replace(e, address_ips=e.address_ips[:-1])),
+        (text, replace(e, address_lens=[float(x) for x in e.address_lens])),
+        (text, replace(e, address_lens=[True if x == 1 else x for x in e.address_lens][:-1] + [True])),
+        (text, replace(e, address_interfaces=e.address_interfaces[:-1] + [7])),
+        (text, replace(e, address_ips=e.address_ips[:-1] + [None])),
+        (text, replace(e, route_prefixes=e.route_prefixes[:-1] + [None])),
+        (text, replace(e, route_next_hops=e.route_next_hops[:-1] + [1])),
+        (text, replace(e, address_interfaces=tuple(e.address_interfaces))),
+        (text, replace(e, hostnames=tuple(e.hostnames))),
+    ]
+    for t, expect in cases:
+        got = config_facts(t, expect=expect)
+        assert got is not expect and got == _general_facts("\n" + t), expect
+    assert config_facts(text, expect=e) is e  # the unchanged expectation is confirmed

@@ -149,6 +149,21 @@ def test_the_platform_answers_what_the_seam_asks():
     assert config_readers()[plat.CONFIG_SUFFIX] is plat.config_facts
 
 
+def test_every_config_reader_takes_an_expectation():
+    """Render's self-check calls ``config_facts(text, expect=...)``: every platform's reader accepts the
+    keyword (it may ignore it and read) and returns the neutral ConfigFacts."""
+    import inspect
+
+    from zcube_deploy.platforms import config_readers
+    from zcube_deploy.platforms.facts import ConfigFacts
+
+    assert config_readers()
+    for suffix, reader in config_readers().items():
+        params = inspect.signature(reader).parameters
+        assert "expect" in params and params["expect"].default is None, (suffix, reader)
+        assert isinstance(reader("hostname S1\n", expect=None), ConfigFacts)
+
+
 def test_push_and_verify_refuse_a_platform_without_a_device_driver(tmp_path):
     """An frr plan renders (the twin runs it) but has no NAPALM driver: push and verify say so, exit 2."""
     from conftest import INVENTORIES, run_zcube

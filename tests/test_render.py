@@ -277,3 +277,17 @@ def test_rerender_rewrites_only_what_changed(tmp_path, glm1k_plan):
     render_all(glm1k_plan, tmp_path, only="ZC-O00*")
     assert {p: p.read_bytes() for p in cfgs} == want
     assert {p for p in cfgs if p.stat().st_mtime != old} == set(edited)
+
+
+def test_render_of_a_hand_formatted_plan_file(tmp_path, glm1k_build):
+    """A plan.json not in the canonical layout (here re-indented by another tool) is read whole once, by the
+    main process, and renders the same files."""
+    from zcube_deploy.render import read_shared
+
+    doc = json.loads((glm1k_build / "plan.json").read_text())
+    (tmp_path / "plan.json").write_text(json.dumps(doc, indent=2))
+    plan, source = read_shared(tmp_path / "plan.json")
+    assert source is None and len(plan["servers"]) == 128 and "nics" in plan["servers"][0]
+    r = run_zcube("render", str(tmp_path / "plan.json"), "-o", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "manifest.json").read_bytes() == (glm1k_build / "manifest.json").read_bytes()

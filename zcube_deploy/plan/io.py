@@ -190,7 +190,8 @@ def _check_version(p: Path, version) -> None:
                         f"(it reads version {SCHEMA_VERSION}); re-run `zcube plan` with this version")
 
 
-def read_plan(path: str | Path, fields: dict | None = None, pick: dict[str, list[int]] | None = None) -> dict:
+def read_plan(path: str | Path, fields: dict | None = None, pick: dict[str, list[int]] | None = None,
+              canonical_only: bool = False) -> dict | None:
     """Read and validate plan.json (a file, or a folder holding one).
 
     ``fields`` limits what is read and kept (memory at 64k GPUs): top-level key -> None for the
@@ -199,6 +200,8 @@ def read_plan(path: str | Path, fields: dict | None = None, pick: dict[str, list
     a render worker reads and validates only the switches and servers it renders. What is kept is
     validated against the model; an older schema version, a hand-edited value or a truncated file
     is an InvalidPlanFile / PlanFileError (exit 2) naming the data path (the position in the file).
+    ``canonical_only`` (with ``fields``): None instead of parsing a file that is not in the canonical
+    layout whole (the caller reads it otherwise).
     """
     p = Path(path)
     if p.is_dir():
@@ -210,6 +213,8 @@ def read_plan(path: str | Path, fields: dict | None = None, pick: dict[str, list
     try:
         with bulk_allocation():
             data = _read_selected(p, fields, pick) if fields else None
+            if data is None and canonical_only and fields:
+                return None
             if data is None:
                 data = _read_whole(p, fields)
                 for key, positions in (pick or {}).items():

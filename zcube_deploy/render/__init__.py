@@ -64,10 +64,13 @@ def _rows(job: RenderJob, kind: str, indices: list[int]):
     if job.source is None:
         return job.plan[kind]
     path, identity = job.source
-    rows = read_plan(path, _ROWS[kind], pick={kind: indices})[kind]
+    positions = sorted(set(indices))
+    rows = read_plan(path, _ROWS[kind], pick={kind: positions})[kind]  # in position order
     if _identity(path) != identity:
         raise PlanFileError(f"{path}: the plan file changed while it was rendered from; run `zcube render` again")
-    return dict(zip(indices, rows))
+    if len(rows) != len(positions):
+        raise PlanFileError(f"{path}: {kind} has fewer entries than when the render began; run `zcube render` again")
+    return dict(zip(positions, rows))
 
 
 class _Worker:
@@ -173,14 +176,20 @@ def _chunks(items: list[int], n: int) -> list[list[int]]:
 Source = tuple[Path, tuple[int, int, int]]  # a plan.json and its identity when read (inode, size, mtime)
 
 
-def read_shared(path: str | Path) -> tuple[dict, Source]:
+def read_shared(path: str | Path) -> tuple[dict, Source | None]:
     """The part of a plan.json that every render worker shares (SHARED_FIELDS), and the file's identity:
-    pass both to :func:`render_all`, whose workers then read the switches and servers they render."""
+    pass both to :func:`render_all`, whose workers then read the switches and servers they render.
+
+    A plan.json not in the canonical layout (hand-formatted) can only be parsed whole: it is read
+    whole once, here (PLAN_FIELDS), and the source is None.
+    """
     p = Path(path)
     if p.is_dir():
         p = p / "plan.json"
     identity = _identity(p) if p.is_file() else None
-    plan = read_plan(p, SHARED_FIELDS)
+    plan = read_plan(p, SHARED_FIELDS, canonical_only=True)
+    if plan is None:
+        return read_plan(p, PLAN_FIELDS), None
     if identity is None or _identity(p) != identity:
         raise PlanFileError(f"{p}: the plan file changed while it was read; run `zcube render` again")
     return plan, (p, identity)

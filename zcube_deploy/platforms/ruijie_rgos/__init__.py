@@ -342,7 +342,7 @@ def _route_block(prefixes: list[str], hops: list[str | None]) -> str | None:
     real = [h for h in hops if h is not None] if None in hops else hops
     if real:  # each a word starting with a digit (the reader takes a word starting otherwise for an interface)
         hop_text = "\n" + "\n".join(real)
-        if hop_text.count("\n") != len(real) or _has_white(hop_text.replace("\n", "")) or _NOT_DIGIT_START.search(hop_text):
+        if "" in real or hop_text.count("\n") != len(real) or _has_white(hop_text.replace("\n", "")) or _NOT_DIGIT_START.search(hop_text):
             return None
     parts = list(_ROUTE_LINE) * len(prefixes)
     parts[1::6] = nets
@@ -355,8 +355,23 @@ def _confirms(text: str, e: ConfigFacts) -> bool:
     """Does ``text`` ("\\n" in front, no CR) read as exactly ``e``? True only when it is in the shape render
     writes and its run of routed ports and its static routes are the canonical text of ``e``'s; False
     also when it may read as ``e`` in another way (the caller then reads it)."""
-    if not text.isascii():
+    if not text.isascii() or not _well_formed(e):
         return False
+    try:
+        return _confirms_facts(text, e)
+    except TypeError:  # a value that is no string where one is written out: not what a reader gives
+        return False
+
+
+def _well_formed(e: ConfigFacts) -> bool:
+    """The columns the canonical text is written from are lists, the parallel ones of one length, and the
+    prefix lengths ints (a float or a bool would find a mask, and read back as another value)."""
+    columns = (e.address_interfaces, e.address_ips, e.address_lens, e.route_prefixes, e.route_next_hops)
+    return (all(type(c) is list for c in columns) and len(e.address_interfaces) == len(e.address_ips) == len(e.address_lens)
+            and len(e.route_prefixes) == len(e.route_next_hops) and set(map(type, e.address_lens)) <= {int})
+
+
+def _confirms_facts(text: str, e: ConfigFacts) -> bool:
     t = _DESCRIPTION.sub("", text)
     p = t.find("\n no switchport\n ip address ")
     if p < 0:
