@@ -23,8 +23,8 @@ PLAN_FIELDS = projection(
     switches=None, servers=None, port_map=None, models=None, settings=None, sizing=None,
     cluster=None, inputs=None, tool_version=None, routing=None,
 )
-# rendering from plan.json (render_file): what the parent reads (the devices' names, racks and ASNs:
-# enough to select and index them); each worker reads and validates the switches and servers it renders
+# rendering from plan.json (read_shared): what the main process reads (the devices' names, racks and
+# ASNs: enough to select and index them); the switches and servers are read by whoever renders them
 SHARED_FIELDS = projection(
     switches={"name", "rack", "asn"}, servers={"name", "rack"}, port_map=None, models=None, settings=None, sizing=None,
     cluster=None, inputs=None, tool_version=None, routing=None,
@@ -35,6 +35,9 @@ SWITCH_TEMPLATE = "switch.cfg.j2"
 HOST_PLATFORM = "netplan"
 HOST_TEMPLATE = "host.yaml.j2"
 SYSCTL_TEMPLATE = "host.sysctl.conf.j2"
+
+
+Source = tuple[Path, tuple[int, int, int]]  # a plan.json and its identity when read (inode, size, mtime)
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ class RenderJob:
     plan: dict
     out: Path
     index: PlanIndex
-    source: tuple[Path, tuple[int, int, int]] | None = None
+    source: Source | None = None
 
 
 def _identity(path: Path) -> tuple[int, int, int]:
@@ -171,9 +174,6 @@ def _render_servers(job: RenderJob, indices: list[int]) -> dict[str, str]:
 
 def _chunks(items: list[int], n: int) -> list[list[int]]:
     return [items[k::n] for k in range(n) if items[k::n]]
-
-
-Source = tuple[Path, tuple[int, int, int]]  # a plan.json and its identity when read (inode, size, mtime)
 
 
 def read_shared(path: str | Path) -> tuple[dict, Source | None]:
