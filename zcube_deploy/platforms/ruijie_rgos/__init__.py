@@ -333,9 +333,9 @@ def _read_part(text: str) -> ConfigFacts:
 
 
 def _route_block(prefixes: list[str], hops: list[str | None]) -> str | None:
-    """The canonical text of these static routes (each `\nip route NET MASK HOP`, a discard route's hop
-    `Null 0`), or None when a value would not read back unchanged."""
-    nets, slashes, lens = zip(*map(str.partition, prefixes, repeat("/")))  # "NET/LEN": split at the first "/"
+    """The canonical text of these static routes (each a line `ip route NET MASK HOP` after a "\\n", a
+    discard route's hop `Null 0`), or None when a value would not read back unchanged."""
+    nets, _, lens = zip(*map(str.partition, prefixes, repeat("/")))  # "NET/LEN": split at the first "/"
     masks = list(map(_MASK_OF_LEN.get, lens))  # LEN in decimal as the reader writes it, else None
     if None in masks or "" in nets or _has_white("".join(nets)):
         return None
