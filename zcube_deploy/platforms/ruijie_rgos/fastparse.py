@@ -15,6 +15,8 @@ import socket
 import struct
 from ipaddress import IPv4Interface
 
+from zcube_deploy.platforms.ruijie_rgos import _PLEN  # dotted mask -> prefix length: the platform's one table
+
 _PACK = struct.Struct("!I").pack
 
 
@@ -268,6 +270,3 @@ def bgp_config_of(cfg) -> dict:
             "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},
             "bfd_ports": sorted(name for name, i in cfg.interfaces.items() if i.bfd),
             "fall_over_bfd": sorted(a for a, n in cfg.bgp.neighbors.items() if n.fall_over_bfd) if cfg.bgp else []}
-
-
-_PLEN = {".".join(str((((0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF) >> s) & 255) for s in (24, 16, 8, 0)): n for n in range(33)}
