@@ -116,13 +116,16 @@ def build(inventory: str | Path, out_dir: str | Path, jobs: int | None = None, s
 # ---------------------------------------------------------------- push
 def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | None = None, concurrency: int = 8, canary: int = 0,
          max_failures: int | None = None, lab_path: str | None = None, known_hosts: str | None = None,
-         trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None) -> tuple[dict, int]:
-    """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets)."""
+         trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None,
+         allow_edited: bool = False) -> tuple[dict, int]:
+    """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets).
+
+    ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies)."""
     from zcube_deploy.push import PushOptions, push_all, select_targets
     from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
 
     eps, kh = endpoints(lab_path, known_hosts)
-    targets = select_targets(plan, Path(configs_dir), only, eps)
+    targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)
     creds = credentials(bool(lab_path), prompt)
     opts = PushOptions(dry_run=dry_run, concurrency=concurrency, canary=canary, max_failures=max_failures,
                        known_hosts=known_hosts_for(kh, trust_on_first_use), trust_on_first_use=trust_on_first_use, timeout=timeout)
