@@ -120,13 +120,16 @@ def build(inventory: str | Path, out_dir: str | Path, jobs: int | None = None, s
 # ---------------------------------------------------------------- push
 def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | None = None, concurrency: int = 8, canary: int = 0,
          max_failures: int | None = None, lab_path: str | None = None, known_hosts: str | None = None,
-         trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None) -> tuple[dict, int]:
-    """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets)."""
+         trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None,
+         allow_edited: bool = False) -> tuple[dict, int]:
+    """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets).
+
+    ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies)."""
     from zcube_deploy.push import PushOptions, push_all, select_targets
     from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
 
     eps, kh = endpoints(lab_path, known_hosts)
-    targets = select_targets(plan, Path(configs_dir), only, eps)
+    targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)
     creds = credentials(bool(lab_path), prompt)
     opts = PushOptions(dry_run=dry_run, concurrency=concurrency, canary=canary, max_failures=max_failures,
                        known_hosts=known_hosts_for(kh, trust_on_first_use), trust_on_first_use=trust_on_first_use, timeout=timeout)
@@ -212,3 +215,23 @@ def twin_down(twin_dir: str) -> dict:
     from zcube_deploy.twin import build as twin_build
 
     return twin_build.down(twin_dir)
+
+
+# ---------------------------------------------------------------- traffic
+def traffic(plan_path: str, out_dir: str, design: str = "zcube", workload: str = "all-to-all", progress=None, **options) -> tuple[dict, Path, Path]:
+    """`zcube traffic`: the flow-level model of the workloads on the plan's ZCube and the designs
+    `zcube compare` sizes (zcube_deploy/traffic/). ``options``: the fields of traffic.run.Options and,
+    prefixed ``pd_``, of traffic.workloads.PdParams. Writes DIR/traffic.json and DIR/traffic.png."""
+    from zcube_deploy.analysis.report import PLAN_FIELDS
+    from zcube_deploy.traffic import report, run
+    from zcube_deploy.traffic.net import DESIGN_KEYS
+    from zcube_deploy.traffic.workloads import WORKLOADS, PdParams
+
+    pd = PdParams(**{k[3:]: v for k, v in options.items() if k.startswith("pd_") and v is not None})
+    rest = {k: v for k, v in options.items() if not k.startswith("pd_")}
+    opts = run.Options(designs=run.parse_list(design, DESIGN_KEYS, "design", DESIGN_KEYS),
+                       workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, **rest)
+    plan = open_plan(plan_path, PLAN_FIELDS)
+    doc = run.study(plan, opts, progress)
+    js, png = report.write(doc, out_dir)
+    return doc, js, png
