@@ -11,7 +11,7 @@ import json
 import math
 from html import escape
 
-from zcube_deploy.render.jinja import environment
+from zcube_deploy.templating import environment
 
 FINDING = "#d40000"
 U_PX = 12            # one U in an elevation
