@@ -220,11 +220,31 @@ def shell_text(block: Block) -> str | None:
     if block.lang not in ("", "text"):
         return None
     lines = [x for x in block.text.splitlines() if x.strip() and not x.lstrip().startswith("#")]
+    if is_synopsis(block):
+        return None
     if lines and lines[0].startswith("$ "):
         return "\n".join(x[2:] for x in lines if x.startswith("$ "))
     if lines and _first_word(lines[0]) in PROGRAMS:
         return block.text
     return None
+
+
+def is_synopsis(block: Block) -> bool:
+    """An untagged usage synopsis (``zcube X PLAN [--a x|y] ...``): alternatives in brackets, not a command line."""
+    return block.lang in ("", "text") and _first_word(block.text) in ZCUBE and bool(re.search(r"\[[^\]]*\|[^\]]*\]", block.text))
+
+
+def synopsis_problems(text: str) -> list[str]:
+    """The options a synopsis shows that its command does not have."""
+    import click
+
+    from zcube_deploy.cli import cli
+
+    cmd, words = cli, text.split()[1:]
+    while isinstance(cmd, click.Group) and words and words[0] in cmd.commands:
+        cmd, words = cmd.commands[words[0]], words[1:]
+    known = {o for p in cmd.params for o in p.opts + p.secondary_opts}
+    return [f"`{o}` is not an option of `{cmd.name}`" for o in dict.fromkeys(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text)) if o not in known]
 
 
 def simple_commands(text: str) -> list[list[str]]:
@@ -296,6 +316,18 @@ def quoted_shell_blocks() -> list[Block]:
 def test_quoted_commands_parse(block):
     problems = command_problems(shell_text(block))
     assert not problems, f"{block.where}: " + "\n".join(problems)
+
+
+@pytest.mark.parametrize("block", [b for p in doc_files() for b in code_blocks(p) if is_synopsis(b)], ids=lambda b: b.where)
+def test_synopsis_options_exist(block):
+    problems = synopsis_problems(block.text)
+    assert not problems, f"{block.where}: " + "\n".join(problems)
+
+
+def test_the_synopsis_checker():
+    b = Block(README, 1, "", "zcube analyze PLAN -o DIR [--samples N|M] [--seeed S]\n")
+    assert is_synopsis(b) and synopsis_problems(b.text) == ["`--seeed` is not an option of `analyze`"]
+    assert not is_synopsis(Block(README, 1, "sh", b.text)) and not is_synopsis(Block(README, 1, "", "zcube plan x.yaml\n"))
 
 
 def test_there_are_quoted_commands_to_parse():

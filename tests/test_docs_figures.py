@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, normalise_volatile, run_zcube
-from test_docs import Block, code_blocks, doc_files, shell_text
+from test_docs import Block, code_blocks, doc_files, is_synopsis, shell_text
 
 # --- comparing quoted lines with an output -------------------------------------------------------
 
@@ -157,7 +157,7 @@ def _key(block: Block) -> tuple[str, str]:
 def quoted_outputs() -> list[Block]:
     """Untagged blocks that are neither commands nor transcripts: outputs, trees, excerpts."""
     return [b for p in doc_files() for b in code_blocks(p)
-            if b.lang in ("", "text") and shell_text(b) is None and b.text.strip()]
+            if b.lang in ("", "text") and shell_text(b) is None and not is_synopsis(b) and b.text.strip()]
 
 
 def _known(block: Block, table: dict) -> tuple | None:
