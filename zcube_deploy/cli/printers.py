@@ -71,10 +71,11 @@ def print_verify(result: dict) -> None:
     out.print(t)
     if summary["worst_racks"]:
         out.print("worst racks: " + ", ".join(f"{r} ({n})" for r, n in summary["worst_racks"]))
-    for f in findings[:30]:
+    shown = [f for f in findings if f["kind"] != "not_checked"]  # (those are the notes below, grouped)
+    for f in shown[:30]:
         out.print(f"[bold]{f['kind']}[/] {f['id']} {', '.join(f['cables'])}: {f['instruction']}")
-    if len(findings) > 30:
-        out.print(f"... {len(findings) - 30} more in verify.json / verify.xlsx")
+    if len(shown) > 30:
+        out.print(f"... {len(shown) - 30} more in verify.json / verify.xlsx")
     for name, e in sorted(errors.items()):
         out.print(f"[red]unreachable[/] {name}: {e}", markup=True)
     if paths:
@@ -84,6 +85,13 @@ def print_verify(result: dict) -> None:
     for line in notes(summary):
         out.print(f"[yellow]note[/] {line}", markup=True, highlight=False)
     if "bgp_sessions" in summary:
-        out.print(f"eBGP sessions: {summary['bgp_sessions']['established']} of {summary['bgp_sessions']['planned']} planned are Established")
+        b = summary["bgp_sessions"]
+        unseen = f", {b['unobserved']} not checked (state observed at neither end)" if b.get("unobserved") else ""
+        out.print(f"eBGP sessions: {b['established']} of {b['planned']} planned are Established{unseen}")
+    skipped = [f for f in findings if f["kind"] == "not_checked"]
+    if skipped:
+        n = len({f["ends"][0]["device"] for f in skipped})
+        out.print(f"[yellow]not clean: planned checks could not run on {n} switch{'es' if n != 1 else ''} "
+                  f"({len(skipped)} not_checked finding{'s' if len(skipped) != 1 else ''}; see the notes above)[/]", highlight=False)
     if not findings and not errors:
-        out.print("[green]clean: every planned port sees its planned neighbour[/]")
+        out.print("[green]clean: every planned check ran and passed (every planned port sees its planned neighbour)[/]")
