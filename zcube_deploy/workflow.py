@@ -208,3 +208,23 @@ def twin_down(twin_dir: str) -> dict:
     from zcube_deploy.twin import build as twin_build
 
     return twin_build.down(twin_dir)
+
+
+# ---------------------------------------------------------------- traffic
+def traffic(plan_path: str, out_dir: str, design: str = "zcube", workload: str = "all-to-all", progress=None, **options) -> tuple[dict, Path, Path]:
+    """`zcube traffic`: the flow-level model of the workloads on the plan's ZCube and the designs
+    `zcube compare` sizes (zcube_deploy/traffic/). ``options``: the fields of traffic.run.Options and,
+    prefixed ``pd_``, of traffic.workloads.PdParams. Writes DIR/traffic.json and DIR/traffic.png."""
+    from zcube_deploy.analysis.report import PLAN_FIELDS
+    from zcube_deploy.traffic import report, run
+    from zcube_deploy.traffic.net import DESIGN_KEYS
+    from zcube_deploy.traffic.workloads import WORKLOADS, PdParams
+
+    pd = PdParams(**{k[3:]: v for k, v in options.items() if k.startswith("pd_") and v is not None})
+    rest = {k: v for k, v in options.items() if not k.startswith("pd_")}
+    opts = run.Options(designs=run.parse_list(design, DESIGN_KEYS, "design", DESIGN_KEYS),
+                       workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, **rest)
+    plan = open_plan(plan_path, PLAN_FIELDS)
+    doc = run.study(plan, opts, progress)
+    js, png = report.write(doc, out_dir)
+    return doc, js, png

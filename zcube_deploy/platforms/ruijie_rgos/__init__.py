@@ -21,6 +21,7 @@ from itertools import compress, repeat
 from operator import not_
 from ipaddress import IPv4Interface, IPv4Network
 
+from zcube_deploy.ipv4 import DOTTED_MASKS, MASK_LENS
 from zcube_deploy.platforms.facts import ConfigFacts
 from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
@@ -73,12 +74,7 @@ def top_level_lines(config_text: str) -> list[str]:
 
 # ---- the neutral parsed form (render's self-check, the routing proof)
 
-_PLEN = {".".join(str((((0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF) >> s) & 255) for s in (24, 16, 8, 0)): n for n in range(33)}
-
-
-def _plen(mask: str) -> int | None:
-    """'255.255.255.254' -> 31; None for a string that is not a contiguous dotted mask."""
-    return _PLEN.get(mask)
+_PLEN = MASK_LENS  # dotted mask -> prefix length, the 33 contiguous masks only
 
 
 # Every pattern starts with a literal "\n" (the text is read with one put in front): a pattern
@@ -312,7 +308,7 @@ def _general_facts(text: str) -> ConfigFacts:
 # - a description line carries no fact wherever it stands.
 # tests/test_parsers.py checks that a confirmed text reads as the expected facts over mutated configs.
 
-_MASK = {plen: mask for mask, plen in _PLEN.items()}  # prefix length -> dotted mask: the reader's own table, inverted
+_MASK = dict(enumerate(DOTTED_MASKS))  # prefix length -> dotted mask: the reader's table, inverted
 _DESCRIPTION = re.compile(r"\n description [^\n]*+")  # a description line (a port's): no fact in it
 _WHITE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # the ASCII characters that are white space to the reader's \S and \s
 _NOT_DIGIT_START = re.compile(r"\n[^0-9]")
