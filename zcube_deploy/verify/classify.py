@@ -650,10 +650,17 @@ def summarize(findings: list[dict], not_checked: dict[str, dict[str, list[str]]]
     by_kind = Counter(f["kind"] for f in findings)
     by_rack = Counter(f["ends"][0]["rack"] for f in findings)
     out = {"findings": len(findings), "by_kind": dict(sorted(by_kind.items())), "worst_racks": by_rack.most_common(5)}
+    if by_kind[K.NOT_CHECKED]:
+        out["not_checked_switches"] = len({f["ends"][0]["device"] for f in findings if f["kind"] == K.NOT_CHECKED})
     if not_checked:
         out[K.NOT_CHECKED] = {k: [{"reason": why, "switches": len(names), "names": sorted(names)[:20]}
                                   for why, names in sorted(v.items())] for k, v in sorted(not_checked.items())}
     return out
+
+
+def to_list(findings: list[dict]) -> list[dict]:
+    """The findings the terminal lists one by one: all but not_checked (those are :func:`notes`, grouped)."""
+    return [f for f in findings if f["kind"] != K.NOT_CHECKED]
 
 
 def notes(summary: dict) -> list[str]:
