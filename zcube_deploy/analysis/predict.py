@@ -1,5 +1,6 @@
 """What the plan's routing delivers, packet by packet: the reference model shared with the lab,
-verify and the data-plane twin (routing contract, /work/briefs/routing-contract.md).
+verify and the data-plane twin (the shared definition of a reachable GPU pair: docs/routing.md; the
+twin's comparison with it: docs/twin.md).
 
 A probe is ``ping -I <source port address> <destination port address>`` from the source server:
 it succeeds when the echo request reaches the destination port AND the reply (sourced from the
