@@ -34,7 +34,7 @@ port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name 
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
 __all__ = ["CONFIG_SUFFIX", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "VERIFY_COMMANDS", "config_facts", "l3_facts", "long_name",
-           "observe", "parse_config", "short_name", "simulator", "top_level_lines"]
+           "observe", "parse_config", "remediation_lines", "short_name", "simulator", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 _ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
@@ -64,6 +64,17 @@ def l3_facts(config_text: str) -> dict:
             if m:
                 routes.append((str(IPv4Network(f"{m.group(1)}/{m.group(2)}", strict=False)), m.group(4)))
     return {"interfaces": interfaces, "routes": routes}
+
+
+def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
+    """The CLI lines that take ``running`` to ``intended`` inside ``owns`` (what push sends; audit's drift).
+
+    (driver.py is imported here, when asked, not at the top: it loads netmiko and napalm, which
+    render, plan and the offline commands never need.)
+    """
+    from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines as lines
+
+    return lines(running, intended, owns)
 
 
 def top_level_lines(config_text: str) -> list[str]:
