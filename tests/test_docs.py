@@ -153,5 +153,5 @@ def test_ci_runs_the_readmes_test_command_and_ruff():
     assert SETUP_COMMANDS[1] in ci, ".ci/run must run the README's test command, byte for byte"
     assert "scripts/setup" in ci, ".ci/run must set up as the README does (scripts/setup)"
     setup = (ROOT / "scripts" / "setup").read_text(encoding="utf-8")
-    assert "python3 -m venv .venv" in setup and ".venv/bin/pip install -q '.[test]'" in setup and "apt-get install" in setup
+    assert "python3 -m venv .venv" in setup and ".venv/bin/pip install -q -e '.[test]'" in setup and "apt-get install" in setup
     assert ".venv/bin/ruff check ." in ci

@@ -29,6 +29,7 @@ def dotted_mac(mac: str) -> str:
 
 
 WRITE_FAULTS = (None, "fail", "drop", "fail_once")
+SUBLINES = ("reject", "global")
 
 
 @dataclass
@@ -44,8 +45,13 @@ class DeviceFaults:
     # the answer (the confirmation is lost): push cannot know what the startup config holds; "fail_once" fails the
     # switch's first save only (a transient flash error: push's second attempt saves)
     write_fault: str | None = None
+    # the sub-lines of a rejected `interface X`: "reject" (each one rejected) or "global" (a lenient CLI, as IOS
+    # may be: they are taken in global configuration mode, where the valid global commands among them land)
+    sublines: str = "reject"
 
     def __post_init__(self) -> None:
+        if self.sublines not in SUBLINES:
+            raise TypeError(f"sublines: {self.sublines!r} is not one of {', '.join(SUBLINES)}")
         if self.write_fault not in WRITE_FAULTS:
             raise TypeError(f"write_fault: {self.write_fault!r} is not one of {', '.join(str(w) for w in WRITE_FAULTS[1:])}")
 
@@ -171,7 +177,7 @@ class LabModel:
         f = self.faults[name]
         return self.sim.Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_output, link_up=self.link_up,
                        ask_password_change=f.ask_password_change, reject=f.reject_lines, routing=self.routing,
-                       write_fault=f.write_fault)
+                       write_fault=f.write_fault, sublines=f.sublines)
 
     # ---- routing protocols (the simulator's bgp), recomputed only when a config or the wiring changed
     def bgp_model(self):

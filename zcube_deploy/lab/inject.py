@@ -16,6 +16,8 @@ A faults file (YAML) is a mapping with two optional lists::
       ZC-E002: {banner_delay: 3}                 # or no_banner: true
       ZC-O003: {drop_after: 40}                  # close the session after 40 commands
       ZC-E004: {reject_lines: [LINE]}            # a config line (or its first words) the switch rejects
+      ZC-E008: {reject_lines: [LINE], sublines: global}   # a lenient CLI: a rejected `interface X`'s
+                                                 # sub-lines are taken in global mode (valid global ones land)
       ZC-O005: {delay: 0.2}                      # seconds before every answer
       ZC-E006: {write_fault: drop}               # saves, then drops the session before the answer
       ZC-O007: {write_fault: fail}               # the save answers an error and saves nothing
@@ -218,7 +220,8 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
             model.faults[name] = DeviceFaults(**spec)
         except TypeError as exc:
             problems.append(Problem(f"faults.devices.{name}", str(exc),
-                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change, write_fault (fail, drop, fail_once)"))
+                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change, "
+                                    "write_fault (fail, drop, fail_once), sublines (reject, global)"))
     if problems:
         raise InputErrors(problems, "invalid faults")
     # what each fault looks like once the plan's config is pushed (planned ports up, others shut)

@@ -230,7 +230,8 @@ class Session:
 
     def __init__(self, state: SwitchState, enable_secret: str, lldp: Callable[[SwitchState, bool], str],
                  link_up: Callable[[SwitchState, str], bool], ask_password_change: bool = False,
-                 reject: list[str] | None = None, routing: Callable | None = None, write_fault: str | None = None):
+                 reject: list[str] | None = None, routing: Callable | None = None, write_fault: str | None = None,
+                 sublines: str = "reject"):
         self.sw = state
         self.secret = enable_secret
         self.lldp = lldp
@@ -242,6 +243,10 @@ class Session:
         self.awaiting: str | None = "password_change" if ask_password_change else None
         self.closed = False
         self.orphan = False  # the last unindented line was a rejected `interface X`: its indented sub-lines are rejected
+        # what happens to the sub-lines of a rejected `interface X`: "reject" (each rejected, the strict CLI) or
+        # "global" (the lenient-CLI fault: the session is left in global configuration mode, where each sub-line
+        # that is a valid global command is accepted, e.g. a stray `bfd interval ...`, and the others rejected)
+        self.sublines = sublines
         self.abort = False  # set by a command: the connection drops at once, before the answer (the lab's server does it)
         self.write_fault = write_fault  # the lab fault on `write`: None, "fail" (nothing saved), "drop" (saved, answer lost), "fail_once"
         self.reject = [r.strip() for r in (reject or [])]
@@ -303,16 +308,27 @@ class Session:
                 return self._invalid(line, indent)
             self.orphan = False
             if any(stripped == r or stripped.startswith(r + " ") for r in self.reject):
-                self.orphan = _opens_interface(stripped)
-                return self._invalid(line, 0)
+                text = self._invalid(line, 0)  # the caret under the prompt the line was typed at
+                self._rejected_interface(stripped)
+                return text
         entered = self.mode
         try:
             if self.mode == "config-sub":
                 return self._sub_line(line)
             return self._dispatch(line)
         except _CliError as err:
-            self.orphan = entered.startswith("config") and not indent and _opens_interface(stripped)
+            if entered.startswith("config") and not indent:
+                self._rejected_interface(stripped)
             return err.text
+
+    def _rejected_interface(self, stripped: str) -> None:
+        """A configuration line was rejected: when it is `interface X`, its sub-lines follow the ``sublines`` fault."""
+        if not _opens_interface(stripped):
+            return
+        if self.sublines == "global":  # the lenient CLI: the sub-lines are taken in global configuration mode
+            self.mode, self.interface, self.stack = "config", None, []
+        else:
+            self.orphan = True
 
     def _invalid(self, line: str, offset: int) -> str:
         col = len(self.prompt()) + offset
