@@ -161,3 +161,16 @@ def test_a_switch_without_a_recording_is_not_checked_not_clean(built, tmp_path):
     doc = json.loads((tmp_path / "a" / "audit.json").read_text())
     nc = [f for f in doc["findings"] if f["kind"] == "not_checked" and f["check"] == "config_drift"]
     assert {f["device"] for f in nc} == set(intended) and not doc["summary"]["clean"]
+
+
+def test_every_runs_again_and_count_stops_it(built, tmp_path):
+    out, _, _ = built
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    res = run_zcube("audit", str(out / "plan.json"), "--from", str(rec), "-o", str(tmp_path / "a"), "--every", "1", "--count", "2",
+                    "--metrics", str(tmp_path / "m.prom"))
+    assert res.returncode == 1 and res.stdout.count("] run ") == 2, res.stdout + res.stderr
+    assert "run 1:" in res.stdout and "run 2:" in res.stdout
+    assert 'zcube_audit_switches{cluster="lab64",state="audited"} 16.0' in (tmp_path / "m.prom").read_text()
+    res = run_zcube("audit", str(out / "plan.json"), "--from", str(rec), "-o", str(tmp_path / "a"), "--count", "2")
+    assert res.returncode == 2 and "--count goes with --every" in res.stderr

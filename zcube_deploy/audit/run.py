@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +49,7 @@ class AuditResult:
     scope: list[str] = field(default_factory=list)
     paths: dict[str, str] = field(default_factory=dict)
     duration_s: float = 0.0
+    finished: str = ""  # when the run ended, UTC (for the terminal; audit.json holds no clock)
 
     @property
     def clean(self) -> bool:
@@ -178,6 +182,7 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
     tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     tmp.replace(path)
     result.paths["audit"] = str(path)
+    result.finished = time.strftime("%H:%M:%S", time.gmtime())
     return result
 
 
@@ -193,3 +198,53 @@ def summarize(findings: list[dict], names: list[str], unreachable: dict[str, str
     return {"switches": len(names), "switches_unreachable": len(unreachable), "findings": len(findings),
             "drift": sum(by_kind.get(k, 0) for k in DRIFT_KINDS), "not_checked": by_kind.get("not_checked", 0),
             "by_kind": dict(sorted(by_kind.items())), "clean": not findings}
+
+
+def check_options(every: float | None, count: int | None, replay_dir: str | None, runner: str) -> None:
+    """The option combinations that make no sense, as input errors (exit 2)."""
+    problems = []
+    if count and not every:
+        problems.append(Problem("--count", "--count goes with --every", "add --every SECONDS, or drop --count"))
+    if replay_dir and runner != "threads":
+        problems.append(Problem("--runner", "--runner applies to a live audit, not to --from"))
+    if runner not in RUNNERS:
+        problems.append(Problem("--runner", f"unknown runner {runner!r}", f"one of {', '.join(RUNNERS)}"))
+    if problems:
+        raise InputErrors(problems, "bad options")
+
+
+def configs_folder(plan_path: str, configs_dir: str | None) -> tuple[str, Path]:
+    """(the plan.json path, the render output folder: ``configs_dir`` or the plan's folder)."""
+    src = Path(plan_path)
+    plan_file = src / "plan.json" if src.is_dir() else src
+    return str(plan_file), Path(configs_dir) if configs_dir else plan_file.parent
+
+
+def run_audits(plan: dict, plan_file: str, out_dir: Path, opts: AuditOptions, creds=None, metrics_path: str | None = None,
+               every: float | None = None, count: int | None = None,
+               report: Callable[[AuditResult, int | None], None] | None = None) -> AuditResult:
+    """One audit, or (``every``) one every ``every`` seconds until ``count`` runs, SIGTERM or Ctrl-C.
+
+    ``report(result, cycle)`` is called after each run (cycle None for a single run); the last result
+    is returned. A run that fails on bad input raises as usual; an interrupt between runs ends the loop.
+    """
+    from zcube_deploy.audit.metrics import write_metrics
+
+    stop = threading.Event()
+    if every and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    cycle = 0
+    while True:
+        cycle += 1
+        result = audit_once(plan, plan_file, out_dir, opts, creds)
+        if metrics_path:
+            write_metrics(metrics_path, result, plan["cluster"]["name"])
+        if report:
+            report(result, cycle if every else None)
+        if not every or (count and cycle >= count):
+            return result
+        try:
+            if stop.wait(every):
+                return result
+        except KeyboardInterrupt:
+            return result

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import signal
 import sys
-import time
 from pathlib import Path
 
 import click
 
 from zcube_deploy import workflow
-from zcube_deploy.cli.common import cli, err, handle_errors, out, print_stale, prompt
+from zcube_deploy.cli.common import cli, handle_errors, out, print_stale, prompt
 
 
 def _print(result, cycle: int | None) -> None:
     s = result.summary
-    head = f"[{time.strftime('%H:%M:%S')}] run {cycle}: " if cycle is not None else ""
+    head = f"[{result.finished} UTC] run {cycle}: " if cycle is not None else ""
     state = "[green]clean[/]" if s["clean"] else f"[red]{s['findings']} finding{'s' if s['findings'] != 1 else ''}[/]"
     out.print(f"{head}audit of {s['switches']} switches ({s['switches_unreachable']} unreachable): {state} "
               f"({s['drift']} config drift, {s['not_checked']} not checked) in {result.duration_s:.1f} s")
@@ -52,44 +50,15 @@ def audit_cmd(plan_path, out_dir, configs_dir, lab_path, replay_dir, only, metri
     Exit 0 when clean, 1 when anything drifted or could not be checked (each finding with a stable ID
     and its fix), 2 for bad input. With --every the exit code is the last run's.
     """
-    from zcube_deploy.audit.metrics import write_metrics
-    from zcube_deploy.audit.run import AuditOptions, audit_once
+    from zcube_deploy.audit.run import AuditOptions, check_options, configs_folder, run_audits
+    from zcube_deploy.push.credentials import credentials
     from zcube_deploy.verify import PLAN_FIELDS
 
-    if count and not every:
-        raise click.UsageError("--count goes with --every")
-    if replay_dir and runner != "threads":
-        raise click.UsageError("--runner applies to a live audit, not to --from")
+    check_options(every, count, replay_dir, runner)
     plan = workflow.open_plan(plan_path, PLAN_FIELDS)
     print_stale(workflow.stale_warning(plan))
-    src = Path(plan_path)
-    configs = Path(configs_dir) if configs_dir else (src if src.is_dir() else src.parent)
+    plan_file, configs = configs_folder(plan_path, configs_dir)
     opts = AuditOptions(configs, lab_path, known_hosts, replay_dir, only, concurrency, timeout, runner)
-    creds = None
-    if not replay_dir and runner == "threads":
-        from zcube_deploy.push.credentials import credentials
-
-        creds = credentials(bool(lab_path), prompt)
-    plan_file = str(src / "plan.json") if src.is_dir() else str(src)
-    stop = {"now": False}
-    if every:
-        signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
-    cycle = 0
-    while True:
-        cycle += 1
-        result = audit_once(plan, plan_file, Path(out_dir), opts, creds)
-        if metrics_path:
-            write_metrics(metrics_path, result, plan["cluster"]["name"])
-        _print(result, cycle if every else None)
-        if not every or stop["now"] or (count and cycle >= count):
-            break
-        try:
-            deadline = time.monotonic() + every
-            while time.monotonic() < deadline and not stop["now"]:
-                time.sleep(min(0.5, deadline - time.monotonic()))
-        except KeyboardInterrupt:
-            err.print("interrupted")
-            break
-        if stop["now"]:
-            break
+    creds = credentials(bool(lab_path), prompt) if not replay_dir and runner == "threads" else None
+    result = run_audits(plan, plan_file, Path(out_dir), opts, creds, metrics_path, every, count, report=_print)
     sys.exit(0 if result.clean else 1)
