@@ -142,29 +142,46 @@ def _zcube_command() -> tuple[str, ...]:
 
 def run_zcube(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 600, input: str | None = None):
     """Run the CLI as a user would: a real subprocess."""
-    full_env = {**os.environ, **(env or {}), "COLUMNS": "200", "NO_COLOR": "1"}
+    full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
     return subprocess.run(zcube_exe() + list(args), cwd=cwd, env=full_env, capture_output=True, text=True,
                           timeout=timeout, input=input)
 
 
 def build_example(tmp_path_factory, inventory: str) -> Path:
     """`zcube build inventories/<inventory> -o <tmp>` as a user runs it; returns the output folder."""
+    return build_example_run(tmp_path_factory, inventory)[0]
+
+
+def build_example_run(tmp_path_factory, inventory: str) -> tuple[Path, str]:
+    """`zcube build inventories/<inventory> -o <tmp>` as a user runs it; returns the output folder and what it printed."""
     out = tmp_path_factory.mktemp(inventory.split(".")[0])
     r = run_zcube("build", f"inventories/{inventory}", "-o", str(out), cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    return out
+    return out, r.stdout
 
 
 @pytest.fixture(scope="session")
-def lab64_build(tmp_path_factory):
-    """lab-64 built once per run (plan, configs, cabling); tests only read it."""
-    return build_example(tmp_path_factory, "lab-64.yaml")
+def lab64_build_run(tmp_path_factory):
+    """lab-64 built once per run (plan, configs, cabling, hall) and the build's output; tests only read them."""
+    return build_example_run(tmp_path_factory, "lab-64.yaml")
 
 
 @pytest.fixture(scope="session")
-def glm1k_build(tmp_path_factory):
-    """glm-1k built once per run (plan, configs, cabling); tests only read it."""
-    return build_example(tmp_path_factory, "glm-1k.yaml")
+def glm1k_build_run(tmp_path_factory):
+    """glm-1k built once per run (plan, configs, cabling, hall) and the build's output; tests only read them."""
+    return build_example_run(tmp_path_factory, "glm-1k.yaml")
+
+
+@pytest.fixture(scope="session")
+def lab64_build(lab64_build_run):
+    """lab-64 built once per run: the output folder."""
+    return lab64_build_run[0]
+
+
+@pytest.fixture(scope="session")
+def glm1k_build(glm1k_build_run):
+    """glm-1k built once per run: the output folder."""
+    return glm1k_build_run[0]
 
 
 @pytest.fixture(scope="session")

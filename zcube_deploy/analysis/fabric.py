@@ -16,6 +16,7 @@ from math import ceil
 import numpy as np
 
 from zcube_deploy.errors import PlanFileError
+from zcube_deploy.ipv4 import MASKS, aton
 from zcube_deploy.topology.forwarding import SOURCE_FALLBACK, pinned_tables
 
 
@@ -61,11 +62,6 @@ class Routing:
     pinned: dict = field(default_factory=dict)  # switch name -> its pinned forwarding entries (topology/forwarding.py)
 
 
-def _aton(text: str) -> int:
-    a, b, c, d = (int(x) for x in text.split("."))
-    return (a << 24) | (b << 16) | (c << 8) | d
-
-
 def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
     """The installed GPUs, switches, fabric links and routing of a one-plane ZCube plan."""
     if plan.get("sizing", {}).get("planes", 1) != 1:
@@ -93,8 +89,8 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
         raise PlanFileError("the plan has no installed GPU with both NIC ports cabled: nothing to analyse")
     if not (group[port_switch[:, 0]].all() and (~group[port_switch[:, 1]]).all()):
         raise PlanFileError("NIC port 1 must go to an odd switch and port 2 to an even switch")
-    addr1 = np.array([_aton(gpus[k][1]["address"]) for k in keys], dtype=np.int64)
-    addr2 = np.array([_aton(gpus[k][2]["address"]) for k in keys], dtype=np.int64)
+    addr1 = np.array([aton(gpus[k][1]["address"]) for k in keys], dtype=np.int64)
+    addr2 = np.array([aton(gpus[k][2]["address"]) for k in keys], dtype=np.int64)
     odd = np.flatnonzero(group)
     even = np.flatnonzero(~group)
     withdrawn: dict[int, list[tuple[str, str]]] = {}
@@ -107,7 +103,7 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
         peer_link: dict[int, int] = {}
         for itf in sw["interfaces"]:
             if itf.get("kind") == "fabric" and itf.get("cable") in link_of_cable:
-                peer_link[_aton(itf["peer"]["address"])] = link_of_cable[itf["cable"]]
+                peer_link[aton(itf["peer"]["address"])] = link_of_cable[itf["cable"]]
         out = np.full(len(dst), -1, dtype=np.int64)
         plen_of = np.full(len(dst), -1, dtype=np.int64)
         for e in pinned[sw["name"]]:
@@ -118,7 +114,7 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
             link = peer_link.get(e.next_hops[0], -1)
             if link >= 0:
                 withdrawn.setdefault(link, []).append((sw["name"], e.prefix))
-            mask = (0xFFFFFFFF << (32 - e.prefix_len)) & 0xFFFFFFFF
+            mask = MASKS[e.prefix_len]
             hit = (dst & mask) == (e.network & mask)
             hit &= e.prefix_len > plen_of
             if not hit.any():

@@ -13,6 +13,7 @@ from ipaddress import IPv4Network
 from string import Template
 
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.lab.wiring import Wiring
 from zcube_deploy.platforms import simulator
 
@@ -79,7 +80,7 @@ class LabModel:
         for name in pm["unused_ports"]:
             self.abbrev.setdefault(name, sim.short_name(name))
         mgmt_if = model["mgmt_interface"]
-        mgmt_mask = _mask(plan["settings"]["mgmt_prefix_len"])
+        mgmt_mask = dotted_mask(plan["settings"]["mgmt_prefix_len"])
         self.switches: dict = {}  # name -> the simulator's SwitchState
         site = site_baseline(plan, baseline)
         for sw in plan["switches"]:
@@ -200,8 +201,3 @@ class LabModel:
         return self.bgp_model(), self.name_of(st)
 
     enable_secret = ""
-
-
-def _mask(plen: int) -> str:
-    v = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-    return ".".join(str((v >> s) & 255) for s in (24, 16, 8, 0))

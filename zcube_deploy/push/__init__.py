@@ -17,7 +17,6 @@ an optional canary batch goes first; a failure budget stops new devices from sta
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import threading
 import time
@@ -31,16 +30,18 @@ from napalm.base.exceptions import MergeConfigException, ReplaceConfigException
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.model import projection
-from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver, platform_module, require_device_access
+from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver, platform_module
 from zcube_deploy.push.guard import after_change, management_problems
 from zcube_deploy.platforms.contract import StartupNotConfirmed
-from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.push.targets import Target, select_targets
+
+__all__ = ["OK_STATUSES", "PLAN_FIELDS", "Credentials", "PushOptions", "Target", "load_lab", "push_all", "push_device", "select_targets"]
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 
 OK_STATUSES = ("unchanged", "changed", "would_change")
 # the plan sections push reads (a projection for read_plan)
-PLAN_FIELDS = projection(switches={"name", "mgmt_address", "rack", "interfaces"}, port_map=None, addressing=None,
-                         models=None, cluster=None, inputs=None, tool_version=None)
+PLAN_FIELDS = projection(switches=None, port_map=None, addressing=None, models=None, cluster=None, inputs=None, tool_version=None,
+                         settings=None, sizing=None, routing=None)
 
 
 @dataclass(frozen=True)
@@ -67,55 +68,10 @@ class PushOptions:
 
 
 @dataclass
-class Target:
-    name: str
-    host: str
-    port: int
-    intended: str
-    scope: ManagedScope | None = None  # what push owns on this switch (None: the whole config, tests only)
-    mgmt_address: str | None = None
-    platform: str = DEFAULT_PLATFORM
-
-
-@dataclass
 class PushRun:
     results: dict[str, dict] = field(default_factory=dict)
     failures: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: dict[str, tuple[str, int]] | None) -> list[Target]:
-    require_device_access(plan["cluster"]["platform"])
-    if not (configs_dir / "configs").is_dir():
-        raise InputErrors(Problem(str(configs_dir / "configs"), "no rendered configs here", "run `zcube render PLAN -o DIR` first"),
-                          "cannot push")
-    pats = [p.strip() for p in (only or "").split(",") if p.strip()]
-    targets, problems = [], []
-    for sw in plan["switches"]:
-        name = sw["name"]
-        if pats and not any(fnmatch.fnmatchcase(name, p) or (p.startswith("rack:") and fnmatch.fnmatchcase(sw["rack"], p[5:])) for p in pats):
-            continue
-        path = configs_dir / "configs" / f"{name}.cfg"
-        if not path.exists():
-            problems.append(Problem(str(path), "no rendered config", "run `zcube render PLAN -o DIR` first"))
-            continue
-        if endpoints is not None:
-            if name not in endpoints:
-                problems.append(Problem("--lab", f"{name} is not in the lab"))
-                continue
-            host, port = endpoints[name]
-        else:
-            host, port = sw["mgmt_address"], 22
-        intended = path.read_text(encoding="utf-8")
-        platform = plan["cluster"]["platform"]
-        scope = ManagedScope.for_switch(plan, sw, platform_module(platform).top_level_lines(intended), platform)
-        targets.append(Target(name, host, port, intended, scope, sw.get("mgmt_address"), platform))
-    if problems:
-        more = [Problem("", f"... and {len(problems) - 10} more")] if len(problems) > 10 else []
-        raise InputErrors(problems[:10] + more, "cannot push")
-    if pats and not targets:
-        raise InputErrors(Problem("--only", f"{only!r} matches no switch"))
-    return targets
 
 
 def _stamp() -> str:
@@ -125,6 +81,8 @@ def _stamp() -> str:
 def push_device(t: Target, creds: Credentials, opts: PushOptions, out: Path) -> dict:
     """Push one switch; every outcome is a result (a device's failure never stops the others)."""
     res: dict = {"name": t.name, "host": t.host, "port": t.port, "status": "failed", "lines_changed": 0, "error": None}
+    if t.edited:
+        res["edited"] = True  # the file differs from render's manifest (pushed with allow_edited)
     started = time.monotonic()
     try:
         return _push_device(t, creds, opts, out, res)

@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from ipaddress import IPv4Address, IPv4Network
 
+from zcube_deploy.ipv4 import ntoa
+from zcube_deploy.topology import forwarding
 from zcube_deploy.verify.observation import Observation, as_observations
 from zcube_deploy.vocabulary import CABLE_KINDS, BgpCause
 
@@ -176,16 +178,13 @@ def expected_routes(plan: dict, sources: set[str], down_cables: set[str]) -> dic
     switch should install): the plan's mode-bgp forwarding state (topology/forwarding.py's
     ``switch_tables``: shortest AS paths, ECMP across every equal-length path, the plan's multipath
     relax) over the planned fabric minus ``down_cables``, at most ``routing.maximum_paths``."""
-    from zcube_deploy.plan.ipam import ntoa
-    from zcube_deploy.topology.forwarding import switch_tables
-
     rt = plan.get("routing") or {}
     max_paths = int(rt.get("maximum_paths") or 1)
     # a session over a down cable carries no routes: the fabric without those links
     switches = [sw if not any(i["cable"] in down_cables for i in sw["interfaces"] if i["kind"] == "fabric")
                 else {**sw, "interfaces": [i for i in sw["interfaces"] if i["kind"] != "fabric" or i["cable"] not in down_cables]}
                 for sw in plan["switches"]]
-    tables = switch_tables(rt, switches)  # the plan is in mode bgp (classify calls this only then)
+    tables = forwarding.switch_tables(rt, switches)  # the plan is in mode bgp (classify calls this only then)
     out = {}
     for src in sorted(sources):
         routes = {}

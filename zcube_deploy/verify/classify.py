@@ -32,7 +32,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from ipaddress import IPv4Network
 
+from zcube_deploy.ipv4 import ntoa
 from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module
+from zcube_deploy.topology import forwarding
 from zcube_deploy.verify.observation import Neighbour, Observation, as_observations
 from zcube_deploy.vocabulary import FindingKind as K
 from zcube_deploy.vocabulary import FixOp
@@ -233,9 +235,6 @@ def classify_static_routes(ctx: Context) -> list[dict]:
 def planned_static_routes(plan: dict, switches: list[dict]) -> dict[str, set[tuple[str, str]]]:
     """Per switch: the (prefix, next hop) pairs the plan's forwarding state gives it in mode static, read
     through topology/forwarding.py's ``switch_tables`` (the one interface to forwarding state)."""
-    from zcube_deploy.plan.ipam import ntoa
-    from zcube_deploy.topology.forwarding import switch_tables
-
     text: dict[int, str] = {}  # the same next hops and networks recur on every switch: convert each once
 
     def s(n: int) -> str:
@@ -244,7 +243,7 @@ def planned_static_routes(plan: dict, switches: list[dict]) -> dict[str, set[tup
             r = text[n] = ntoa(n)
         return r
 
-    tables = switch_tables(plan.get("routing") or {"mode": "static"}, switches)
+    tables = forwarding.switch_tables(plan.get("routing") or {"mode": "static"}, switches)
     return {sw: {(f"{s(e[0])}/{e[1]}", s(h)) for e in rows for h in e[2]} for sw, rows in tables.items()}
 
 

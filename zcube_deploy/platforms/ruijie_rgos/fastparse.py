@@ -11,17 +11,10 @@ both on the mocked outputs and on a lab's recordings.
 from __future__ import annotations
 
 import re
-import socket
-import struct
 from ipaddress import IPv4Interface
 
-from zcube_deploy.platforms.ruijie_rgos import _PLEN  # dotted mask -> prefix length: the platform's one table
-
-_PACK = struct.Struct("!I").pack
-
-
-def ntoa(value: int) -> str:
-    return socket.inet_ntoa(_PACK(value))
+from zcube_deploy.ipv4 import MASK_LENS as _PLEN  # dotted mask -> prefix length: the one table
+from zcube_deploy.ipv4 import ntoa
 
 # ---------------------------------------------------------------- show lldp neighbors detail
 # the template's states: Start (port header, neighbour index), Neighbor (fields), Description
