@@ -11,7 +11,7 @@ import pytest
 from conftest import run_zcube
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift
 from zcube_deploy.audit.run import AuditOptions, audit_once
-from zcube_deploy.lab.drift import DRIFT_FAULT_KINDS, apply_drifts, plan_drifts
+from zcube_deploy.platforms.ruijie_rgos.lab.drift import DRIFT_FAULT_KINDS, apply_drifts, plan_drifts
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
 
@@ -28,7 +28,7 @@ def built(lab64_build):
 def _drift(plan, intended, name, running):
     sw = next(s for s in plan["switches"] if s["name"] == name)
     scope = ManagedScope.for_switch(plan, sw, RGOS.top_level_lines(intended[name]), "ruijie_rgos")
-    return config_drift(name, running, intended[name], scope.owns, RGOS.remediation_lines)
+    return config_drift(name, running, intended[name], scope.owns, RGOS.drift_rows)
 
 
 def test_no_drift_when_running_equals_rendered_and_site_lines_are_ignored(built):

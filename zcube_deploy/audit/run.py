@@ -26,7 +26,6 @@ from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.verify.observe import record_name
 
 RUNNERS = ("threads", "nornir")
-RUNNING_CONFIG = "show running-config"
 
 
 @dataclass
@@ -120,13 +119,13 @@ def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: 
     by_name = {s["name"]: s for s in plan["switches"]}
     findings, missing = [], []
     for n in names:
-        f = rec / n / record_name(RUNNING_CONFIG)
+        f = rec / n / record_name(pm.RUNNING_CONFIG_COMMAND)
         if not f.is_file():
             missing.append(n)
             continue
         running = f.read_bytes().decode("utf-8", errors="replace")
         scope = ManagedScope.for_switch(plan, by_name[n], pm.top_level_lines(intended[n]), platform)
-        findings.extend(config_drift(n, running, intended[n], scope.owns, pm.remediation_lines))
+        findings.extend(config_drift(n, running, intended[n], scope.owns, pm.drift_rows))
     return findings, missing
 
 

@@ -34,11 +34,12 @@ NAPALM_DRIVER = "ruijie_rgos"
 CONFIG_SUFFIX = ".cfg"
 LOOPBACK = "Loopback 0"
 BGP_SESSIONS_COMMAND = "show ip bgp summary"  # named in verify's fix texts
+RUNNING_CONFIG_COMMAND = "show running-config"  # what audit compares with the rendered config
 port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name the plan uses
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
-__all__ = ["CONFIG_SUFFIX", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "VERIFY_COMMANDS", "config_facts", "l3_facts",
-           "long_name", "numbered_sections", "observe", "parse_config", "remediation_lines", "section_interface", "short_name", "simulator",
+__all__ = ["CONFIG_SUFFIX", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "drift_rows", "VERIFY_COMMANDS", "config_facts", "l3_facts",
+           "long_name", "numbered_sections", "observe", "parse_config", "RUNNING_CONFIG_COMMAND", "section_interface", "short_name", "simulator",
            "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
@@ -71,15 +72,15 @@ def l3_facts(config_text: str) -> dict:
     return {"interfaces": interfaces, "routes": routes}
 
 
-def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
-    """The CLI lines that take ``running`` to ``intended`` inside ``owns`` (what push sends; audit's drift).
+def drift_rows(running: str, intended: str, owns=None) -> list:
+    """Config drift of ``running`` from ``intended`` inside ``owns``, as neutral rows (drift.py; audit's kinds).
 
-    (driver.py is imported here, when asked, not at the top: it loads netmiko and napalm, which
-    render, plan and the offline commands never need.)
+    (drift.py is imported here, when asked, not at the top: through the driver's remediation it
+    loads netmiko and napalm, which render, plan and the offline commands never need.)
     """
-    from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines as lines
+    from zcube_deploy.platforms.ruijie_rgos.drift import drift_rows as rows
 
-    return lines(running, intended, owns)
+    return rows(running, intended, owns)
 
 
 def top_level_lines(config_text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Drift faults: hand edits of a configured lab switch, each of a known audit kind (docs/audit.md).
+"""Drift faults: hand edits of a configured lab RGOS switch, each of a known audit kind (docs/audit.md).
 
 :func:`plan_drifts` draws ``count`` edits over the switches' rendered configs (pure, seeded), each
 with the kind ``zcube audit`` must report; :func:`apply_drifts` makes them over SSH the way an
