@@ -28,8 +28,8 @@ from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module, require_de
 from zcube_deploy.push.candidate import Management, refusals
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.render import SWITCH_TEMPLATE
-from zcube_deploy.render.jinja import template
 from zcube_deploy.render.views import PlanIndex, switch_view
+from zcube_deploy.templating import template
 
 MAX_PROBLEMS = 40  # input problems listed (the rest counted)
 

@@ -37,8 +37,9 @@ BGP_SESSIONS_COMMAND = "show ip bgp summary"  # named in verify's fix texts
 port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name the plan uses
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
-__all__ = ["CONFIG_SUFFIX", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "VERIFY_COMMANDS", "config_facts", "l3_facts",
-           "long_name", "numbered_sections", "observe", "parse_config", "section_interface", "short_name", "simulator", "top_level_lines"]
+__all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "VERIFY_COMMANDS",
+           "command_error", "config_facts", "l3_facts", "long_name", "numbered_sections", "observe", "parse_config",
+           "section_interface", "short_name", "simulator", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 _ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
@@ -426,6 +427,23 @@ def _confirms_facts(text: str, e: ConfigFacts) -> bool:
 # reads, is not among them: nothing verify compares comes from it)
 VERIFY_COMMANDS = ("show running-config", "show interface status", "show lldp neighbors detail", "show ip route",
                    "show ip bgp summary", "show bfd neighbors")
+# which command each part of verify's observation comes from (vocabulary.Fact's values): a part whose
+# command was not collected, or was answered with a CLI error, is not observed (a not_checked finding)
+FACT_COMMANDS = {"hostname": "show running-config", "addresses": "show running-config", "bgp_config": "show running-config",
+                 "link": "show interface status", "lldp": "show lldp neighbors detail", "routes": "show ip route",
+                 "bgp_sessions": "show ip bgp summary", "bfd": "show bfd neighbors"}
+# the CLI's answers to a command it does not take (docs/ruijie.md): the command's data is not there.
+# ("% BGP instance is not running." is an answer: no BGP process.)
+_CLI_ERRORS = ("% Invalid input", "% Incomplete command", "% Ambiguous command", "% Unknown command", "% Unrecognized command")
+
+
+def command_error(output: str) -> str | None:
+    """The CLI's error line when ``output`` is a refusal of the command rather than its output, else None."""
+    for line in output.replace("\r", "\n").split("\n")[:5]:
+        line = line.strip()
+        if line.startswith(_CLI_ERRORS):
+            return line[:200]
+    return None
 
 
 def observe(outputs: dict[str, str]) -> dict:
