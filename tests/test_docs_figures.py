@@ -147,6 +147,7 @@ NOT_COMPARED = {
     ("docs/layout.md", "zcube_deploy/"): "the repository's folders, not an output",
     ("docs/push.md", "ZC-O001  startup_uncertain"): "an excerpt of push's answer to an unconfirmed write (lab fault write_fault)",
     ("docs/push.md", "ZC-O001 refused"): "push's refusal of a route through the management network (tests/test_push_scope.py)",
+    ("docs/push.md", "error: cannot push; nothing was sent"): "push's refusal of a hand-edited config (tests/test_push_candidate.py)",
 }
 
 
