@@ -9,7 +9,7 @@ What the rest of the tool asks a platform (the seam, see docs/platforms.md), and
   prefix-length form, static routes, BGP) that render's self-check and the routing proof read.
 - :func:`l3_facts`, :func:`top_level_lines`, :func:`parse_config`: push's management guard and scope;
   :func:`numbered_sections`, :func:`section_interface`, ``NEGATION`` (``sections.py``): push's check of a
-  config file before it is sent.
+  config file before it is sent; :func:`config_drift` (``hconfig.py``): push's read-back after a rollback.
 - ``VERIFY_COMMANDS`` and :func:`observe` (``observations.py``): what verify runs and how it is read.
 - ``names.py`` (interface names and abbreviations: the one table), ``parsers.py`` (TextFSM),
   ``hconfig.py`` (the hier_config driver for push remediation), ``lab/`` (the simulated switch).
@@ -25,7 +25,7 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from zcube_deploy.ipv4 import DOTTED_MASKS, MASK_LENS
 from zcube_deploy.platforms.facts import ConfigFacts
-from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
+from zcube_deploy.platforms.ruijie_rgos.hconfig import config_drift, parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
 from zcube_deploy.platforms.ruijie_rgos.sections import NEGATION, numbered_sections, section_interface
 
@@ -38,7 +38,7 @@ port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name 
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
 __all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "VERIFY_COMMANDS",
-           "command_error", "config_facts", "l3_facts", "long_name", "numbered_sections", "observe", "parse_config",
+           "command_error", "config_drift", "config_facts", "l3_facts", "long_name", "numbered_sections", "observe", "parse_config",
            "section_interface", "short_name", "simulator", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
