@@ -121,15 +121,22 @@ def build(inventory: str | Path, out_dir: str | Path, jobs: int | None = None, s
 def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | None = None, concurrency: int = 8, canary: int = 0,
          max_failures: int | None = None, lab_path: str | None = None, known_hosts: str | None = None,
          trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None,
-         allow_edited: bool = False) -> tuple[dict, int]:
+         allow_edited: bool = False, drained: dict[str, set[str]] | None = None) -> tuple[dict, int]:
     """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets).
 
-    ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies)."""
+    ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies).
+    ``drained`` (switch -> ports shut by `zcube drain`): a drained switch among the targets is refused (a push
+    would undo its drain) unless it is left out; pass None to push it anyway (--include-drained)."""
     from zcube_deploy.push import PushOptions, push_all, select_targets
     from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
 
     eps, kh = endpoints(lab_path, known_hosts)
     targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)
+    refused = sorted(t.name for t in targets if t.name in (drained or {}))
+    if refused:
+        raise InputErrors([Problem(name, "is drained (a drain record beside the plan): a push would undo the drain",
+                                   "`zcube undrain PLAN switch:NAME` first, leave it out with --only, or --include-drained") for name in refused],
+                          "cannot push")
     creds = credentials(bool(lab_path), prompt)
     opts = PushOptions(dry_run=dry_run, concurrency=concurrency, canary=canary, max_failures=max_failures,
                        known_hosts=known_hosts_for(kh, trust_on_first_use), trust_on_first_use=trust_on_first_use, timeout=timeout)
@@ -235,3 +242,24 @@ def traffic(plan_path: str, out_dir: str, design: str = "zcube", workload: str =
     doc = run.study(plan, opts, progress)
     js, png = report.write(doc, out_dir)
     return doc, js, png
+
+
+def drain_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, known_hosts: str | None, dry_run: bool, timeout: float,
+                prompt=None, **options):
+    """(plan, the plan's folder, DrainOptions, credentials) for `zcube drain` / `zcube undrain`."""
+    from zcube_deploy.drain.run import DrainOptions
+    from zcube_deploy.push.credentials import credentials
+
+    src = Path(plan_path)
+    plan_dir = src if src.is_dir() else src.parent
+    plan = open_plan(plan_path)
+    opts = DrainOptions(Path(configs_dir) if configs_dir else plan_dir, lab_path, known_hosts, dry_run, timeout=timeout, **options)
+    return plan, plan_dir, opts, credentials(bool(lab_path), prompt)
+
+
+def drained_ports(plan_path: str) -> dict[str, set[str]]:
+    """switch -> ports shut by `zcube drain`, from the records in the plan's folder (docs/drain.md)."""
+    from zcube_deploy.drain.run import drained_ports as ports
+
+    src = Path(plan_path)
+    return ports(src if src.is_dir() else src.parent)

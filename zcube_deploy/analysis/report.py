@@ -107,6 +107,18 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     }
 
 
+def single_failure_elements(plan: dict) -> list[dict]:
+    """The single-failure rows exactly as `zcube analyze` reports them (``single_failures.elements``):
+    mode bgp's reconverged counts, mode static's recounted with the host fallbacks."""
+    fab, rt = zcube_from_plan(plan)
+    model = RoutedModel(plan, fab, rt)
+    if model.reconverges:
+        return bgp_single_failures(fab, model)
+    singles = single_failures(fab, rt)
+    _static_with_fallbacks(model, singles, fab)
+    return singles
+
+
 def _path_statistics(fab, rt, reconverging: bool) -> dict:
     ps = path_statistics(fab, rt)
     if reconverging:  # mode bgp: the routed path is the shortest one (AS-path length 1 across groups)

@@ -15,6 +15,7 @@ from zcube_deploy.cli import (  # noqa: F401  (each module registers its command
     check_routing,
     compare,
     demo,
+    drain,
     diff,
     hall,
     lab,

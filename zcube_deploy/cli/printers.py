@@ -103,9 +103,14 @@ def print_verify(result: dict) -> None:
         b = summary["bgp_sessions"]
         unseen = f", {b['unobserved']} not checked (state observed at neither end)" if b.get("unobserved") else ""
         out.print(f"eBGP sessions: {b['established']} of {b['planned']} planned are Established{unseen}")
+    if summary.get("drained"):
+        d = summary["drained"]
+        out.print(f"drained (zcube drain records): {d['ports']} ports; {d['findings_set_aside']} findings on them set aside as expected "
+                  f"({', '.join(f'{k} {v}' for k, v in d['by_kind'].items()) or 'none'})")
     if summary.get("not_checked_switches"):
         n, k = summary["not_checked_switches"], summary["by_kind"]["not_checked"]
         out.print(f"[yellow]not clean: planned checks could not run on {n} switch{'es' if n != 1 else ''} "
                   f"({k} not_checked finding{'s' if k != 1 else ''}; see the notes above)[/]", highlight=False)
     if not findings and not errors:
-        out.print("[green]clean: every planned check ran and passed (every planned port sees its planned neighbour)[/]")
+        aside = " apart from the drained ports above" if summary.get("drained") else ""
+        out.print(f"[green]clean: every planned check ran and passed (every planned port sees its planned neighbour{aside})[/]")

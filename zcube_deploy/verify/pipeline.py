@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, TypedDict
 
 from zcube_deploy.errors import InputErrors, Problem
@@ -27,10 +28,26 @@ def check_sources(record: str | None, replay_dir: str | None) -> None:
         raise InputErrors(Problem("--record/--from", "use one of them, not both"))
 
 
+def set_aside_drained(plan: dict, findings: list[dict], drained: dict[str, set[str]]) -> tuple[list[dict], list[dict]]:
+    """(findings, those set aside): a finding whose cables all end on drained ports is what a drain leaves."""
+    if not drained:
+        return findings, []
+    cables = {i["cable"] for sw in plan["switches"] for i in sw.get("interfaces", ()) if i["name"] in drained.get(sw["name"], ())}
+    keep, aside = [], []
+    for f in findings:
+        (aside if f.get("cables") and set(f["cables"]) <= cables else keep).append(f)
+    return keep, aside
+
+
 def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, known_hosts: str | None = None,
                record: str | None = None, replay_dir: str | None = None, only: str | None = None, concurrency: int = 32,
-               timeout: float = 30, creds=None, prompt: Prompt | None = None) -> VerifyResult:
+               timeout: float = 30, creds=None, prompt: Prompt | None = None,
+               drained: dict[str, set[str]] | None = None) -> VerifyResult:
     """Verify ``plan`` against the switches (or ``replay_dir``'s recorded outputs).
+
+    ``drained`` (switch -> ports shut by `zcube drain`, from the records beside the plan): a finding
+    all of whose cables end on drained ports is the expected state, set aside as ``drained`` in the
+    summary, not a finding.
 
     Writes DIR/verify.json and DIR/verify.xlsx when ``out_dir`` is given. ``creds`` default to the
     credential policy of :func:`zcube_deploy.push.credentials.credentials` (``prompt`` asks for missing ones).
@@ -56,7 +73,11 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
         observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record,
                                    platform=platform)
     findings, not_checked = check(plan, observed, set(observed))
+    findings, expected = set_aside_drained(plan, findings, drained or {})
     summary = summarize(findings, not_checked)
+    if drained:
+        summary["drained"] = {"ports": sum(len(p) for p in drained.values()), "findings_set_aside": len(expected),
+                              "by_kind": dict(sorted(Counter(f["kind"] for f in expected).items()))}
     summary["switches_verified"] = len(observed)
     summary["switches_unreachable"] = len(errors)
     if (plan.get("routing") or {}).get("mode") == "bgp":  # issue 14: eBGP sessions (verify/bgp.py)

@@ -25,6 +25,7 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from zcube_deploy.ipv4 import DOTTED_MASKS, MASK_LENS
 from zcube_deploy.platforms.facts import ConfigFacts
+from zcube_deploy.platforms.ruijie_rgos.drain import GRACEFUL_SHUTDOWN_CONFIRMED, drained_config  # noqa: F401 (the platform's drain edits)
 from zcube_deploy.platforms.ruijie_rgos.hconfig import config_drift, parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
 from zcube_deploy.platforms.ruijie_rgos.sections import NEGATION, numbered_sections, section_interface
@@ -39,7 +40,7 @@ port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name 
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
 __all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
-           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drift_rows", "l3_facts", "long_name", "numbered_sections",
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "l3_facts", "long_name", "numbered_sections",
            "observe", "parse_config", "section_interface", "short_name", "simulator", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")

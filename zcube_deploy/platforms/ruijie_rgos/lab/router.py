@@ -8,6 +8,7 @@ form the templates emit as platform data):
     (config-router)#   neighbor A remote-as ASN | neighbor A fall-over bfd | neighbor A activate
                        neighbor A description TEXT
                        bgp router-id A | bgp log-neighbor-changes | bgp bestpath as-path multipath-relax
+                       bgp graceful-shutdown ([U]: kept as a line; the lab's best paths do not read it)
                        network A mask M | maximum-paths [ebgp] N | redistribute connected
                        address-family ipv4 [unicast]  -> (config-router-af)#   exit-address-family
     and the `no` form of each. A line that is not a router command while in a router sub-mode
@@ -196,7 +197,8 @@ def router_command(sw, mode: str, words: list[str]) -> str:
                 raise RouterError("incomplete" if len(sub) < 2 else "invalid:2")
             _set(lines, f"bgp router-id {w[2]}", "bgp router-id ", False)
             return mode
-        if sub in (["log-neighbor-changes"], ["bestpath", "as-path", "multipath-relax"]):
+        # graceful-shutdown (RFC 8326, zcube drain): [U] on RGOS; kept as a line, the lab's best paths do not read it
+        if sub in (["log-neighbor-changes"], ["bestpath", "as-path", "multipath-relax"], ["graceful-shutdown"]):
             _set(lines, "bgp " + " ".join(sub), None, negate)
             return mode
         raise RouterError("invalid:1")

@@ -1,0 +1,154 @@
+"""zcube drain / undrain: the blast radius, the drained config, and the whole cycle over the lab (mode bgp)."""
+
+from __future__ import annotations
+
+import json
+import pytest
+
+from conftest import ROOT, run_zcube
+from zcube_deploy.drain.blast import blast_radius, parse_element
+from zcube_deploy.errors import InputErrors
+from zcube_deploy.platforms.ruijie_rgos.drain import drained_config
+
+
+@pytest.fixture(scope="module")
+def bgp_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bgp64")
+    r = run_zcube("build", str(ROOT / "tests/inventories/lab-64-bgp.yaml"), "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_blast_radius_of_a_switch_is_its_k_gpu_ports_and_its_fabric_links(lab64_build, tmp_path):
+    plan = json.loads((lab64_build / "plan.json").read_text())
+    for sw in plan["switches"][:4]:
+        b = blast_radius(plan, parse_element(f"switch:{sw['name']}", plan))
+        host = [i for i in sw["interfaces"] if i["kind"] == "host"]
+        # written from the cables, not from the switch's interfaces: every cable with an end on the switch
+        ends = [c for c in plan["cables"] if sw["name"] in (c["a"]["device"], c["b"]["device"])]
+        assert len(b.host_ports) == len(host) == plan["sizing"]["K"]
+        assert sorted(b.fabric_links + tuple(c["id"] for c in ends if c["id"].startswith("H"))) == sorted(c["id"] for c in ends)
+        assert b.ports[sw["name"]][: len(host)] == tuple(i["name"] for i in host)  # host ports first
+    r = run_zcube("analyze", str(lab64_build / "plan.json"), "-o", str(tmp_path / "an"), "--samples", "10")
+    assert r.returncode == 0, r.stderr
+    analysis = json.loads((tmp_path / "an" / "analyze.json").read_text())
+    row = next(r for r in analysis["single_failures"]["elements"] if r["element"] == plan["switches"][0]["name"])
+    b = blast_radius(plan, parse_element(f"switch:{plan['switches'][0]['name']}", plan))
+    assert b.gpu_pairs_without_routed_path == row["gpu_pairs_without_routed_path"]
+
+
+def test_elements_are_checked(lab64_build):
+    plan = json.loads((lab64_build / "plan.json").read_text())
+    for bad in ("switch:NOPE", "link:X1", "rack:A01", "ZC-O001"):
+        with pytest.raises(InputErrors):
+            parse_element(bad, plan)
+    b = blast_radius(plan, parse_element("link:H000001", plan))
+    assert b.host_ports == ("gpu01:ens1f0np0",) and b.fabric_links == () and b.gpu_pairs_without_routed_path == 0
+
+
+def test_drained_config_shuts_exactly_the_ports_and_adds_graceful_shutdown(bgp_build):
+    text = (bgp_build / "configs" / "ZC-O001.cfg").read_text()
+    ports = ["TwoHundredGigabitEthernet 0/1:1", "TwoHundredGigabitEthernet 0/5:1"]
+    d = drained_config(text, ports, graceful=True)
+    removed = [ln for ln in text.splitlines() if ln not in d.splitlines()]
+    assert d.count("\n shutdown\n") - text.count("\n shutdown\n") == 2 and d.count(" bgp graceful-shutdown") == 1
+    assert len(d.splitlines()) == len(text.splitlines()) + 1  # +1 graceful; each port's "no shutdown" became "shutdown"
+    assert set(removed) <= {" no shutdown"}
+    with pytest.raises(ValueError):
+        drained_config(text, ["TwoHundredGigabitEthernet 9/9"], graceful=False)
+    static = (bgp_build / "configs" / "ZC-O001.cfg").read_text().replace("router bgp", "router_x bgp")
+    with pytest.raises(ValueError):
+        drained_config(static, ports, graceful=True)
+
+
+def test_a_drain_that_loses_pairs_is_refused_without_accept_loss(tmp_path):
+    """lab-64 in mode static without the same-group fallback: a switch's drain leaves GPU pairs without a routed path."""
+    inv = tmp_path / "inv.yaml"
+    inv.write_text((ROOT / "inventories" / "lab-64.yaml").read_text().replace("topology:\n", "topology:\n  same_group_fallback: false\n", 1))
+    assert run_zcube("plan", str(inv), "-o", str(tmp_path)).returncode == 0
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    assert blast_radius(plan, parse_element("switch:ZC-O001", plan)).gpu_pairs_without_routed_path > 0
+    r = run_zcube("drain", str(tmp_path / "plan.json"), "switch:ZC-O001", "--dry-run", "--lab", str(tmp_path / "none.json"))
+    assert r.returncode == 2 and "GPU pairs without a routed path" in r.stderr and "--accept-loss" in r.stderr
+
+
+@pytest.mark.lab
+def test_drain_verify_push_undrain_over_the_lab(bgp_build, tmp_path):
+    from zcube_deploy import push_configs
+    from zcube_deploy.lab.server import running_lab
+
+    plan = json.loads((bgp_build / "plan.json").read_text())
+    plan_file = str(bgp_build / "plan.json")
+    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
+        lab_json = str(tmp_path / "lab" / "lab.json")
+        assert push_configs(plan, bgp_build, dry_run=False, lab=lab_json)["ok"]
+        before = {n: _running(lab, n) for n in ("ZC-O001", "ZC-E002")}
+        r = run_zcube("drain", plan_file, "switch:ZC-O001", "--dry-run", "--lab", lab_json)
+        assert r.returncode == 0 and "would drain" in r.stdout and not (bgp_build / "drains").exists()
+        r = run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert [ln.split(":")[0] for ln in r.stdout.splitlines() if ln.startswith("step")] == ["step 1 steer", "step 2 host ports", "step 3 fabric ports"]
+        record = json.loads((bgp_build / "drains" / "switch-ZC-O001.json").read_text())
+        assert record["status"] == "drained" and record["check"]["ports_down"] and record["graceful_shutdown"]
+        assert _running(lab, "ZC-E002") == before["ZC-E002"]  # no other switch touched
+        running = _running(lab, "ZC-O001")
+        assert running.count("\n shutdown") - before["ZC-O001"].count("\n shutdown") == 16 and " bgp graceful-shutdown" in running
+        # verify: the drained ports' findings are the expected state; push refuses the drained switch
+        v = run_zcube("verify", plan_file, "--lab", lab_json)
+        assert v.returncode == 0 and "set aside as expected" in v.stdout, v.stdout
+        p = run_zcube("push", plan_file, "--configs", str(bgp_build), "--lab", lab_json, "--dry-run")
+        assert p.returncode == 2 and "is drained" in p.stderr
+        assert run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json).returncode == 2  # already drained
+        u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json)
+        assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+        assert _running(lab, "ZC-O001") == before["ZC-O001"] and not (bgp_build / "drains" / "switch-ZC-O001.json").exists()
+        assert run_zcube("verify", plan_file, "--lab", lab_json).returncode == 0
+
+
+@pytest.mark.lab
+def test_undrain_refuses_a_switch_changed_since_and_a_rejected_step_changes_nothing(bgp_build, tmp_path):
+    from zcube_deploy import push_configs
+    from zcube_deploy.lab.server import running_lab
+
+    plan = json.loads((bgp_build / "plan.json").read_text())
+    plan_file = str(bgp_build / "plan.json")
+    faults = {"devices": {"ZC-O003": {"reject_lines": ["bgp graceful-shutdown"]}}}
+    with running_lab(plan, faults=faults, out_dir=tmp_path / "lab") as lab:
+        lab_json = str(tmp_path / "lab" / "lab.json")
+        assert push_configs(plan, bgp_build, dry_run=False, lab=lab_json)["ok"]
+        before = _running(lab, "ZC-O003")
+        r = run_zcube("drain", plan_file, "switch:ZC-O003", "--lab", lab_json, "--settle", "0")
+        assert r.returncode == 1 and "failed at step 1" in r.stdout
+        assert _running(lab, "ZC-O003") == before and not (bgp_build / "drains" / "switch-ZC-O003.json").exists()
+        # a link drain, then a hand edit inside the scope on one of its switches: undrain refuses it
+        r = run_zcube("drain", plan_file, "link:F00001", "--lab", lab_json)
+        assert r.returncode == 0, r.stdout + r.stderr
+        _configure(lab, "ZC-O001", ["interface TwoHundredGigabitEthernet 0/1:1", "description by-hand", "exit"])
+        u = run_zcube("undrain", plan_file, "link:F00001", "--lab", lab_json)
+        assert u.returncode == 2 and "more than the drain's changes" in u.stderr
+        u = run_zcube("undrain", plan_file, "link:F00001", "--lab", lab_json, "--force")
+        assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+
+
+def _session(lab, name):
+    from netmiko import ConnectHandler
+
+    from zcube_deploy.lab.server import lab_credentials
+
+    host, port = lab.endpoints[name]
+    user, password, secret = lab_credentials()
+    return ConnectHandler(device_type="ruijie_os", host=host, port=port, username=user, password=password, secret=secret,
+                          allow_agent=False, use_keys=False, ssh_config_file=None, conn_timeout=10)
+
+
+def _running(lab, name) -> str:
+    with _session(lab, name) as c:
+        c.enable()
+        return c.send_command("show running-config", read_timeout=30)
+
+
+def _configure(lab, name, lines) -> None:
+    with _session(lab, name) as c:
+        c.enable()
+        c.send_config_set(lines, read_timeout=30)
+
