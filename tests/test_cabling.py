@@ -84,6 +84,9 @@ def test_print_settings_and_sheet_features(glm1k_build):
     assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0 and ws.sheet_properties.pageSetUpPr.fitToPage
     assert ws.print_title_rows == "$1:$1"
     assert ws.column_dimensions["A"].width == 10
+    # every rack sheet prints every catalog column (A to M: Cable ID to Checked) and every row, not its first column only
+    for sheet in (wb[n] for n in wb.sheetnames if n.startswith("Rack ")):
+        assert sheet.print_area == f"'{sheet.title}'!$A$1:$M${sheet.max_row}", sheet.title
     # group and plane: hidden key columns that drive the row colour, not printed
     assert ws.column_dimensions["N"].hidden and ws.column_dimensions["O"].hidden and not ws.column_dimensions["M"].hidden
     dv = ws.data_validations.dataValidation
