@@ -114,12 +114,12 @@ def test_a_layout_too_wide_for_the_paper_is_an_input_error(tmp_path, glm1k_build
     cat["sheets"]["paper"] = "letter"
     cat["sheets"]["columns"].insert(1, {"key": "part", "title": "Part number", "width": 60})
     (tmp_path / "cab.yaml").write_text(yaml.safe_dump(cat))
-    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path / "o"), "--catalog", str(tmp_path / "cab.yaml"))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path / "o"), "--catalog", str(tmp_path / "cab.yaml"), "--accept-catalog-change")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "letter landscape they would print at" in r.stderr and not (tmp_path / "o" / "cabling.xlsx").exists()
     cat["sheets"]["columns"][1]["key"] = "label_a"
     (tmp_path / "cab.yaml").write_text(yaml.safe_dump(cat))
-    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path / "o"), "--catalog", str(tmp_path / "cab.yaml"))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path / "o"), "--catalog", str(tmp_path / "cab.yaml"), "--accept-catalog-change")
     assert r.returncode == 2 and "labels.csv" in r.stderr
 
 
@@ -257,7 +257,7 @@ def split_catalog(tmp_path, above: int) -> str:
 def test_big_hall_one_workbook_per_row_and_status_on_the_folder(tmp_path, glm1k_build):
     plan = json.loads((glm1k_build / "plan.json").read_text())
     out = tmp_path / "o"
-    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(out), "--catalog", split_catalog(tmp_path, 1000))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(out), "--catalog", split_catalog(tmp_path, 1000), "--accept-catalog-change")
     assert r.returncode == 0, r.stderr
     row_of = {rk["name"]: rk["row"] for rk in plan["layout"]["racks"]}
     rows = sorted(set(row_of.values()))

@@ -78,7 +78,7 @@ def printed(tmp_path_factory, glm1k_build):
     assert cat["sheets"]["paper"] == "A4"
     cat["sheets"]["paper"] = "letter"
     (d / "letter.yaml").write_text(yaml.safe_dump(cat))
-    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(d / "letter"), "--catalog", str(d / "letter.yaml"))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(d / "letter"), "--catalog", str(d / "letter.yaml"), "--accept-catalog-change")
     assert r.returncode == 0, r.stderr
     shutil.copy(glm1k_build / "cabling.xlsx", d / "a4.xlsx")
     shutil.copy(d / "letter" / "cabling.xlsx", d / "letter.xlsx")
