@@ -79,7 +79,7 @@ def test_an_edit_to_a_copy_of_the_tree_is_what_its_cli_tests_run(tmp_path):
     """The environment holds this tree (editable) or an older copy; the copy is neither, so its
     conftest must run the copy's own code: an edited version string and an edited command."""
     copy = _copy_tree(tmp_path / "tree")
-    init = copy / "zcube_deploy" / "__init__.py"
+    init = copy / "zcube_deploy" / "version.py"
     text = init.read_text(encoding="utf-8")
     assert re.search(r'^__version__ = "[^"]+"$', text, re.M)
     init.write_text(re.sub(r'^__version__ = "[^"]+"$', '__version__ = "9.9.9+edited"', text, flags=re.M), encoding="utf-8")

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__version__ = "0.1.0"
+from zcube_deploy.version import __version__
 
 PlanLike = dict | str | Path
 """A plan dict, or the path of a plan.json (or of the folder holding one)."""

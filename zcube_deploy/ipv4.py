@@ -4,8 +4,8 @@ the renderer handle ~10^6 addresses at 64k GPUs, so these are the fast forms, no
 Examples:
     >>> ntoa(aton("10.0.1.2") + 1)
     '10.0.1.3'
-    >>> dotted_mask(31), mask_len("255.255.255.254")
-    ('255.255.255.254', 31)
+    >>> dotted_mask(9), mask_len("255.128.0.0")
+    ('255.128.0.0', 9)
     >>> network(aton("10.0.1.3"), 31) == aton("10.0.1.2")
     True
 """
@@ -35,8 +35,8 @@ def aton(text: str) -> int:
     Examples:
         >>> aton("10.0.0.1")
         167772161
-        >>> aton("255.255.255.255")
-        4294967295
+        >>> aton("128.0.0.0") == 2**31
+        True
     """
     return _UNPACK(_inet_aton(text))[0]
 
@@ -99,8 +99,8 @@ def dotted_mask(plen: int) -> str:
     """The dotted mask of a prefix length.
 
     Examples:
-        >>> dotted_mask(24), dotted_mask(0), dotted_mask(32)
-        ('255.255.255.0', '0.0.0.0', '255.255.255.255')
+        >>> dotted_mask(12), dotted_mask(1), dotted_mask(0)
+        ('255.240.0.0', '128.0.0.0', '0.0.0.0')
     """
     return DOTTED_MASKS[plen]
 
@@ -109,8 +109,8 @@ def mask_len(dotted: str) -> int | None:
     """The prefix length of a contiguous dotted mask; None for anything else.
 
     Examples:
-        >>> mask_len("255.255.254.0"), mask_len("0.0.0.255"), mask_len("255.0.255.0")
-        (23, None, None)
+        >>> mask_len("255.254.0.0"), mask_len("0.0.0.255"), mask_len("255.0.255.0")
+        (15, None, None)
     """
     return MASK_LENS.get(dotted)
 
