@@ -16,6 +16,7 @@ from zcube_deploy.cli import (  # noqa: F401  (each module registers its command
     compare,
     demo,
     drain,
+    undrain,
     diff,
     hall,
     lab,

@@ -1,4 +1,4 @@
-"""`zcube drain PLAN ELEMENT` and `zcube undrain PLAN ELEMENT`: take a switch or a cable out of service and back."""
+"""`zcube drain PLAN ELEMENT`: take a switch or a cable out of service (`zcube undrain`, cli/undrain.py, puts it back)."""
 
 from __future__ import annotations
 
@@ -9,34 +9,28 @@ import click
 from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors, out, print_json, prompt
 
-_COMMON = [
-    click.argument("plan_path", metavar="PLAN", type=click.Path()),
-    click.argument("element", metavar="ELEMENT"),
-    click.option("--configs", "configs_dir", default=None, type=click.Path(file_okay=False),
-                 help="the render output folder (holds configs/); default: the plan's folder"),
-    click.option("--lab", "lab_path", default=None, type=click.Path(dir_okay=False), help="lab.json: management-address override"),
-    click.option("--known-hosts", default=None, type=click.Path(dir_okay=False)),
-    click.option("--dry-run", is_flag=True, help="show what would be sent; change nothing, write no record"),
-    click.option("--json", "as_json", is_flag=True, help="print the record / result as JSON"),
-    click.option("--timeout", type=float, default=30, show_default=True),
-]
-
-
-def _options(fn):
-    for deco in reversed(_COMMON):
-        fn = deco(fn)
-    return fn
+def drain_options(fn):
+    """The arguments and options drain and undrain share."""
+    fn = click.option("--timeout", type=float, default=30, show_default=True)(fn)
+    fn = click.option("--json", "as_json", is_flag=True, help="print the record / result as JSON")(fn)
+    fn = click.option("--dry-run", is_flag=True, help="show what would be sent; change nothing, write no record")(fn)
+    fn = click.option("--known-hosts", default=None, type=click.Path(dir_okay=False))(fn)
+    fn = click.option("--lab", "lab_path", default=None, type=click.Path(dir_okay=False), help="lab.json: management-address override")(fn)
+    fn = click.option("--configs", "configs_dir", default=None, type=click.Path(file_okay=False),
+                      help="the render output folder (holds configs/); default: the plan's folder")(fn)
+    fn = click.argument("element", metavar="ELEMENT")(fn)
+    return click.argument("plan_path", metavar="PLAN", type=click.Path())(fn)
 
 
 def _blast(doc: dict) -> None:
     b = doc["blast"]
-    out.print(f"{doc['element']} (mode {b['mode']}): {sum(len(v) for v in b['ports'].values())} ports down, "
+    out.print(f"{doc['element']} (mode {b['mode']}): {b['ports_down']} ports down, "
               f"{len(b['host_ports'])} GPU ports move to their other port, {len(b['fabric_links'])} fabric links down, "
               f"{len(b['routes_withdrawn'])} routes withdrawn; analysis: {b['gpu_pairs_without_routed_path']} GPU pairs without a routed path")
 
 
 @cli.command("drain")
-@_options
+@drain_options
 @click.option("--accept-loss", is_flag=True, help="drain even when the analysis predicts GPU pairs without a routed path")
 @click.option("--settle", "settle_s", type=float, default=5.0, show_default=True, help="seconds between graceful shutdown and the ports")
 @handle_errors
@@ -53,20 +47,3 @@ def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, a
         _blast(doc)
         out.print(f"{doc['status']}" + ("" if dry_run else f"; record {plan_dir / 'drains'}"))
     sys.exit(0 if doc["status"] in ("drained", "would drain") else 1)
-
-
-@cli.command("undrain")
-@_options
-@click.option("--force", is_flag=True, help="push the rendered config even when the switch holds more than the drain's changes")
-@handle_errors
-def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, force) -> None:
-    """Reverse the drain of ELEMENT exactly, check the switches are back as planned, remove the record."""
-    from zcube_deploy.drain.run import undrain
-
-    plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, force=force)
-    res = undrain(plan, plan_dir, element, opts, creds, say=lambda s: out.print(s, markup=False))
-    if as_json:
-        print_json(res)
-    elif not dry_run:
-        out.print("back as planned; record removed" if res.get("back_as_planned") else f"NOT back as planned: {res.get('verify')}")
-    sys.exit(0 if res["ok"] and (dry_run or res.get("back_as_planned")) else 1)

@@ -54,6 +54,7 @@ class Blast:
 
     def as_dict(self) -> dict:
         return {"element": self.element.key, "mode": self.mode, "ports": {k: list(v) for k, v in self.ports.items()},
+                "ports_down": sum(len(v) for v in self.ports.values()),
                 "host_ports": list(self.host_ports), "fabric_links": list(self.fabric_links),
                 "routes_withdrawn": list(self.routes_withdrawn),
                 "gpu_pairs_without_routed_path": self.gpu_pairs_without_routed_path,

@@ -1,0 +1,28 @@
+"""`zcube undrain PLAN ELEMENT`: reverse a drain exactly, check the switches are back as planned (cli/drain.py drains)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from zcube_deploy import workflow
+from zcube_deploy.cli.common import cli, handle_errors, out, print_json, prompt
+from zcube_deploy.cli.drain import drain_options
+
+
+@cli.command("undrain")
+@drain_options
+@click.option("--force", is_flag=True, help="push the rendered config even when the switch holds more than the drain's changes")
+@handle_errors
+def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, force) -> None:
+    """Reverse the drain of ELEMENT exactly, check the switches are back as planned, remove the record."""
+    from zcube_deploy.drain.run import undrain
+
+    plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, force=force)
+    res = undrain(plan, plan_dir, element, opts, creds, say=lambda s: out.print(s, markup=False))
+    if as_json:
+        print_json(res)
+    elif not dry_run:
+        out.print("back as planned; record removed" if res.get("back_as_planned") else f"NOT back as planned: {res.get('verify')}")
+    sys.exit(0 if res["ok"] and (dry_run or res.get("back_as_planned")) else 1)
