@@ -11,7 +11,7 @@ import pytest
 from conftest import run_zcube
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift
 from zcube_deploy.audit.run import AuditOptions, audit_once
-from zcube_deploy.platforms.ruijie_rgos.lab.drift import DRIFT_FAULT_KINDS, apply_drifts, plan_drifts
+from zcube_deploy.platforms.ruijie_rgos.lab.drift import DRIFT_FAULT_KINDS, Drift, apply_drifts, plan_drifts
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
 
@@ -118,9 +118,12 @@ def test_seeded_drifts_in_a_pushed_lab_are_all_found_and_push_repairs_them(built
         assert clean.clean, clean.findings[:3]
         drifts = plan_drifts(plan, intended, 120, seed=11)
         apply_drifts(lab.endpoints, lab_credentials(), drifts)
+        unused = plan["port_map"]["unused_ports"][0]  # push owns the unused ports too: a hand edit there is drift
+        apply_drifts(lab.endpoints, lab_credentials(), [Drift("ZC-E002", "config_missing", f"interface {unused}",
+                                                              (f"interface {unused}", " no shutdown", "exit"))])
         r = audit_once(plan, str(out / "plan.json"), tmp_path / "a1", opts, creds)
         config = [f for f in r.findings if f.get("source") == "config"]
-        expected = Counter((d.switch, d.kind, d.section) for d in drifts)
+        expected = Counter((d.switch, d.kind, d.section) for d in drifts) + Counter({("ZC-E002", "config_missing", f"interface {unused}"): 1})
         assert Counter((f["device"], f["kind"], f["section"]) for f in config) == expected
         shut = {(d.switch, d.section.split(" ", 1)[1]) for d in drifts if d.kind == "port_shut"}
         others = [f for f in r.findings if f.get("source") != "config"]
@@ -133,6 +136,8 @@ def test_seeded_drifts_in_a_pushed_lab_are_all_found_and_push_repairs_them(built
         # the CLI: exit 1 with the findings and the metrics file, then push repairs and exit 0
         res = run_zcube("audit", str(out / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "a2"), "--metrics", str(tmp_path / "m.prom"))
         assert res.returncode == 1, res.stderr
+        cli_ids = sorted(f["id"] for f in json.loads((tmp_path / "a2" / "audit.json").read_text())["findings"])
+        assert cli_ids == sorted(f["id"] for f in r.findings)  # the CLI reads the plan as the library does (port_map too)
         prom = (tmp_path / "m.prom").read_text()
         assert 'zcube_audit_findings{cluster="lab64",kind="port_shut"} %d.0' % expected_kind(drifts, "port_shut") in prom
         assert 'zcube_audit_clean{cluster="lab64"} 0.0' in prom
@@ -174,3 +179,17 @@ def test_every_runs_again_and_count_stops_it(built, tmp_path):
     assert 'zcube_audit_switches{cluster="lab64",state="audited"} 16.0' in (tmp_path / "m.prom").read_text()
     res = run_zcube("audit", str(out / "plan.json"), "--from", str(rec), "-o", str(tmp_path / "a"), "--count", "2")
     assert res.returncode == 2 and "--count goes with --every" in res.stderr
+
+
+def test_secrets_in_a_drifted_line_never_reach_the_finding(built):
+    from zcube_deploy.safety import redact_secrets
+
+    _, plan, intended = built
+    port = "interface TwoHundredGigabitEthernet 0/1:2"
+    running = intended["ZC-O001"].replace(f"{port}\n", f"{port}\n ip ospf authentication-key 0 S3cretPW\n")
+    sw = next(s for s in plan["switches"] if s["name"] == "ZC-O001")
+    scope = ManagedScope.for_switch(plan, sw, RGOS.top_level_lines(intended["ZC-O001"]), "ruijie_rgos")
+    found = config_drift("ZC-O001", running, intended["ZC-O001"], scope.owns, RGOS.drift_rows, redact_secrets)
+    assert [f["kind"] for f in found] == ["config_stray"] and "S3cretPW" not in json.dumps(found)
+    plain = config_drift("ZC-O001", running, intended["ZC-O001"], scope.owns, RGOS.drift_rows)
+    assert "S3cretPW" in json.dumps(plain) and plain[0]["id"] == found[0]["id"]  # (the known-bad case; the ID is the same)

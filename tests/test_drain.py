@@ -125,7 +125,7 @@ def test_undrain_refuses_a_switch_changed_since_and_a_rejected_step_changes_noth
         assert r.returncode == 0, r.stdout + r.stderr
         _configure(lab, "ZC-O001", ["interface TwoHundredGigabitEthernet 0/1:1", "description by-hand", "exit"])
         u = run_zcube("undrain", plan_file, "link:F00001", "--lab", lab_json)
-        assert u.returncode == 2 and "more than the drain's changes" in u.stderr
+        assert u.returncode == 2 and "differs from the state the drains left" in u.stderr
         u = run_zcube("undrain", plan_file, "link:F00001", "--lab", lab_json, "--force")
         assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
 
@@ -152,3 +152,64 @@ def _configure(lab, name, lines) -> None:
         c.enable()
         c.send_config_set(lines, read_timeout=30)
 
+
+
+def test_set_aside_keeps_findings_on_ports_that_are_not_drained(lab64_build):
+    """The known-bad case of verify's allowance: only findings all of whose cables end on drained ports go."""
+    from zcube_deploy.verify.pipeline import set_aside_drained
+
+    plan = json.loads((lab64_build / "plan.json").read_text())
+    sw = plan["switches"][0]
+    drained = {sw["name"]: {sw["interfaces"][0]["name"]}}
+    on = {"kind": "down", "cables": [sw["interfaces"][0]["cable"]]}
+    off = {"kind": "down", "cables": [sw["interfaces"][1]["cable"]]}
+    both = {"kind": "swapped", "cables": [sw["interfaces"][0]["cable"], sw["interfaces"][1]["cable"]]}
+    none = {"kind": "hostname", "cables": []}
+    keep, aside = set_aside_drained(plan, [on, off, both, none], drained)
+    assert aside == [on] and keep == [off, both, none]
+
+
+def test_bad_records_are_input_errors_for_verify_push_and_undrain(lab64_build, tmp_path):
+    import shutil
+
+    work = tmp_path / "p"
+    shutil.copytree(lab64_build, work, ignore=shutil.ignore_patterns("hall", "*.xlsx"))
+    (work / "drains").mkdir()
+    for name, text in (("switch-ZC-O001.json", "{not json"), ("link-F00001.json", json.dumps({"element": "link:F00001", "ports": {"ZC-O001": 5}})),
+                       ("switch-ZC-E002.json", json.dumps({"element": "switch:ZC-E002", "ports": {"ZC-E002": ["Nope 0/1"]}, "steps": []}))):
+        (work / "drains" / name).write_text(text)
+    for args in (("verify", str(work / "plan.json"), "--from", str(tmp_path / "none")),
+                 ("push", str(work / "plan.json"), "--configs", str(work), "--dry-run", "--lab", str(tmp_path / "x.json")),
+                 ("undrain", str(work / "plan.json"), "switch:ZC-O001", "--lab", str(tmp_path / "x.json"))):
+        r = run_zcube(*args)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (args, r.stderr)
+        assert r.stderr.count("not a drain record") == 3, (args, r.stderr)
+
+
+@pytest.mark.lab
+def test_overlapping_drains_keep_each_other(bgp_build, tmp_path):
+    """A link drain on a drained switch keeps the switch drained; its undrain reverses only its own lines."""
+    from zcube_deploy import push_configs
+    from zcube_deploy.lab.server import running_lab
+
+    plan = json.loads((bgp_build / "plan.json").read_text())
+    plan_file = str(bgp_build / "plan.json")
+    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
+        lab_json = str(tmp_path / "lab" / "lab.json")
+        assert push_configs(plan, bgp_build, dry_run=False, lab=lab_json)["ok"]
+        base = _running(lab, "ZC-O005")
+        assert run_zcube("drain", plan_file, "switch:ZC-O005", "--lab", lab_json, "--settle", "0").returncode == 0
+        drained = _running(lab, "ZC-O005")
+        r = run_zcube("drain", plan_file, "link:F00017", "--lab", lab_json)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert _running(lab, "ZC-O005") == drained  # its end was already shut: nothing of the switch drain undone
+        u = run_zcube("undrain", plan_file, "link:F00017", "--lab", lab_json)
+        assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+        assert _running(lab, "ZC-O005") == drained and (bgp_build / "drains" / "switch-ZC-O005.json").exists()
+        v = run_zcube("verify", plan_file, "--lab", lab_json)
+        assert v.returncode == 0, v.stdout
+        a = run_zcube("audit", plan_file, "--lab", lab_json, "-o", str(tmp_path / "audit"))
+        assert a.returncode == 0, a.stdout  # the drain's lines are not drift
+        u = run_zcube("undrain", plan_file, "switch:ZC-O005", "--lab", lab_json)
+        assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+        assert _running(lab, "ZC-O005") == base

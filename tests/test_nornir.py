@@ -49,7 +49,7 @@ def test_configs_give_each_host_its_managed_scope(plan_dir):
 def test_bad_options_are_input_errors(plan_dir, tmp_path):
     with pytest.raises(InputErrors) as e:
         ZCubeInventory(plan=str(plan_dir), configs=str(tmp_path)).load()
-    assert len(e.value.problems) == 16 and all("cannot read the rendered config" in p.message for p in e.value.problems)
+    assert "no rendered configs here" in str(e.value)
     (tmp_path / "lab.json").write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 1}}}))
     with pytest.raises(InputErrors) as e:
         ZCubeInventory(plan=str(plan_dir), lab=str(tmp_path / "lab.json")).load()

@@ -41,11 +41,11 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import platform_module
-from zcube_deploy.push import load_lab
-from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.push import PLAN_FIELDS as PUSH_FIELDS
+from zcube_deploy.push import load_lab, select_targets
 
 PLUGIN_NAME = "ZCubeInventory"
-# the plan sections the inventory reads (a projection for read_plan)
+# the plan sections the inventory reads (a projection for read_plan); with configs, push's (the scope is push's)
 PLAN_FIELDS = projection(switches={"name", "mgmt_address", "rack", "interfaces", "group", "plane", "u", "model", "loopback", "asn"},
                          port_map=None, addressing=None, models=None, cluster=None)
 
@@ -73,13 +73,16 @@ class ZCubeInventory:
         self.known_hosts = known_hosts
 
     def load(self) -> Inventory:
-        plan = read_plan(self.plan_path, PLAN_FIELDS)
+        plan = read_plan(self.plan_path, PUSH_FIELDS if self.configs is not None else PLAN_FIELDS)
         platform = plan["cluster"]["platform"]
         driver_name = platform_module(platform).NAPALM_DRIVER
         endpoints, lab_kh = load_lab(self.lab_path) if self.lab_path else (None, None)
         known_hosts = self.known_hosts or lab_kh
         username, password, secret = _credentials(bool(self.lab_path))
         problems: list[Problem] = []
+        # with configs: push's own targets (the files checked against render's manifest and the scope derived
+        # from the plan, as `zcube push` does; every problem of the configs folder raised at once)
+        scopes = {t.name: t.scope for t in select_targets(plan, self.configs, None, endpoints)} if self.configs is not None else {}
         groups: dict[str, Group] = {}
         hosts: dict[str, Host] = {}
         for i, sw in enumerate(plan["switches"]):
@@ -93,10 +96,7 @@ class ZCubeInventory:
                 host, port = sw["mgmt_address"], 22
             optional_args: dict[str, Any] = {"port": port, "secret": secret, "known_hosts": known_hosts}
             if self.configs is not None:
-                scope = self._scope(plan, sw, platform, problems)
-                if scope is None:
-                    continue
-                optional_args["managed_scope"] = scope
+                optional_args["managed_scope"] = scopes[name]
             for g in _group_names(sw):
                 groups.setdefault(g, Group(name=g))
             hosts[name] = Host(
@@ -110,12 +110,3 @@ class ZCubeInventory:
         if problems:
             raise InputErrors(problems, f"cannot build the {PLUGIN_NAME} inventory")
         return Inventory(hosts=Hosts(hosts), groups=Groups(sorted(groups.items())), defaults=Defaults())
-
-    def _scope(self, plan: dict, sw: dict, platform: str, problems: list[Problem]) -> ManagedScope | None:
-        path = self.configs / "configs" / f"{sw['name']}.cfg"
-        try:
-            intended = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(str(path), f"cannot read the rendered config: {exc}", "run `zcube render PLAN -o DIR` first"))
-            return None
-        return ManagedScope.for_switch(plan, sw, platform_module(platform).top_level_lines(intended), platform)

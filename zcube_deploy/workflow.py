@@ -262,9 +262,19 @@ def drain_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, k
     return plan, plan_dir, opts, credentials(bool(lab_path), prompt)
 
 
-def drained_ports(plan_path: str) -> dict[str, set[str]]:
-    """switch -> ports shut by `zcube drain`, from the records in the plan's folder (docs/drain.md)."""
+def drained_ports(plan_path: str, plan: dict | None = None) -> dict[str, set[str]]:
+    """switch -> ports shut by `zcube drain`, from the records in the plan's folder (docs/drain.md), checked
+    against ``plan``'s switches and ports when given."""
     from zcube_deploy.drain.run import drained_ports as ports
 
     src = Path(plan_path)
-    return ports(src if src.is_dir() else src.parent)
+    return ports(src if src.is_dir() else src.parent, plan)
+
+
+def drain_state(plan_path: str, plan: dict) -> tuple[dict[str, set[str]], set[str]]:
+    """(switch -> ports shut by drains, switches in BGP graceful shutdown by a drain), from the records beside the plan."""
+    from zcube_deploy.drain.run import graceful_now, read_records
+
+    src = Path(plan_path)
+    records = read_records(src if src.is_dir() else src.parent, plan)
+    return drained_ports(plan_path, plan), set().union(*(graceful_now(d) for d in records)) if records else set()

@@ -37,18 +37,23 @@ def drift_id(kind: str, device: str, section: str, line: str) -> str:
     return "A" + hashlib.sha1("|".join((kind, device, section, line)).encode()).hexdigest()[:10]
 
 
-def drift_finding(device: str, kind: str, section: str, line: str, have: str | None, want: str | None, fix) -> dict:
-    """One finding of ``kind`` (one of DRIFT_KINDS) on ``device``."""
+def drift_finding(device: str, kind: str, section: str, line: str, have: str | None, want: str | None, fix,
+                  redact: Callable[[str], str] = str) -> dict:
+    """One finding of ``kind`` (one of DRIFT_KINDS) on ``device``; ``redact`` masks secrets in every text
+    (the platform's secret patterns: a hand-added key must not reach a report); the ID is taken first."""
     if kind not in DRIFT_KINDS:
         raise ValueError(f"unknown drift kind {kind!r}")
+    fid = drift_id(kind, device, section, line)
+    section, line = redact(section), redact(line)
+    have, want = (redact(have) if have is not None else None), (redact(want) if want is not None else None)
     where = section if section == line else f"{section} / {line}"
     what = _WHAT[kind].format(section=section, line=line, have=have, want=want, where=where)
-    return {"id": drift_id(kind, device, section, line), "kind": kind, "device": device, "section": section,
-            "line": line, "have": have, "want": want, "what": what, "fix": list(fix)}
+    return {"id": fid, "kind": kind, "device": device, "section": section,
+            "line": line, "have": have, "want": want, "what": what, "fix": [redact(x) for x in fix]}
 
 
 def config_drift(device: str, running: str, intended: str, owns: Callable[[str], bool] | None,
-                 rows: Callable[..., list]) -> list[dict]:
+                 rows: Callable[..., list], redact: Callable[[str], str] = str) -> list[dict]:
     """Every drift of ``running`` from ``intended`` inside the scope ``owns`` (a test on a top-level line);
-    ``rows`` is the platform's ``drift_rows``."""
-    return [drift_finding(device, *row) for row in rows(running, intended, owns)]
+    ``rows`` is the platform's ``drift_rows``, ``redact`` masks secrets."""
+    return [drift_finding(device, *row, redact=redact) for row in rows(running, intended, owns)]

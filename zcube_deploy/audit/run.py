@@ -23,9 +23,13 @@ from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.safety import redact_secrets, write_private
+from zcube_deploy.verify import PLAN_FIELDS as VERIFY_FIELDS
 from zcube_deploy.verify.observe import record_name
 
 RUNNERS = ("threads", "nornir")
+# what audit reads of the plan: verify's sections and the port map (the managed scope owns the unused and reserved ports too)
+PLAN_FIELDS = {**VERIFY_FIELDS, "port_map": None}
 
 
 @dataclass
@@ -38,6 +42,8 @@ class AuditOptions:
     concurrency: int = 32
     timeout: float = 30
     runner: str = "threads"
+    drained: dict[str, set[str]] | None = None  # switch -> ports shut by zcube drain (their findings are expected)
+    graceful: set[str] = field(default_factory=set)  # switches a drain has put in BGP graceful shutdown
 
 
 @dataclass
@@ -112,21 +118,25 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
     return errors
 
 
-def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: Path) -> tuple[list[dict], list[str]]:
-    """Config drift of every switch with a recorded running config; the switches without one."""
+def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: Path) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Config drift of every switch with a recorded running config; (switch, why) for those without a readable one."""
     platform = plan["cluster"]["platform"]
     pm = platform_module(platform)
     by_name = {s["name"]: s for s in plan["switches"]}
-    findings, missing = [], []
+    findings, missing, unreadable = [], [], []
     for n in names:
         f = rec / n / record_name(pm.RUNNING_CONFIG_COMMAND)
         if not f.is_file():
             missing.append(n)
             continue
-        running = f.read_bytes().decode("utf-8", errors="replace")
+        try:
+            running = f.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            unreadable.append((n, f"{f}: {exc}"))
+            continue
         scope = ManagedScope.for_switch(plan, by_name[n], pm.top_level_lines(intended[n]), platform)
-        findings.extend(config_drift(n, running, intended[n], scope.owns, pm.drift_rows))
-    return findings, missing
+        findings.extend(config_drift(n, running, intended[n], scope.owns, pm.drift_rows, lambda t: redact_secrets(t, platform)))
+    return findings, [(n, "no running config was read") for n in missing] + unreadable
 
 
 def not_checked_finding(device: str, check: str, why: str) -> dict:
@@ -147,6 +157,9 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
     names = scope_of(plan, opts.only)
     platform = plan["cluster"]["platform"]
     intended = _intended(opts, names, platform_module(platform).CONFIG_SUFFIX)
+    if opts.drained or opts.graceful:  # a drained switch's expected config: its drain's lines are not drift
+        pm = platform_module(platform)
+        intended = {n: pm.drained_config(t, sorted((opts.drained or {}).get(n, ())), n in opts.graceful) for n, t in intended.items()}
     out_dir.mkdir(parents=True, exist_ok=True)
     unreachable: dict[str, str] = {}
     if opts.replay_dir:
@@ -159,7 +172,7 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         fresh.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(rec, ignore_errors=True)
         fresh.rename(rec)  # never a mix of this run's and an earlier run's outputs
-    v = run_verify(plan, None, replay_dir=str(rec), only=opts.only)
+    v = run_verify(plan, None, replay_dir=str(rec), only=opts.only, drained=opts.drained)
     findings = [dict(f, source="verify") for f in v["findings"]]
     for check, reasons in sorted(v["summary"].get("not_checked", {}).items()):
         for r in reasons:
@@ -167,8 +180,8 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
                 findings.append(not_checked_finding(n, check, r["reason"]))
     drift, no_config = drift_findings(plan, [n for n in names if n not in unreachable], intended, rec)
     findings.extend(dict(f, source="config") for f in drift)
-    for n in no_config:
-        findings.append(not_checked_finding(n, "config_drift", "no running config was read"))
+    for n, why in no_config:
+        findings.append(not_checked_finding(n, "config_drift", why))
     for n, why in sorted(unreachable.items()):
         findings.append(not_checked_finding(n, "all", f"unreachable: {why}"))
     findings.sort(key=lambda f: (f.get("device") or _device_of(f), f["kind"], f["id"]))
@@ -178,7 +191,7 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
            "scope": names, "summary": summary, "unreachable": unreachable, "findings": findings}
     path = out_dir / "audit.json"
     tmp = out_dir / "audit.json.tmp"
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_private(tmp, json.dumps(doc, indent=1, sort_keys=True) + "\n")  # (secrets are masked; owner-only all the same)
     tmp.replace(path)
     result.paths["audit"] = str(path)
     result.finished = time.strftime("%H:%M:%S", time.gmtime())

@@ -52,7 +52,7 @@ def audit_cmd(plan_path, out_dir, configs_dir, lab_path, replay_dir, only, metri
     """
     from zcube_deploy.audit.run import AuditOptions, check_options, configs_folder, run_audits
     from zcube_deploy.push.credentials import credentials
-    from zcube_deploy.verify import PLAN_FIELDS
+    from zcube_deploy.audit.run import PLAN_FIELDS
 
     check_options(every, count, replay_dir, runner)
     plan = workflow.open_plan(plan_path, PLAN_FIELDS)
@@ -60,5 +60,6 @@ def audit_cmd(plan_path, out_dir, configs_dir, lab_path, replay_dir, only, metri
     plan_file, configs = configs_folder(plan_path, configs_dir)
     opts = AuditOptions(configs, lab_path, known_hosts, replay_dir, only, concurrency, timeout, runner)
     creds = credentials(bool(lab_path), prompt) if not replay_dir and runner == "threads" else None
+    opts.drained, opts.graceful = workflow.drain_state(plan_file, plan)
     result = run_audits(plan, plan_file, Path(out_dir), opts, creds, metrics_path, every, count, report=_print)
     sys.exit(0 if result.clean else 1)

@@ -31,7 +31,7 @@ def verify_cmd(plan_path, lab_path, out_dir, record, replay_dir, only, known_hos
     plan = workflow.open_plan(plan_path, PLAN_FIELDS)
     print_stale(workflow.stale_warning(plan))
     r = run_verify(plan, out_dir, lab_path, known_hosts, record, replay_dir, only, concurrency, timeout, prompt=prompt,
-                   drained=workflow.drained_ports(plan_path))
+                   drained=workflow.drained_ports(plan_path, plan))
     print_verify(r)
     if r["findings"] or r["errors"]:
         sys.exit(1)

@@ -53,26 +53,68 @@ def record_path(plan_dir: Path, element: Element) -> Path:
     return plan_dir / RECORDS / f"{element.kind}-{element.name}.json"
 
 
-def read_records(plan_dir: str | Path) -> list[dict]:
-    """Every drain record beside the plan (the fabric's drained elements), each checked."""
+def _check_record(p: Path, doc) -> str | None:
+    """What is wrong with a record's shape (None: nothing)."""
+    if not isinstance(doc, dict):
+        return "not a JSON object"
+    el = doc.get("element")
+    if not isinstance(el, str) or el.replace(":", "-", 1) != p.stem:
+        return f"its element {el!r} does not match its file name"
+    ports = doc.get("ports")
+    if not isinstance(ports, dict) or not all(isinstance(k, str) and isinstance(v, list) and all(isinstance(x, str) for x in v)
+                                             for k, v in ports.items()):
+        return "`ports` is not a map of switch -> list of port names"
+    steps = doc.get("steps")
+    if not isinstance(steps, list) or not all(isinstance(st, dict) and isinstance(st.get("ok"), bool)
+                                              and isinstance(st.get("shut"), dict) for st in steps):
+        return "`steps` is not a list of steps with `ok` and `shut`"
+    return None
+
+
+def read_records(plan_dir: str | Path, plan: dict | None = None) -> list[dict]:
+    """Every drain record beside the plan (the fabric's drained elements), each checked (against ``plan``'s
+    switches and ports when given); every problem at once (exit 2)."""
     d = Path(plan_dir) / RECORDS
-    out = []
+    out, problems = [], []
+    ports_of = {s["name"]: {i["name"] for i in s.get("interfaces", ())} for s in plan["switches"]} if plan else None
     for p in sorted(d.glob("*.json")) if d.is_dir() else ():
         try:
             doc = json.loads(p.read_text(encoding="utf-8"))
-            if not (isinstance(doc, dict) and isinstance(doc.get("ports"), dict) and isinstance(doc.get("element"), str)):
-                raise ValueError("no element or ports")
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            raise InputErrors(Problem(str(p), f"not a drain record: {exc}", "written by `zcube drain`; remove it only if you know why")) from None
-        out.append(doc)
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+            problems.append(Problem(str(p), f"not a drain record: {exc}", "written by `zcube drain`; remove it only if you know why"))
+            continue
+        wrong = _check_record(p, doc)
+        if wrong is None and ports_of is not None:
+            bad = [f"{sw} {x}" for sw, ps in doc["ports"].items() for x in ps if x not in ports_of.get(sw, ())]
+            wrong = f"names ports the plan does not have: {', '.join(bad[:3])}" if bad else None
+        if wrong:
+            problems.append(Problem(str(p), f"not a drain record: {wrong}", "written by `zcube drain`; remove it only if you know why"))
+        else:
+            out.append(doc)
+    if problems:
+        raise InputErrors(problems, "bad drain records")
     return out
 
 
-def drained_ports(plan_dir: str | Path) -> dict[str, set[str]]:
-    """switch -> its ports shut by a drain (for verify and push)."""
+def shut_now(doc: dict) -> dict[str, tuple[str, ...]]:
+    """switch -> ports a record's drain has shut (its last step that was applied)."""
+    done = [st for st in doc["steps"] if st["ok"]]
+    return {sw: tuple(p) for sw, p in done[-1]["shut"].items()} if done else {}
+
+
+def graceful_now(doc: dict) -> set[str]:
+    """The switches on which a record's drain has graceful shutdown on."""
+    done = [st for st in doc["steps"] if st["ok"]]
+    return set(done[-1].get("graceful", ())) if done else set()
+
+
+def drained_ports(plan_dir: str | Path, plan: dict | None = None, but: str | None = None) -> dict[str, set[str]]:
+    """switch -> its ports shut by drains (for verify and push); ``but``: leave that element's record out."""
     out: dict[str, set[str]] = {}
-    for doc in read_records(plan_dir):
-        for sw, ports in doc["ports"].items():
+    for doc in read_records(plan_dir, plan):
+        if doc["element"] == but:
+            continue
+        for sw, ports in shut_now(doc).items():
             out.setdefault(sw, set()).update(ports)
     return out
 
@@ -100,12 +142,34 @@ def _steps(blast: Blast) -> list[tuple[str, dict[str, tuple[str, ...]], bool]]:
     return steps
 
 
-def _push_step(plan: dict, base: dict[str, Target], shut: dict[str, tuple[str, ...]], graceful: bool, creds: Credentials,
-               opts: DrainOptions, out: Path) -> dict:
+def _union(*maps: dict[str, tuple[str, ...]] | dict[str, set[str]]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, set[str]] = {}
+    for m in maps:
+        for sw, ports in m.items():
+            out.setdefault(sw, set()).update(ports)
+    return {sw: tuple(sorted(p)) for sw, p in out.items()}
+
+
+def _push_state(plan: dict, base: dict[str, Target], shut: dict[str, tuple[str, ...]], graceful: set[str], creds: Credentials,
+                opts: DrainOptions, out: Path, dry_run: bool) -> dict:
+    """Push each switch of ``base`` to its rendered config with ``shut`` ports shut and graceful shutdown on ``graceful``."""
     pm = platform_module(plan["cluster"]["platform"])
-    targets = [replace(base[sw], intended=pm.drained_config(base[sw].intended, ports, graceful)) for sw, ports in sorted(shut.items())]
-    return push_all(targets, creds, PushOptions(dry_run=opts.dry_run, known_hosts=opts.known_hosts or _lab_known_hosts(opts),
+    targets = [replace(t, intended=pm.drained_config(t.intended, shut.get(sw, ()), sw in graceful)) for sw, t in sorted(base.items())]
+    return push_all(targets, creds, PushOptions(dry_run=dry_run, known_hosts=opts.known_hosts or _lab_known_hosts(opts),
                                                 timeout=opts.timeout), out)
+
+
+def _differs(report: dict) -> dict[str, str]:
+    """switch -> what a dry run found (a switch not as expected: lines that would change, or why it could not be read)."""
+    return {d["name"]: (f"{d['lines_changed']} lines differ" if d["status"] == "would_change" else f"{d['status']}: {d.get('error')}")
+            for d in report["devices"] if d["status"] != "unchanged"}
+
+
+def _write(path: Path, record: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
 
 
 def _lab_known_hosts(opts: DrainOptions) -> str | None:
@@ -129,7 +193,12 @@ def port_states(plan: dict, base: dict[str, Target], creds: Credentials, opts: D
 
 
 def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
-    """Drain ``element_text`` (``switch:NAME`` or ``link:CABLE``); returns the record (written unless dry run)."""
+    """Drain ``element_text`` (``switch:NAME`` or ``link:CABLE``); returns the record (written as it goes, unless dry run).
+
+    Other drains on the same switches stay as they are: each step's config carries their ports too,
+    and before each step a dry run proves the switch is exactly in the state the drains expect."""
+    import tempfile
+
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
     if path.exists():
@@ -138,68 +207,98 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
     if blast.gpu_pairs_without_routed_path and not opts.accept_loss:
         raise InputErrors(Problem(element.key, f"the analysis predicts {blast.gpu_pairs_without_routed_path} GPU pairs without a routed "
                                                "path while it is drained", "--accept-loss to drain anyway"))
+    others = read_records(plan_dir, plan)
+    other_shut = _union(*(shut_now(d) for d in others))
+    other_graceful = set().union(*(graceful_now(d) for d in others)) if others else set()
     base = _targets(plan, opts, sorted(blast.ports))
     record = {"element": element.key, "blast": blast.as_dict(), "ports": {k: list(v) for k, v in blast.ports.items()},
               "graceful_shutdown": False, "steps": [], "status": "draining"}
-    work = plan_dir / "drain-work" / f"{element.kind}-{element.name}"
+    work = Path(tempfile.mkdtemp(prefix="zcube-drain-")) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
+    before, before_graceful = other_shut, other_graceful
     for i, (name, shut, graceful) in enumerate(_steps(blast), 1):
-        report = _push_step(plan, base, shut, graceful, creds, opts, work / f"step-{i}")
-        record["steps"].append({"step": name, "ok": report["ok"], "devices": {d["name"]: {k: d.get(k) for k in ("status", "lines_changed", "error")}
-                                                                            for d in report["devices"]}})
+        # (a dry run applies no step: only the state before the first can be checked; each later step's diff
+        # then also shows the lines of the steps before it)
+        expected = None if opts.dry_run and i > 1 else _push_state(plan, base, before, before_graceful, creds, opts,
+                                                                     work / f"step-{i}-expected", dry_run=True)
+        differs = _differs(expected) if expected else {}
+        if differs:
+            record["status"] = f"stopped before step {i} ({name}): the switch is not as the drains expect"
+            record["differs"] = differs
+            if i == 1:
+                raise InputErrors([Problem(sw, f"not as planned (with the other drains' ports): {why}",
+                                           f"see {work / f'step-{i}-expected'}; `zcube push` or `zcube audit` first") for sw, why in differs.items()],
+                                  f"cannot drain {element.key}")
+            break
+        now = _union(other_shut, shut)
+        now_graceful = other_graceful | (set(shut) if graceful else set())
+        report = _push_state(plan, base, now, now_graceful, creds, opts, work / f"step-{i}", opts.dry_run)
+        ok = report["ok"]
+        record["steps"].append({"step": name, "ok": ok, "shut": {k: list(v) for k, v in shut.items()}, "graceful": sorted(set(shut) if graceful else ()),
+                                "devices": {d["name"]: {k: d.get(k) for k in ("status", "lines_changed", "error")} for d in report["devices"]}})
         say(f"step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines)" for d in report["devices"]))
-        if not report["ok"]:
+        if not ok:
             record["status"] = f"failed at step {i} ({name})"
             break
         record["graceful_shutdown"] = graceful
-        if name == "steer" and not opts.dry_run:
-            time.sleep(opts.settle_s)
+        before, before_graceful = now, now_graceful
+        if not opts.dry_run:
+            _write(path, record)  # the state so far: a later failure or crash leaves what was done recorded
+            if name == "steer":
+                time.sleep(opts.settle_s)
     else:
         record["status"] = "would drain" if opts.dry_run else "drained"
-    if not opts.dry_run and record["status"] == "drained":
-        states = port_states(plan, base, creds, opts)
-        still_up = [f"{sw} {p}" for sw, ports in blast.ports.items() for p in ports if states.get(sw, {}).get(p, False)]
-        record["check"] = {"ports_down": not still_up, "still_up": still_up}
-        if still_up:
-            record["status"] = "drained, check failed"
-    if not opts.dry_run and any(s["ok"] for s in record["steps"]):  # a first step that failed was rolled back: nothing to record
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        tmp.replace(path)
+    if opts.dry_run:
+        return record
+    if record["status"] == "drained":
+        try:
+            states = port_states(plan, base, creds, opts)
+            still_up = [f"{sw} {p}" for sw, ports in blast.ports.items() for p in ports if states.get(sw, {}).get(p, False)]
+            record["check"] = {"ports_down": not still_up, "still_up": still_up}
+            if still_up:
+                record["status"] = "drained, check failed"
+        except Exception as exc:  # noqa: BLE001 (a device error: the drain is done, the check is not)
+            record["check"] = {"ports_down": None, "error": f"{type(exc).__name__}: {exc}"[:300]}
+            record["status"] = "drained, check not run"
+    if any(st["ok"] for st in record["steps"]):
+        _write(path, record)
     return record
 
 
 def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
-    """Reverse the drain of ``element_text`` exactly, check the switches are back as planned, remove the record."""
+    """Reverse the drain of ``element_text`` exactly (other drains stay), remove the record, and verify the switches."""
+    import tempfile
+
     from zcube_deploy.verify.pipeline import run_verify
 
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
-    if not path.exists():
+    records = {d["element"]: d for d in read_records(plan_dir, plan)}
+    if element.key not in records:
         raise InputErrors(Problem(str(path), f"{element.key} is not drained (no record)"))
-    record = json.loads(path.read_text(encoding="utf-8"))
-    shut = {sw: tuple(p) for sw, p in record["ports"].items()}
-    base = _targets(plan, opts, sorted(shut))
-    work = plan_dir / "drain-work" / f"{element.kind}-{element.name}"
-    # 1. the switches hold exactly what the drain left (nothing else changed inside the scope since)
-    done = [s for s in record["steps"] if s["ok"]]
-    last_shut = shut if done and done[-1]["step"] != "steer" else {sw: () for sw in shut}
-    check = _push_step(plan, base, last_shut, bool(record.get("graceful_shutdown")), creds, replace(opts, dry_run=True), work / "undrain-check")
-    extra = {d["name"]: d["lines_changed"] for d in check["devices"] if d["status"] != "unchanged"}
-    if extra and not opts.force:
-        raise InputErrors(Problem(str(path), "the switch holds more than the drain's changes: " + ", ".join(f"{k} {v} lines" for k, v in extra.items()),
-                                  f"see {work / 'undrain-check'} (push dry run); --force to push the rendered config anyway"))
-    # 2. the rendered config: exactly the drain's lines reversed
-    report = push_all(list(base.values()), creds, PushOptions(dry_run=opts.dry_run, known_hosts=opts.known_hosts or _lab_known_hosts(opts),
-                                                              timeout=opts.timeout), work / "undrain")
+    record = records.pop(element.key)
+    others = list(records.values())
+    other_shut = _union(*(shut_now(d) for d in others))
+    other_graceful = set().union(*(graceful_now(d) for d in others)) if others else set()
+    base = _targets(plan, opts, sorted(record["ports"]))
+    work = Path(tempfile.mkdtemp(prefix="zcube-undrain-")) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
+    # 1. the switches hold exactly what the drains left (nothing else changed inside the scope since)
+    now = _union(other_shut, shut_now(record))
+    check = _push_state(plan, base, now, other_graceful | graceful_now(record), creds, opts, work / "undrain-expected", dry_run=True)
+    differs = _differs(check)
+    if differs and not opts.force:
+        raise InputErrors([Problem(sw, f"differs from the state the drains left: {why}",
+                                   f"see {work / 'undrain-expected'} (push dry run); --force to push anyway") for sw, why in differs.items()],
+                          f"cannot undrain {element.key}")
+    # 2. the rendered config with the other drains' ports: exactly this drain's lines reversed
+    report = _push_state(plan, base, other_shut, other_graceful, creds, opts, work / "undrain", opts.dry_run)
     say("undrain: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines)" for d in report["devices"]))
     result = {"element": element.key, "ok": report["ok"], "devices": report["devices"]}
     if opts.dry_run or not report["ok"]:
         return result
-    # 3. back as planned: verify of the switches, then the record goes
-    v = run_verify(plan, None, lab_path=opts.lab_path, known_hosts=opts.known_hosts, only=",".join(sorted(shut)), creds=creds)
+    path.unlink()  # the drain is undone: its record must not set findings aside any more
+    # 3. back as planned: verify of the switches (the other drains' ports set aside)
+    v = run_verify(plan, None, lab_path=opts.lab_path, known_hosts=opts.known_hosts, only=",".join(sorted(record["ports"])), creds=creds,
+                   drained={k: set(p) for k, p in other_shut.items()})
     result["verify"] = {"findings": len(v["findings"]), "unreachable": v["errors"]}
     result["back_as_planned"] = not v["findings"] and not v["errors"]
-    if result["back_as_planned"]:
-        path.unlink()
     return result
