@@ -272,6 +272,7 @@ def test_cli_dry_run_holds_every_line_sent_and_secrets_stay_private(plan, built,
 
     work = tmp_path / "w"
     shutil.copytree(built / "configs", work / "configs")
+    shutil.copy(built / "manifest.json", work / "manifest.json")
     shutil.copy(built / "plan.json", work / "plan.json")
     secrets = ["$1$zQ3x$7hE1kYqvV0cB2mN4pL8sT/", "0822455D0A165E1F", "$1$Rj8k$Hq2Lw9zXy3Vb6Nc1Md5Pe0",
                "070C285F4D061A0A19", "105A0C1D0D1E03"]

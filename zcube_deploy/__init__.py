@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__version__ = "0.1.0"
+from zcube_deploy.version import __version__
 
 PlanLike = dict | str | Path
 """A plan dict, or the path of a plan.json (or of the folder holding one)."""
@@ -83,8 +83,11 @@ def write_cabling(plan: PlanLike, out_dir: str | Path, catalog: str | Path | Non
 
 def push_configs(plan: PlanLike, configs_dir: str | Path, *, dry_run: bool = True, only: str | None = None, lab: str | Path | None = None,
                  known_hosts: str | Path | None = None, trust_on_first_use: bool = False, concurrency: int = 8, canary: int = 0,
-                 max_failures: int | None = None, timeout: float = 30) -> dict:
+                 max_failures: int | None = None, timeout: float = 30, allow_edited: bool = False) -> dict:
     """Push DIR/configs to the switches of the plan (a dry run unless ``dry_run=False``).
+
+    A config file that differs from render's manifest.json is refused (InputErrors) unless ``allow_edited``;
+    a line outside the managed scope always is (docs/push.md).
 
     Credentials come from ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET (the lab's defaults
     with ``lab``, a lab.json); there is no prompt. Returns the push report (also DIR/push-report.json):
@@ -95,7 +98,7 @@ def push_configs(plan: PlanLike, configs_dir: str | Path, *, dry_run: bool = Tru
     report, _ = workflow.push(_plan(plan, PLAN_FIELDS), str(configs_dir), dry_run=dry_run, only=only, concurrency=concurrency,
                               canary=canary, max_failures=max_failures, lab_path=_str(lab),
                               known_hosts=_str(known_hosts), trust_on_first_use=trust_on_first_use,
-                              timeout=timeout)
+                              timeout=timeout, allow_edited=allow_edited)
     return report
 
 

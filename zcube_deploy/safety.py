@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from zcube_deploy.platform_data import platform_data
+
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 NAME_HINT = "use letters, digits, '.', '_' and '-' only, starting with a letter or digit, at most 63"
 INTERFACE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*( ?[0-9]+(/[0-9]+)*(:[0-9]+)?)?$")
@@ -79,8 +81,6 @@ def redact_secrets(text: str, platform: str = "ruijie_rgos") -> str:
 def _secret_patterns(platform: str) -> list[re.Pattern]:
     cached = _SECRET_CACHE.get(platform)
     if cached is None:
-        from zcube_deploy.platforms import platform_data
-
         cached = _SECRET_CACHE[platform] = [re.compile(p, re.I) for p in platform_data(platform).get("secrets", ())]
     return cached
 

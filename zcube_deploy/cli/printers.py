@@ -71,19 +71,26 @@ def print_verify(result: dict) -> None:
     out.print(t)
     if summary["worst_racks"]:
         out.print("worst racks: " + ", ".join(f"{r} ({n})" for r, n in summary["worst_racks"]))
-    for f in findings[:30]:
+    from zcube_deploy.verify.classify import notes, to_list  # imported when printing verify's result only
+
+    shown = to_list(findings)  # (the not_checked ones are the notes below, grouped)
+    for f in shown[:30]:
         out.print(f"[bold]{f['kind']}[/] {f['id']} {', '.join(f['cables'])}: {f['instruction']}")
-    if len(findings) > 30:
-        out.print(f"... {len(findings) - 30} more in verify.json / verify.xlsx")
+    if len(shown) > 30:
+        out.print(f"... {len(shown) - 30} more in verify.json / verify.xlsx")
     for name, e in sorted(errors.items()):
         out.print(f"[red]unreachable[/] {name}: {e}", markup=True)
     if paths:
         out.print(f"reports: {paths[0]}, {paths[1]}")
-    from zcube_deploy.verify.classify import notes  # imported when printing verify's result only
-
     for line in notes(summary):
         out.print(f"[yellow]note[/] {line}", markup=True, highlight=False)
     if "bgp_sessions" in summary:
-        out.print(f"eBGP sessions: {summary['bgp_sessions']['established']} of {summary['bgp_sessions']['planned']} planned are Established")
+        b = summary["bgp_sessions"]
+        unseen = f", {b['unobserved']} not checked (state observed at neither end)" if b.get("unobserved") else ""
+        out.print(f"eBGP sessions: {b['established']} of {b['planned']} planned are Established{unseen}")
+    if summary.get("not_checked_switches"):
+        n, k = summary["not_checked_switches"], summary["by_kind"]["not_checked"]
+        out.print(f"[yellow]not clean: planned checks could not run on {n} switch{'es' if n != 1 else ''} "
+                  f"({k} not_checked finding{'s' if k != 1 else ''}; see the notes above)[/]", highlight=False)
     if not findings and not errors:
-        out.print("[green]clean: every planned port sees its planned neighbour[/]")
+        out.print("[green]clean: every planned check ran and passed (every planned port sees its planned neighbour)[/]")

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
+from zcube_deploy.ipv4 import MASKS, aton, ntoa
+
 ROUTING_KINDS = ("static", "bgp")
 RECONVERGING_KINDS = frozenset({"bgp"})  # kinds whose switches recompute their entries after a failure
 SOURCE_STATIC, SOURCE_FALLBACK, SOURCE_BGP = "static", "static-fallback", "bgp"
@@ -39,8 +41,6 @@ class Entry(NamedTuple):
 
     @property
     def prefix(self) -> str:
-        from zcube_deploy.plan.ipam import ntoa
-
         return f"{ntoa(self.network)}/{self.prefix_len}"
 
 
@@ -56,8 +56,6 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
     a computed kind (mode bgp) to destinations within that many switch hops (1: the direct paths);
     a configured table (mode static) is returned whole, every route of it being a direct path.
     """
-    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
-
     mode = routing["mode"]
     if mode == "static":
         out: dict[str, list[Entry]] = {}
@@ -65,7 +63,7 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
             rows = out[sw["name"]] = []
             for rt in sw["routes"]:
                 net, plen = rt["prefix"].split("/")
-                rows.append(_new_entry(Entry, (_aton(net), int(plen), (_aton(rt["next_hop"]),),
+                rows.append(_new_entry(Entry, (aton(net), int(plen), (aton(rt["next_hop"]),),
                                                "static-fallback" if rt.get("fallback") else "static")))
         return out
     if mode == "bgp":
@@ -99,8 +97,6 @@ def pinned_tables(routing: dict, switches: list[dict]) -> dict[str, list[Entry]]
 def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple[int, int, int, int, str]]]:
     """Per (server, NIC port): its policy table as (network, prefix len, gateway, metric, device),
     in plan order (device: the port the route leaves on, by default the NIC port itself)."""
-    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
-
     out = {}
     prefixes: dict[str, tuple[int, int]] = {}  # a destination is shared by the ports of a group and plane: read once
     gateways: dict[str, int] = {}  # a port's routes share one or two gateways
@@ -113,10 +109,10 @@ def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], li
                 dest = prefixes.get(to)
                 if dest is None:
                     net, plen = to.split("/")
-                    dest = prefixes[to] = (_aton(net), int(plen))
+                    dest = prefixes[to] = (aton(net), int(plen))
                 gw = gateways.get(via)
                 if gw is None:
-                    gw = gateways[via] = _aton(via)
+                    gw = gateways[via] = aton(via)
                 rows.append((dest[0], dest[1], gw, rt["metric"], rt.get("dev", port)))
     return out
 
@@ -125,18 +121,16 @@ def network_from_plan(routing: dict, switches: list[dict], nics: dict[str, list[
                       tables: dict[str, list[Entry]] | None = None) -> "Network":
     """A :class:`Network` of the plan's switches and NIC ports (``nics``: server name -> NIC rows);
     ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`)."""
-    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
-
     net = Network()
     if tables is None:
         tables = switch_tables(routing, switches, max_as_path)
     for sw in switches:
         routes = [(e[0], e[1], nh) for e in tables[sw["name"]] for nh in e[2]]
-        net.add_switch(sw["name"], [(i["name"], _aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
+        net.add_switch(sw["name"], [(i["name"], aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
     hosts = host_tables(nics)
     for server, entries in nics.items():
         for nic in entries:
-            net.add_host_port(server, nic["port"], _aton(nic["address"]), hosts[(server, nic["port"])])
+            net.add_host_port(server, nic["port"], aton(nic["address"]), hosts[(server, nic["port"])])
     return net
 
 
@@ -155,8 +149,7 @@ class Network:
         for port, addr, plen in interfaces:
             self.owner[addr] = name
             self.port_of[addr] = (name, port)
-            mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-            conn.setdefault(plen, set()).add(addr & mask)
+            conn.setdefault(plen, set()).add(addr & MASKS[plen])
         table: dict[int, dict[int, list[int]]] = defaultdict(dict)
         for net, plen, nh in routes:
             table[plen].setdefault(net, []).append(nh)
@@ -174,14 +167,13 @@ class Network:
 
     def connected_to(self, device: str, addr: int) -> bool:
         for plen, nets in self.connected[device].items():
-            if addr & ((0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF) in nets:
+            if addr & MASKS[plen] in nets:
                 return True
         return False
 
     def lookup(self, device: str, dst: int) -> list[int]:
         for plen, nets in self.tables[device].items():
-            mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-            hops = nets.get(dst & mask)
+            hops = nets.get(dst & MASKS[plen])
             if hops is not None:
                 return hops
         return []

@@ -77,6 +77,28 @@ def scoped_tree(text: str, owns=None):
     return tree
 
 
+def send_units(lines: list[str]) -> list[list[str]]:
+    """``lines`` (a remediation: top-level lines, indented sub-lines, ``exit``) cut into what is written at once: the
+    lines up to and including a section's opening line, then that section's indented lines with its ``exit``. The
+    opening line's answer is read before its sub-lines are sent. At most CHUNK lines per unit.
+
+    >>> send_units(["hostname A", "interface X 0/1", " shutdown", "exit", "ip route 1.1.1.0 255.255.255.0 2.2.2.2"])
+    [['hostname A', 'interface X 0/1'], [' shutdown', 'exit'], ['ip route 1.1.1.0 255.255.255.0 2.2.2.2']]
+    """
+    units: list[list[str]] = []
+    unit: list[str] = []
+    for i, line in enumerate(lines):
+        unit.append(line)
+        opens = not line.startswith(" ") and line != "exit" and i + 1 < len(lines) and lines[i + 1].startswith(" ")
+        closes = line == "exit"
+        if opens or closes or len(unit) >= CHUNK:
+            units.append(unit)
+            unit = []
+    if unit:
+        units.append(unit)
+    return units
+
+
 def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
     """CLI lines that take ``running`` to ``intended``: interface blocks whole, each closed by 'exit'.
 
@@ -341,7 +363,12 @@ class RuijieRGOSDriver(NetworkDriver):
         return [n for n in names if long_name(n) not in have and not n.startswith(LOGICAL)]
 
     def apply_lines(self, lines: list[str]) -> str:
-        """Enter config mode, send ``lines``, leave; raise CommitError on any RGOS error message."""
+        """Enter config mode, send ``lines``, leave; raise CommitError at the first line the device rejects.
+
+        A section's opening line is sent and its answer read before its indented lines go (:func:`send_units`): a
+        rejected ``interface X`` stops its block there, so a lenient CLI never takes the block's lines in global
+        mode, and the error is the device's own words about the line it rejected. (netmiko's per-line
+        ``send_config_set`` searches the whole accumulated output after every line: O(lines^2).)"""
         for line in lines:
             assert_safe_line(line)
         self._running = None  # the device changes from here on
@@ -349,11 +376,8 @@ class RuijieRGOSDriver(NetworkDriver):
         dev.config_mode(config_command="configure terminal", pattern=r"\)#")
         out = ""
         try:
-            # in blocks: each block is written at once and read back until one config prompt per line
-            # has come back; then the echo is scanned for RGOS errors. (netmiko's per-line
-            # send_config_set searches the whole accumulated output after every line: O(lines^2).)
-            for i in range(0, len(lines), CHUNK):
-                out += self._send_block(lines[i:i + CHUNK])
+            for unit in send_units(lines):
+                out += self._send_block(unit)
         except CommitError:
             raise
         except Exception as exc:
@@ -368,6 +392,8 @@ class RuijieRGOSDriver(NetworkDriver):
         return out
 
     def _send_block(self, block: list[str]) -> str:
+        """Write ``block`` at once, read until one config prompt per line has come back, then raise CommitError
+        naming the first line whose answer is an RGOS error, with the error in the device's words."""
         dev = self.device
         dev.write_channel("".join(line + dev.RETURN for line in block))
         out = ""
@@ -381,11 +407,13 @@ class RuijieRGOSDriver(NetworkDriver):
             if time.monotonic() > deadline:
                 raise CommitError(f"the device stopped answering after {PROMPT_RE.subn('', out)[1]} of {need} lines")
             time.sleep(0.005)
-        m = ERROR_RE.search(out)
-        if m:
-            before = out[: m.start()].splitlines()
-            cmd = next((ln.split("#", 1)[1].strip() for ln in reversed(before) if ")#" in ln and ln.split("#", 1)[1].strip()), "?")
-            raise CommitError(f"the device rejected {cmd!r}: {m.group(0).strip()}")
+        if ERROR_RE.search(out):
+            answers = PROMPT_RE.split(out)  # answers[k]: line k's echo and answer, then the next prompt's start
+            for line, answer in zip(block, answers):
+                if ERROR_RE.search(answer):
+                    words = " ".join(ln.strip() for ln in answer.replace("\r", "").splitlines() if ln.strip().startswith("%"))
+                    raise CommitError(f"the device rejected {line.strip()!r}: {words}")
+            raise CommitError(f"the device answered an error: {ERROR_RE.search(out).group(0).strip()}")
         return out
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:

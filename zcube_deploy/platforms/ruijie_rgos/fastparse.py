@@ -11,17 +11,11 @@ both on the mocked outputs and on a lab's recordings.
 from __future__ import annotations
 
 import re
-import socket
-import struct
 from ipaddress import IPv4Interface
 
-from zcube_deploy.platforms.ruijie_rgos import _PLEN  # dotted mask -> prefix length: the platform's one table
-
-_PACK = struct.Struct("!I").pack
-
-
-def ntoa(value: int) -> str:
-    return socket.inet_ntoa(_PACK(value))
+from zcube_deploy.ipv4 import MASK_LENS as _PLEN  # dotted mask -> prefix length: the one table
+from zcube_deploy.ipv4 import ntoa
+from zcube_deploy.platforms.facts import UnreadableOutput, line_number
 
 # ---------------------------------------------------------------- show lldp neighbors detail
 # the template's states: Start (port header, neighbour index), Neighbor (fields), Description
@@ -107,6 +101,15 @@ def lldp_detail(text: str) -> list[dict[str, str]]:
 _ADDR = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 
 
+def _interface(address: str, mask: str, line: str, text: str) -> str:
+    """"a.b.c.d/len" of an address line; an address or mask out of range (a hand-edited recording) is
+    :class:`UnreadableOutput` naming the line, not a traceback."""
+    try:
+        return str(IPv4Interface(f"{address}/{mask}"))
+    except ValueError as exc:
+        raise UnreadableOutput("show running-config", line_number(text, line), line, str(exc)) from None
+
+
 def interface_addresses(config_text: str) -> dict[str, list[str]]:
     """{interface: ["a.b.c.d/len", ...]} of every `interface` block of an RGOS config (l3_facts' "interfaces")."""
     out: dict[str, list[str]] = {}
@@ -123,7 +126,7 @@ def interface_addresses(config_text: str) -> dict[str, list[str]]:
         if cur is not None:
             m = _ADDR.match(line.strip())
             if m:
-                out[cur].append(str(IPv4Interface(f"{m.group(1)}/{m.group(2)}")))
+                out[cur].append(_interface(m.group(1), m.group(2), line, config_text))
     return out
 
 
@@ -231,7 +234,7 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
         if cur_a is not None:
             m = _ADDR.match(line)
             if m:
-                cur_a.append(str(IPv4Interface(f"{m.group(1)}/{m.group(2)}")) if m.group(2) not in _PLEN
+                cur_a.append(_interface(m.group(1), m.group(2), line, text) if m.group(2) not in _PLEN
                              or ntoa(_aton(m.group(1)) or 0) != m.group(1) else f"{m.group(1)}/{_PLEN[m.group(2)]}")
         if block == "itf":
             words = line.split()
