@@ -43,6 +43,12 @@ def test_all_designs_with_a_failure(lab_plan, tmp_path):
     failed = [x for x in rows if x["failure"]]
     assert all("slowdown" in x for x in failed if not x["unrouted_flows"])
     assert {x["design"]: x["paper_one_tor_slowdown"] for x in failed if x["workload"] == "allreduce"}["roft"] == 0.469
+    plan = json.loads(lab_plan.read_text())
+    fabric = {c["id"] for c in plan["cables"] if c["kind"] == "fabric"}
+    for x in rows:
+        assert ("fabric_cable_utilisation" in x) == (x["design"] == "zcube")
+        if x["design"] == "zcube":
+            assert set(x["fabric_cable_utilisation"]) == fabric and max(x["fabric_cable_utilisation"].values()) <= 1 + 1e-9
     assert (tmp_path / "traffic.png").stat().st_size > 10_000
     assert "ZCube: 64 GPUs" in r.stdout and "ROFT" in r.stdout
 
