@@ -4,9 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.measure import Measurement
 from rich.table import Table
 
-from zcube_deploy.cli.common import out
+from zcube_deploy.cli.common import out, print_wide
+
+
+def print_fitting(wide: Table, narrow) -> None:
+    """A wide table where it fits, else the same content in narrower tables (fewer columns, or one row
+    per item), so that a terminal never cuts a header. Piped to a file or a CI log: the wide table at
+    150 columns (``print_wide``); on a terminal: the wide table when it fits its width, else the tables
+    ``narrow()`` returns (a callable: they are built only when needed)."""
+    if not out.is_terminal:
+        print_wide(wide)
+    elif Measurement.get(out, out.options.update_width(10_000), wide).maximum <= out.width:  # its natural width
+        out.print(wide)
+    else:
+        for t in narrow():
+            out.print(t)
 
 
 def print_plan_summary(summary: dict, path: Path | None) -> None:
