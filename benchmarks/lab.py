@@ -31,7 +31,7 @@ def rss_mib(pid: int) -> float:
 def main() -> None:
     from netmiko import ConnectHandler
 
-    from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+    from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
 
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)

@@ -126,7 +126,7 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
 
     ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies)."""
     from zcube_deploy.push import PushOptions, push_all, select_targets
-    from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
+    from zcube_deploy.access import credentials, endpoints, known_hosts_for
 
     eps, kh = endpoints(lab_path, known_hosts)
     targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)

@@ -33,8 +33,8 @@ def main() -> None:
 
 
 def __getattr__(name: str):
-    if name == "_known_hosts_for":  # its old home (tests, scripts): the policy lives in push/credentials.py
-        from zcube_deploy.push.credentials import known_hosts_for
+    if name == "_known_hosts_for":  # its old home (tests, scripts): the policy lives in access.py
+        from zcube_deploy.access import known_hosts_for
 
         return known_hosts_for
     raise AttributeError(name)

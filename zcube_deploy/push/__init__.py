@@ -28,7 +28,7 @@ from typing import Callable
 
 from napalm.base.exceptions import MergeConfigException, ReplaceConfigException
 
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.access import Credentials, load_lab
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver, platform_module
 from zcube_deploy.push.guard import after_change, management_problems
@@ -42,16 +42,6 @@ OK_STATUSES = ("unchanged", "changed", "would_change")
 # the plan sections push reads (a projection for read_plan)
 PLAN_FIELDS = projection(switches=None, port_map=None, addressing=None, models=None, cluster=None, inputs=None, tool_version=None,
                          settings=None, sizing=None, routing=None)
-
-
-@dataclass(frozen=True)
-class Credentials:
-    username: str
-    password: str
-    secret: str
-
-    def __repr__(self) -> str:  # never print secrets, even by accident
-        return f"Credentials(username={self.username!r}, password=***, secret=***)"
 
 
 @dataclass
@@ -310,11 +300,3 @@ def push_all(targets: list[Target], creds: Credentials, opts: PushOptions, out_d
     out.mkdir(parents=True, exist_ok=True)
     (out / "push-report.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return report
-
-
-def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
-    try:
-        doc = json.loads(Path(path).read_text())
-        return {n: (e["host"], int(e["port"])) for n, e in doc["switches"].items()}, doc.get("known_hosts")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", "written by `zcube lab up`")) from None
