@@ -50,7 +50,8 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
 
     plan = workflow.open_plan(plan_path, PLAN_FIELDS, short_lived=True)
     control.serve(plan, out_dir, faults=faults, seed=seed, port_base=port_base, baseline=control.read_baseline(baseline),
-                  on_ready=lambda lab, doc: print_lab_ready(plan, out_dir, lab, doc))
+                  on_ready=lambda lab, doc: print_lab_ready(plan, out_dir, lab, doc),
+                  baseline_name=baseline if baseline and baseline != "none" else "baseline")
     out.print("lab stopped")
 
 

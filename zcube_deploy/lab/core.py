@@ -67,8 +67,9 @@ def site_baseline(plan: dict, text: str | None = None) -> str:
 
 
 class LabModel:
-    def __init__(self, plan: dict, baseline: str | None = None):
-        """``baseline``: the site baseline every switch starts from (None: the lab's default file; "": none)."""
+    def __init__(self, plan: dict, baseline: str | None = None, baseline_name: str = "baseline"):
+        """``baseline``: the site baseline every switch starts from (None: the lab's default file; "": none);
+        ``baseline_name``: where it came from, for the error that refuses it."""
         self.plan = plan
         self.sim = sim = simulator(plan["models"]["switch"]["platform"])  # the switch model's platform
         self.wiring = Wiring.from_plan(plan)
@@ -91,7 +92,7 @@ class LabModel:
                 try:
                     st.load_baseline(site)
                 except ValueError as exc:
-                    raise InputErrors(Problem("baseline", f"the simulated switch rejects {exc}", sim.BASELINE_HINT)) from None
+                    raise InputErrors(Problem(baseline_name, f"the simulated switch rejects {exc}", sim.BASELINE_HINT)) from None
             st.startup = st.running_config(header=False)
             self.switches[sw["name"]] = st
         self.mgmt = {sw["name"]: sw["mgmt_address"] for sw in plan["switches"]}

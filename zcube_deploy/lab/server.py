@@ -185,14 +185,15 @@ class Lab:
     """A running lab: model, faults, listeners. Start with ``start()`` in an event loop, or use ``running_lab``."""
 
     def __init__(self, plan: dict, faults: str | dict | None = None, seed: int = 0, port_base: int | None = None,
-                 baseline: str | None = None):
+                 baseline: str | None = None, baseline_name: str = "baseline"):
         self.plan = plan
-        self.model = LabModel(plan, baseline)
+        spec = faults if isinstance(faults, dict) else load_faults(faults, plan, seed)  # a bad file: refused before the switches are built
+        self.model = LabModel(plan, baseline, baseline_name)
         self.credentials = lab_credentials()
         self.model.enable_secret = self.credentials[2]
-        spec = faults if isinstance(faults, dict) else load_faults(faults, plan, seed)
         self.faults_spec = spec
-        self.expected = apply_faults(self.model, spec)
+        source = f"file {faults}" if isinstance(faults, str) and not faults.startswith("random:") else "faults"
+        self.expected = apply_faults(self.model, spec, source)
         self.port_base = port_base
         self.endpoints: dict[str, tuple[str, int]] = {}
         self.host_keys: dict[str, str] = {}
@@ -251,10 +252,8 @@ class Lab:
         return doc
 
     def apply_operations(self, ops: list[dict]) -> int:
-        """Physical fixes (see Wiring.apply); call on the lab's loop thread."""
-        for op in ops:
-            self.model.wiring.apply(op)
-        return len(ops)
+        """Physical fixes (see Wiring.apply_all: all of them or, with a ValueError, none); call on the lab's loop thread."""
+        return self.model.wiring.apply_all(ops)
 
     def poll_control(self, out_dir: str | Path) -> None:
         """Apply DIR/control.json (a list of wiring operations) left by another process, then remove it."""
@@ -263,10 +262,12 @@ class Lab:
             return
         (Path(out_dir) / "control.error").unlink(missing_ok=True)
         try:
-            ops = json.loads(path.read_text())
-            self.apply_operations(ops if isinstance(ops, list) else ops.get("operations", []))
-        except (ValueError, KeyError) as exc:
-            (Path(out_dir) / "control.error").write_text(f"{type(exc).__name__}: {exc}\n")
+            ops = json.loads(path.read_text(encoding="utf-8"))
+            self.apply_operations(ops.get("operations") if isinstance(ops, dict) else ops)
+        except (OSError, ValueError) as exc:  # JSON, encoding and the operations' own checks: nothing was applied
+            (Path(out_dir) / "control.error").write_text(f"{exc}\n")
+        except Exception as exc:  # noqa: BLE001 - a control file never stops a running lab; the error goes to its sender
+            (Path(out_dir) / "control.error").write_text(f"internal error: {type(exc).__name__}: {exc}\n")
         path.unlink(missing_ok=True)
         self.write_wiring(out_dir)
 
