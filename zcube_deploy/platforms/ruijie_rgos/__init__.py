@@ -39,7 +39,7 @@ MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the
 
 __all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "VERIFY_COMMANDS",
            "command_error", "config_facts", "l3_facts", "long_name", "numbered_sections", "observe", "parse_config",
-           "section_interface", "short_name", "simulator", "top_level_lines"]
+           "section_interface", "short_name", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 _ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
@@ -451,10 +451,3 @@ def observe(outputs: dict[str, str]) -> dict:
     from zcube_deploy.platforms.ruijie_rgos.observations import observe as _observe
 
     return _observe(outputs)
-
-
-def simulator():
-    """The simulated RGOS switch the lab runs (imported on demand: it is large)."""
-    from zcube_deploy.platforms.ruijie_rgos import lab
-
-    return lab
