@@ -10,6 +10,11 @@ from typing import TypedDict
 from zcube_deploy.access import Prompt, credentials, endpoints
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import require_device_access
+from zcube_deploy.verify import scope_of
+from zcube_deploy.verify.bgp import session_counts
+from zcube_deploy.verify.classify import check, summarize
+from zcube_deploy.verify.collect import collect, replay
+from zcube_deploy.verify.report import write_reports
 
 
 class VerifyResult(TypedDict):
@@ -33,11 +38,6 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
     Writes DIR/verify.json and DIR/verify.xlsx when ``out_dir`` is given. ``creds`` default to the
     credential policy of :func:`zcube_deploy.access.credentials` (``prompt`` asks for missing ones).
     """
-    from zcube_deploy.verify import scope_of
-    from zcube_deploy.verify.collect import collect, replay
-    from zcube_deploy.verify.classify import check, summarize
-    from zcube_deploy.verify.report import write_reports
-
     check_sources(record, replay_dir)
     names = scope_of(plan, only)
     platform = plan["cluster"]["platform"]  # whose commands to run and how to read them
@@ -56,7 +56,6 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
     summary["switches_verified"] = len(observed)
     summary["switches_unreachable"] = len(errors)
     if (plan.get("routing") or {}).get("mode") == "bgp":  # issue 14: eBGP sessions (verify/bgp.py)
-        from zcube_deploy.verify.bgp import session_counts
         summary["bgp_sessions"] = session_counts(plan, observed, set(observed))
     meta = {"cluster": plan["cluster"]["name"], "scope": names, "mode": "offline" if replay_dir else "live"}
     paths = write_reports(findings, summary, errors, out_dir, meta) if out_dir else None

@@ -448,6 +448,7 @@ def command_error(output: str) -> str | None:
 
 def observe(outputs: dict[str, str]) -> dict:
     """{command: raw text} -> verify's neutral observation (observations.py)."""
+    # imported here: the show-output readers load TextFSM templates, start-up that render and push never need
     from zcube_deploy.platforms.ruijie_rgos.observations import observe as _observe
 
     return _observe(outputs)
