@@ -1,6 +1,7 @@
 """The `zcube` command line: one module per command (group), each parsing arguments, calling the
 library (mostly :mod:`zcube_deploy.workflow`) and printing. ``cli/common.py`` holds the root group,
-error handling and printing helpers.
+error handling and printing helpers. A command imports the library modules it runs inside its
+function (start-up time: `zcube --help` and every other command load none of them).
 
 Exit codes: 0 success; 1 the run worked but found problems; 2 bad input or usage.
 """
