@@ -57,8 +57,9 @@ def test_collective_identities(shape):
 
 def test_identities_known_bad(monkeypatch):
     """A model whose fair shares are off by 1 % fails the identity check."""
-    real = fluid.max_min_rates
-    monkeypatch.setattr(fluid, "max_min_rates", lambda *a: real(*a) * 0.99)
+    real, real_small = fluid.max_min_rates, fluid.max_min_small
+    monkeypatch.setattr(fluid, "max_min_rates", lambda *a, **k: real(*a, **k) * 0.99)
+    monkeypatch.setattr(fluid, "max_min_small", lambda *a: [x * 0.99 for x in real_small(*a)])
     errors = identity_errors(net.clos(128, 1, 32, 200.0))
     assert min(errors.values()) > 1e-3
 
@@ -157,9 +158,11 @@ def test_max_min_matches_lp_on_random_instances():
     for _ in range(220):
         cap, links, route, routes = random_instance(rng)
         A = incidence(len(cap), links, route, routes)
-        model = max_min_rates(cap, links, route, routes)
+        model = max_min_rates(cap, links, route, routes)  # the plain-Python filling (few sub-flows)
+        vectorised = max_min_rates(cap, links, route, routes, small=0)  # the numpy filling
         want = lp_max_min(A, cap)
         np.testing.assert_allclose(model, want, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(vectorised, want, rtol=1e-6, atol=1e-9)
         if (route < 0).all():
             assert definition_holds(A, cap, model)
             unit += 1
@@ -178,6 +181,7 @@ def test_max_min_known_bad():
     want = lp_max_min(A, cap)
     np.testing.assert_allclose(want, [1.0, 9.0])
     np.testing.assert_allclose(max_min_rates(cap, links, np.full(2, -1), routes), want)
+    np.testing.assert_allclose(max_min_rates(cap, links, np.full(2, -1), routes, small=0), want)
     assert not np.allclose(equal_share, want)
     assert not definition_holds(A, cap, equal_share)
 

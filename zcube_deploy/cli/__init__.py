@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from zcube_deploy.cli import (  # noqa: F401  (each module registers its commands on the root group)
     analyze,
+    audit,
     build,
     cabling,
     check_routing,

@@ -165,3 +165,63 @@ def _two_port(net: Net, router: Router, check: RouteSet, a: np.ndarray, b: np.nd
             parts.append((idx[sel], 1.0 / count[sel], links, key[sel]))
         left &= count == 0
     return parts, idx[left]
+
+
+def aggregated_all_to_all(net: Net, nbytes: float) -> tuple[np.ndarray, SubFlows, list[str]]:
+    """All-to-all aggregated by switch pair (docs/traffic.md): one sub-flow per (source port's
+    switch, destination route key) and port pair of the policy, standing for its k GPU pairs
+    (same-server pairs excluded: NVLink). Its rate is one GPU pair's share; it weighs k on each of
+    its links (so max-min is per GPU pair, not per aggregate). The host part is two bundle links
+    per switch (up: the sum of its GPU ports' up links; down: of their down links), appended after
+    the net's links. Exact for the healthy uniform all-to-all in designs without PXN, where every
+    port of a switch carries the same load. Returns (capacities, sub-flows, bundle labels)."""
+    router = Router(net)
+    n_sw, L, n = net.n_switches, net.n_links, net.n_gpus
+    g = np.arange(n)
+    up_cap, down_cap = np.zeros(n_sw), np.zeros(n_sw)
+    for p in range(net.port_switch.shape[1]):
+        ok = net.port_switch[:, p] >= 0
+        np.add.at(up_cap, net.port_switch[ok, p], net.cap[net.port_up[ok, p]])
+        np.add.at(down_cap, net.port_switch[ok, p], net.cap[net.port_down[ok, p]])
+    cap = np.concatenate([net.cap, up_cap, down_cap])
+    # every (a, b) of a server: the pairs that use NVLink (a != b) or none (a = b)
+    order = np.argsort(net.server_of, kind="stable")
+    bounds = np.searchsorted(net.server_of[order], np.arange(int(net.server_of.max()) + 2))
+    sizes = np.diff(bounds)
+    rep = np.repeat(np.arange(len(sizes)), sizes * sizes)
+    offs = np.arange(len(rep)) - np.repeat(np.cumsum(sizes * sizes) - sizes * sizes, sizes * sizes)
+    ia, ib = order[bounds[rep] + offs // sizes[rep]], order[bounds[rep] + offs % sizes[rep]]
+    keys_all, weights = [], []
+    for pa, pb in net.primary:
+        s = net.port_switch[:, pa]
+        d = router.keys(np.zeros(n, np.int64), g, np.full(n, pb))  # destination codes
+        pairs = np.outer(np.bincount(s, minlength=n_sw), np.bincount(d, minlength=router.n_dst)).ravel().astype(float)
+        np.subtract.at(pairs, s[ia] * router.n_dst + d[ib], 1.0)
+        keys = np.flatnonzero(pairs > 0)
+        keys_all.append(keys)
+        weights.append(pairs[keys])
+    keys, w = np.concatenate(keys_all), np.concatenate(weights)
+    A = len(keys)
+    s = keys // router.n_dst
+    _, t, _ = router._decode(keys)
+    fabric = RouteSet()
+    rid = router.split(keys, fabric)
+    if (rid == -2).any():
+        raise ValueError("a switch pair of the aggregated all-to-all has no route")
+    fabric.freeze()
+    agg_of_route = np.full(fabric.n + 1, -1, np.int64)
+    agg_of_route[rid[rid >= 0]] = np.flatnonzero(rid >= 0)
+    agg = agg_of_route[fabric.row]
+    routes = RouteSet()
+    rows = np.concatenate([np.arange(A), np.arange(A), agg])
+    order = np.argsort(rows, kind="stable")
+    routes.row = rows[order]
+    routes.link = np.concatenate([L + s, L + n_sw + t, fabric.link])[order]
+    routes.frac = np.concatenate([w, w, w[agg] * fabric.frac])[order]
+    routes.n = A
+    routes.ptr = np.searchsorted(routes.row, np.arange(A + 1))
+    share = nbytes / len(net.primary) * 8 / 1e9
+    sf = SubFlows(transfer=np.arange(A), gbit=np.full(A, share), start=np.zeros(A), links=np.full((A, 1), -1, np.int64),
+                  route=np.arange(A), routes=routes, unrouted=np.zeros(0, np.int64))
+    labels = [f"{name} host ports (up)" for name in net.switch_names] + [f"{name} host ports (down)" for name in net.switch_names]
+    return cap, sf, labels

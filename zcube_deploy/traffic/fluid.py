@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from zcube_deploy.traffic.flows import SubFlows
-from zcube_deploy.traffic.maxmin import link_weights, max_min_rates
+from zcube_deploy.traffic.maxmin import SMALL, compact, flow_entries, link_weights, max_min_rates, max_min_small
 
 REL_TOL = 1e-9
 
@@ -42,6 +42,7 @@ def run_fluid(cap: np.ndarray, sf: SubFlows) -> FluidResult:
     t = 0.0 if F == 0 else float(starts_sorted[0])
     events = fills = 0
     active_idx = np.zeros(0, np.int64)
+    cache: dict[int, tuple] = {}  # sub-flow -> its (link, weight) pairs, for the plain-Python filling
     while True:
         # admit every sub-flow that has started by t
         j = int(np.searchsorted(starts_sorted, t, side="right"))
@@ -56,13 +57,25 @@ def run_fluid(cap: np.ndarray, sf: SubFlows) -> FluidResult:
             t = float(starts_sorted[next_i])
             continue
         events += 1
-        rate = max_min_rates(cap, sf.links[active_idx], sf.route[active_idx], sf.routes)
+        small = len(active_idx) <= SMALL
+        if small:
+            entries = [cache[i] if i in cache else cache.setdefault(i, flow_entries(sf.links[i], int(sf.route[i]), sf.routes))
+                       for i in active_idx.tolist()]
+            rate = np.array(max_min_small(cap, entries))
+        else:
+            used, sub_cap, sub_links, sub_route, sub_routes = compact(cap, sf.links[active_idx], sf.route[active_idx], sf.routes)
+            rate = max_min_rates(sub_cap, sub_links, sub_route, sub_routes, compacted=True)
         fills += 1
         ttf = remaining[active_idx] / rate
         dt_done = float(ttf.min())
         dt_next = float(starts_sorted[next_i] - t) if next_i < F else np.inf
         dt = min(dt_done, dt_next)
-        link_gbit += dt * link_weights(L, sf.links[active_idx], sf.route[active_idx], sf.routes, rate)
+        if small:
+            for e, r in zip(entries, rate.tolist()):
+                for link, w in e:
+                    link_gbit[link] += dt * r * w
+        else:
+            link_gbit[used] += dt * link_weights(len(used), sub_links, sub_route, sub_routes, rate)
         remaining[active_idx] -= rate * dt
         t_new = t + dt
         done = ttf <= dt * (1 + REL_TOL) if dt_done <= dt_next else remaining[active_idx] <= REL_TOL * sf.gbit[active_idx]

@@ -168,15 +168,41 @@ class _Builder:
         self.port_up[g, port] = self._link(-1 - g, sw, gbps, KIND_UP, c)
         self.port_down[g, port] = self._link(sw, -1 - g, gbps, KIND_DOWN, c)
 
+    def cable_pairs(self, u: np.ndarray, v: np.ndarray, gbps: float, names: list[str]) -> np.ndarray:
+        """Many cables at once: (C, 2) link ids [u -> v, v -> u]."""
+        c = len(self.cable_names) + np.arange(len(u))
+        first = len(self.cap) + 2 * np.arange(len(u))
+        self.cable_names += list(names)
+        self._bulk(np.column_stack([u, v]).ravel(), np.column_stack([v, u]).ravel(), gbps, KIND_FABRIC, np.repeat(c, 2))
+        return np.column_stack([first, first + 1])
+
+    def attach_many(self, g: np.ndarray, port: int, sw: np.ndarray, gbps: float, names: list[str]) -> None:
+        """Port ``port`` of GPUs ``g`` to switches ``sw`` (one cable each, named ``names``)."""
+        c = len(self.cable_names) + np.arange(len(g))
+        first = len(self.cap) + 2 * np.arange(len(g))
+        self.cable_names += list(names)
+        self.port_switch[g, port] = sw
+        self.port_up[g, port] = first
+        self.port_down[g, port] = first + 1
+        self._bulk(np.column_stack([-1 - g, sw]).ravel(), np.column_stack([sw, -1 - g]).ravel(), gbps,
+                   np.tile([KIND_UP, KIND_DOWN], len(g)), np.repeat(c, 2))
+
+    def _bulk(self, a, b, gbps, kind, cable) -> None:
+        n = len(a)
+        self.a += np.asarray(a).tolist()
+        self.b += np.asarray(b).tolist()
+        self.cap += [float(gbps)] * n
+        self.kind += np.broadcast_to(kind, n).tolist()
+        self.cable += np.asarray(cable).tolist()
+
     def finish(self, design: str, server_of: np.ndarray, nvlink_gbps: float, gpu_names: list[str], server_names: list[str],
                **policy) -> Net:
         ns, n = len(self.switches), self.n
         g = np.arange(n)
         nv_node = -1 - n - server_of
         nv_up = len(self.cap) + 2 * g
-        for gg in range(n):
-            self._link(-1 - gg, int(nv_node[gg]), nvlink_gbps, KIND_NV_UP, -1)
-            self._link(int(nv_node[gg]), -1 - gg, nvlink_gbps, KIND_NV_DOWN, -1)
+        self._bulk(np.column_stack([-1 - g, nv_node]).ravel(), np.column_stack([nv_node, -1 - g]).ravel(), nvlink_gbps,
+                   np.tile([KIND_NV_UP, KIND_NV_DOWN], n), np.full(2 * n, -1))
         a, b = np.array(self.a, np.int64), np.array(self.b, np.int64)
         a = np.where(a < 0, ns - 1 - a, a)
         b = np.where(b < 0, ns - 1 - b, b)
@@ -291,12 +317,11 @@ def zcube_from_plan(plan: dict, nvlink_gbps: float = DEFAULT_NVLINK_GBPS) -> Net
             cables[(srv["name"], nic["gpu"], nic["nic_port"])] = nic["cable"]
     bld = _Builder(fab.n_gpus, G, 2)
     bld.switches = list(fab.switch_names)
-    cable_dir = np.array([bld.cable_pair(int(u), int(v), b, cid) for u, v, cid in zip(fab.link_u, fab.link_v, fab.link_ids)],
-                         np.int64).reshape(-1, 2)
-    for g, name in enumerate(fab.gpu_names):
-        server, gpu = name.rsplit("/gpu", 1)
-        for port in (0, 1):
-            bld.attach(g, port, int(fab.port_switch[g, port]), b, cables[(server, int(gpu), port + 1)])
+    cable_dir = bld.cable_pairs(fab.link_u, fab.link_v, b, fab.link_ids)
+    keys = [name.rsplit("/gpu", 1) for name in fab.gpu_names]
+    g = np.arange(fab.n_gpus)
+    for port in (0, 1):
+        bld.attach_many(g, port, fab.port_switch[:, port], b, [cables[(server, int(gpu), port + 1)] for server, gpu in keys])
     mode = (plan.get("routing") or {}).get("mode", "static")
     same_group = bool((plan.get("routing") or {}).get("same_group_fallback", plan.get("settings", {}).get("same_group_fallback")))
     table = TableRoutes(rt, fab.link_u, cable_dir, len(fab.switch_names)) if mode == "static" else None

@@ -99,7 +99,10 @@ def failed(net: Net, spec: tuple[str, str], seed: int) -> Net | None:
     return net.with_failure(f"{n} random cables (seed {seed})", cables=pick)
 
 
-def transfers_for(workload: str, net: Net, opts: Options) -> tuple[Transfers, dict]:
+def transfers_for(workload: str, net: Net, opts: Options) -> tuple[Transfers | None, dict]:
+    if workload == "all-to-all-switch":
+        nb = opts.nbytes or DEFAULT_BYTES["all-to-all"]
+        return None, {"bytes": nb, "bytes_mean": "per GPU pair"}
     if workload == "all-to-all":
         nb = opts.nbytes or DEFAULT_BYTES[workload]
         return wl.all_to_all(net.n_gpus, nb), {"bytes": nb, "bytes_mean": "per GPU pair"}
@@ -146,6 +149,39 @@ def measure(net: Net, tr: Transfers, ecmp: str, rng: np.random.Generator | None)
     return out
 
 
+def measure_aggregated(net: Net, nbytes: float) -> dict:
+    """``all-to-all-switch``: the all-to-all aggregated by switch pair (flows.aggregated_all_to_all);
+    healthy designs without PXN only (NotModelled otherwise)."""
+    from zcube_deploy.traffic.flows import aggregated_all_to_all
+
+    if net.pxn:
+        raise NotModelled(f"{DESIGN_LABELS[net.design]}: aggregation by switch pair does not model PXN (use all-to-all)")
+    if net.failure:
+        raise NotModelled("aggregation by switch pair assumes every port works (use all-to-all with a failure)")
+    cap, sf, labels = aggregated_all_to_all(net, nbytes)
+    res = run_fluid(cap, sf)
+    completion = float(res.finish.max()) if len(sf) else None
+    util = np.divide(res.link_gbit, cap * completion, out=np.zeros(len(cap)), where=cap > 0) if completion else np.zeros(len(cap))
+    hot = np.lexsort((np.arange(len(cap)), -util))[:HOT_LINKS]
+    L = net.n_links
+
+    def label(k: int) -> dict:
+        if k < L:
+            return net.link_label(k)
+        sw = net.switch_names[(k - L) % net.n_switches]
+        up = k - L < net.n_switches
+        return {"link": k, "from": labels[k - L] if up else sw, "to": sw if up else labels[k - L], "kind": "host bundle",
+                "cable": None, "gbps": float(cap[k])}
+
+    n = net.n_gpus
+    rate = sf.gbit / res.finish * len(net.primary)  # per GPU pair: its shares over the policy's port pairs
+    return {"flows": n * (n - 1), "sub_flows": int(len(sf)), "unrouted_flows": 0, "completion_time_s": completion,
+            "mlu": float(util.max()) if completion else None, "rate_gbps": _pct(rate),
+            "hot": [{**label(int(k)), "utilisation": float(util[k])} for k in hot if util[k] > 0], "events": res.events,
+            "fabric_busiest_flows": None, "switch_utilisation": _per_switch(net, util[:L]),
+            "aggregated": "by switch pair: one flow per (source switch, destination route key); same-server pairs over NVLink left out"}
+
+
 def _busiest(net: Net, sf: SubFlows) -> int:
     """Most hashed sub-flows on one fabric link."""
     has = sf.route >= 0
@@ -170,8 +206,10 @@ def _per_switch(net: Net, util: np.ndarray) -> dict:
     return out
 
 
-def evaluate(net: Net, tr: Transfers, opts: Options) -> dict:
+def evaluate(net: Net, tr: Transfers | None, opts: Options) -> dict:
     """``measure`` once (ecmp split) or over ``opts.samples`` hashings (completion: their mean)."""
+    if tr is None:  # all-to-all-switch
+        return measure_aggregated(net, opts.nbytes or DEFAULT_BYTES["all-to-all"])
     if opts.ecmp == "split":
         return measure(net, tr, "split", None)
     runs = [measure(net, tr, "hash", np.random.default_rng([opts.seed, i])) for i in range(opts.samples)]
@@ -212,6 +250,8 @@ def check_options(opts: Options, n_gpus: int) -> None:
         probs.append(Problem("--ring", f"{opts.ring!r} is not one of {', '.join(wl.RINGS)}"))
     if opts.ecmp not in ("split", "hash"):
         probs.append(Problem("--ecmp", f"{opts.ecmp!r} is not split or hash"))
+    if opts.ecmp == "hash" and "all-to-all-switch" in opts.workloads:
+        probs.append(Problem("--ecmp", "all-to-all-switch aggregates flows: it has no per-flow hashing", "use --ecmp split"))
     if opts.samples < 1:
         probs.append(Problem("--samples", "must be at least 1"))
     if opts.nbytes is not None and not (np.isfinite(opts.nbytes) and opts.nbytes > 0):
@@ -251,7 +291,12 @@ def study(plan: dict, opts: Options, progress=None) -> dict:
                 tr, info = transfers_for(workload, v, opts)
                 row.update({"modelled": True, "gpus": v.n_gpus, "gpus_per_server": v.gpus_per_server, "switches": v.n_switches,
                             "gpu_bandwidth_gbps": v.gpu_bandwidth_gbps, **info})
-                row.update(evaluate(v, tr, opts))
+                try:
+                    row.update(evaluate(v, tr, opts))
+                except NotModelled as exc:
+                    row.update({"modelled": False, "note": str(exc)})
+                    rows.append(row)
+                    continue
                 if failure is None:
                     base = row["completion_time_s"]
                 elif base and row["completion_time_s"]:

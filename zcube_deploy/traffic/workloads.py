@@ -26,7 +26,7 @@ import numpy as np
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.traffic.flows import Transfers
 
-WORKLOADS = ("all-to-all", "all-gather", "allreduce", "pd", "trace")
+WORKLOADS = ("all-to-all", "all-to-all-switch", "all-gather", "allreduce", "pd", "trace")
 RINGS = ("all", "rail")
 PLACEMENTS = ("packed", "spread", "random")
 

@@ -9,7 +9,7 @@ What the rest of the tool asks a platform (the seam, see docs/platforms.md), and
   prefix-length form, static routes, BGP) that render's self-check and the routing proof read.
 - :func:`l3_facts`, :func:`top_level_lines`, :func:`parse_config`: push's management guard and scope;
   :func:`numbered_sections`, :func:`section_interface`, ``NEGATION`` (``sections.py``): push's check of a
-  config file before it is sent.
+  config file before it is sent; :func:`config_drift` (``hconfig.py``): push's read-back after a rollback.
 - ``VERIFY_COMMANDS`` and :func:`observe` (``observations.py``): what verify runs and how it is read.
 - ``names.py`` (interface names and abbreviations: the one table), ``parsers.py`` (TextFSM),
   ``hconfig.py`` (the hier_config driver for push remediation), ``lab/`` (the simulated switch).
@@ -25,7 +25,7 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from zcube_deploy.ipv4 import DOTTED_MASKS, MASK_LENS
 from zcube_deploy.platforms.facts import ConfigFacts
-from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
+from zcube_deploy.platforms.ruijie_rgos.hconfig import config_drift, parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
 from zcube_deploy.platforms.ruijie_rgos.sections import NEGATION, numbered_sections, section_interface
 
@@ -34,12 +34,13 @@ NAPALM_DRIVER = "ruijie_rgos"
 CONFIG_SUFFIX = ".cfg"
 LOOPBACK = "Loopback 0"
 BGP_SESSIONS_COMMAND = "show ip bgp summary"  # named in verify's fix texts
+RUNNING_CONFIG_COMMAND = "show running-config"  # what audit compares with the rendered config
 port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name the plan uses
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
-__all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "VERIFY_COMMANDS",
-           "command_error", "config_facts", "l3_facts", "long_name", "numbered_sections", "observe", "parse_config",
-           "section_interface", "short_name", "top_level_lines"]
+__all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drift_rows", "l3_facts", "long_name", "numbered_sections",
+           "observe", "parse_config", "section_interface", "short_name", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 _ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
@@ -69,6 +70,17 @@ def l3_facts(config_text: str) -> dict:
             if m:
                 routes.append((str(IPv4Network(f"{m.group(1)}/{m.group(2)}", strict=False)), m.group(4)))
     return {"interfaces": interfaces, "routes": routes}
+
+
+def drift_rows(running: str, intended: str, owns=None) -> list:
+    """Config drift of ``running`` from ``intended`` inside ``owns``, as neutral rows (drift.py; audit's kinds).
+
+    (drift.py is imported here, when asked, not at the top: through the driver's remediation it
+    loads netmiko and napalm, which render, plan and the offline commands never need.)
+    """
+    from zcube_deploy.platforms.ruijie_rgos.drift import drift_rows as rows
+
+    return rows(running, intended, owns)
 
 
 def top_level_lines(config_text: str) -> list[str]:
