@@ -42,6 +42,23 @@ def _single_summary(rows: list[dict], kind: str) -> dict:
     }
 
 
+SINGLE_FAILURE_COLUMNS = ("count", "GPU ports cut off", "port pairs lost", "GPU pairs w/o routed path", "GPU pairs disconnected",
+                          "longest detour (port / GPU)")
+
+
+def single_failure_rows(doc: dict) -> list[tuple[str, list[str]]]:
+    """The single-failures table of an analyze.json: (failed element, its figures in SINGLE_FAILURE_COLUMNS'
+    order, as text) per kind of element the plan has."""
+    rows = []
+    for kind, label in (("switch", "one switch"), ("fabric_link", "one fabric link")):
+        sm = doc["single_failures"][kind]
+        if sm["elements"]:
+            rows.append((label, [str(sm["elements"]), f"{sm['max_gpu_ports_cut_off']['value']:,}", f"{sm['max_port_pairs_lost']['value']:,}",
+                                 f"{sm['max_gpu_pairs_without_routed_path']['value']:,}", f"{sm['max_gpu_pairs_disconnected']['value']:,}",
+                                 f"{sm['longest_port_detour_switches']['value']} / {sm['longest_gpu_detour_switches']['value']} switches"]))
+    return rows
+
+
 def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int = 400, seed: int = 1) -> dict:
     """The whole analysis as one JSON-able document (deterministic for a given plan, samples and seed)."""
     fab, rt = zcube_from_plan(plan)
