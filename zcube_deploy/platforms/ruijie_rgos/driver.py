@@ -28,6 +28,7 @@ until this session sends configuration (one read per push instead of three).
 from __future__ import annotations
 
 import re
+import select
 import time
 from pathlib import Path
 
@@ -80,20 +81,21 @@ def scoped_tree(text: str, owns=None):
 
 
 def send_units(lines: list[str]) -> list[list[str]]:
-    """``lines`` (a remediation: top-level lines, indented sub-lines, ``exit``) cut into what is written at once: the
-    lines up to and including a section's opening line, then that section's indented lines with its ``exit``. The
-    opening line's answer is read before its sub-lines are sent. At most CHUNK lines per unit.
+    """``lines`` (a remediation: top-level lines, indented sub-lines, ``exit``) cut into what is written at once: each
+    unit ends with a section's opening line, whose answer is read before the section's indented lines go (they
+    start the next unit, with what follows up to the next opening line). A rejected opening line therefore stops
+    its block: none of its indented lines is sent. At most CHUNK lines per unit.
 
-    >>> send_units(["hostname A", "interface X 0/1", " shutdown", "exit", "ip route 1.1.1.0 255.255.255.0 2.2.2.2"])
-    [['hostname A', 'interface X 0/1'], [' shutdown', 'exit'], ['ip route 1.1.1.0 255.255.255.0 2.2.2.2']]
+    >>> send_units(["hostname A", "interface X 0/1", " shutdown", "exit", "interface X 0/2", " shutdown", "exit",
+    ...             "ip route 1.1.1.0 255.255.255.0 2.2.2.2"])
+    [['hostname A', 'interface X 0/1'], [' shutdown', 'exit', 'interface X 0/2'], [' shutdown', 'exit', 'ip route 1.1.1.0 255.255.255.0 2.2.2.2']]
     """
     units: list[list[str]] = []
     unit: list[str] = []
     for i, line in enumerate(lines):
         unit.append(line)
         opens = not line.startswith(" ") and line != "exit" and i + 1 < len(lines) and lines[i + 1].startswith(" ")
-        closes = line == "exit"
-        if opens or closes or len(unit) >= CHUNK:
+        if opens or len(unit) >= CHUNK:
             units.append(unit)
             unit = []
     if unit:
@@ -434,7 +436,7 @@ class RuijieRGOSDriver(NetworkDriver):
                 continue
             if time.monotonic() > deadline:
                 raise CommitError(f"the device stopped answering after {PROMPT_RE.subn('', out)[1]} of {need} lines")
-            time.sleep(0.005)
+            _wait_for_data(dev)
         if ERROR_RE.search(out):
             answers = PROMPT_RE.split(out)  # answers[k]: line k's echo and answer, then the next prompt's start
             for line, answer in zip(block, answers):
@@ -491,6 +493,16 @@ class RuijieRGOSDriver(NetworkDriver):
         left = remediation_lines(self._send("show running-config"), backup, self.owns)
         if left:
             raise CommitError(f"rollback incomplete: {len(left)} lines still differ")
+
+
+def _wait_for_data(dev) -> None:
+    """Until the session has something to read (at most 50 ms): select() on the SSH channel, which wakes at once
+    when an answer arrives (a unit per section makes many short round trips); a fixed pause where it cannot."""
+    chan = getattr(dev, "remote_conn", None)
+    try:
+        select.select([chan], [], [], 0.05)
+    except (TypeError, ValueError, OSError):  # no channel with a file descriptor (a test double): poll
+        time.sleep(0.005)
 
 
 def _read(filename, config, exc_type) -> str:
