@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.measure import Measurement
 from rich.table import Table
 
-from zcube_deploy.cli.common import out, print_wide
+from zcube_deploy.cli.common import err, out, print_wide
 
 
 def print_fitting(wide: Table, narrow) -> None:
@@ -74,6 +74,15 @@ def print_hall(result: dict, with_verify: bool = False) -> None:
     extra = f"; {r['findings']} verify findings in {r['racks_with_findings']} racks" if with_verify else ""
     out.print(f"hall: [bold]{r['path']}[/] ({r['racks']} racks in {r['rows']} rows, {r['bundles']:,} {r['bundle_level']}-to-"
               f"{r['bundle_level']} cable bundles, {r['bytes'] / 2**20:.1f} MiB{extra})")
+
+
+def print_catalog_changes(changes: list[str]) -> None:
+    """What an accepted cabling catalog changes against the plan's (stderr: --json output stays clean)."""
+    if changes:
+        err.print(f"[yellow]warning[/] the cabling catalog is not the plan's ({len(changes)} difference"
+                  f"{'s' if len(changes) != 1 else ''}); used as asked (--accept-catalog-change):", highlight=False)
+    for line in changes:
+        err.print(f"  {line}", highlight=False, markup=False)
 
 
 def print_verify(result: dict) -> None:

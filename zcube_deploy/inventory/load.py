@@ -29,7 +29,7 @@ from zcube_deploy.inventory.checks import (
     check_switch_naming,
     model_lookup,
 )
-from zcube_deploy.inventory.errors import validate_structure
+from zcube_deploy.inventory.errors import path_of, validate_structure
 from zcube_deploy.inventory.layout import Rack, resolve_racks
 from zcube_deploy.inventory.servers import Server, resolve_servers
 
@@ -58,6 +58,45 @@ class ResolvedInventory:
         return self.nic_model.ports // 2
 
 
+# An inventory is about 7 levels deep and, listing every server of a 64k-GPU hall, about 100,000
+# values. Far beyond either is not an inventory, and would exhaust the checks' recursion or time
+# (YAML aliases can repeat a node exponentially: the "billion laughs").
+MAX_DEPTH = 64
+MAX_VALUES = 2_000_000
+
+
+class _TooBig(Exception):
+    def __init__(self, loc: tuple, what: str):
+        super().__init__(what)
+        self.loc, self.what = loc, what
+
+
+def _measure(node: object, loc: tuple, memo: dict[int, tuple[int, int]], active: set[int]) -> tuple[int, int]:
+    """(values, height) of ``node`` with YAML aliases expanded, each shared node measured once;
+    raises _TooBig where the data is too deep, too large or refers to itself."""
+    if not isinstance(node, (dict, list)):
+        return 1, 0
+    if len(loc) > MAX_DEPTH:
+        raise _TooBig(loc, f"nested more than {MAX_DEPTH} levels deep")
+    key = id(node)
+    if key in active:
+        raise _TooBig(loc, "refers to itself (a YAML alias inside its own anchor)")
+    if key not in memo:
+        active.add(key)
+        values, height = 1, 0
+        for k, child in (node.items() if isinstance(node, dict) else enumerate(node)):
+            v, h = _measure(child, (*loc, k), memo, active)
+            values, height = values + v, max(height, h + 1)
+            if values > MAX_VALUES:
+                raise _TooBig(loc, f"holds more than {MAX_VALUES:,} values (YAML aliases expanded)")
+        active.discard(key)
+        memo[key] = (values, height)
+    values, height = memo[key]
+    if len(loc) + height > MAX_DEPTH:
+        raise _TooBig(loc, f"nested more than {MAX_DEPTH} levels deep")
+    return values, height
+
+
 def parse_inventory_text(text: str, source: str = "inventory") -> dict:
     try:
         data = yaml.safe_load(text)
@@ -65,9 +104,25 @@ def parse_inventory_text(text: str, source: str = "inventory") -> dict:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
         raise InputErrors(Problem(where, f"not valid YAML: {getattr(exc, 'problem', exc)}"), "cannot read inventory") from None
+    except RecursionError:
+        raise InputErrors(Problem(source, f"nested too deeply to read (an inventory is a few levels deep; at most {MAX_DEPTH})"),
+                          "cannot read inventory") from None
     if not isinstance(data, dict):
         raise InputErrors(Problem(source, "the inventory must be a YAML mapping (key: value)"), "cannot read inventory")
+    try:
+        _measure(data, (), {}, set())
+    except _TooBig as exc:
+        shown = path_of(exc.loc[:8]) + ("..." if len(exc.loc) > 8 else "")
+        raise InputErrors(Problem(shown or source, exc.what), f"invalid inventory {source}") from None
     return data
+
+
+def _not_utf8(path: Path, exc: UnicodeDecodeError) -> Problem:
+    """Where in ``path`` the bytes stop being UTF-8: file:line:column and the byte."""
+    raw = exc.object
+    line = raw.count(b"\n", 0, exc.start) + 1
+    column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+    return Problem(f"{path}:{line}:{column}", f"not UTF-8 text (byte {raw[exc.start]:#04x})", "save the file as UTF-8")
 
 
 def load_inventory(path: str | Path) -> ResolvedInventory:
@@ -77,6 +132,8 @@ def load_inventory(path: str | Path) -> ResolvedInventory:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputErrors(Problem(str(path), f"cannot read the inventory: {exc.strerror}"), "cannot read inventory") from None
+    except UnicodeDecodeError as exc:
+        raise InputErrors(_not_utf8(path, exc), "cannot read inventory") from None
     return resolve_inventory(parse_inventory_text(text, str(path)), base=path.parent, source=str(path), text=text)
 
 

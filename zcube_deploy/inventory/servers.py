@@ -35,6 +35,10 @@ def _csv_servers(path: Path, label: str, problems: list[Problem]) -> list[tuple[
     except OSError as exc:
         problems.append(Problem(label, f"cannot read {path}: {exc.strerror}", "the path is relative to the inventory file"))
         return []
+    except UnicodeDecodeError as exc:
+        line = exc.object.count(b"\n", 0, exc.start) + 1
+        problems.append(Problem(f"{label}:line {line}", f"{path} is not UTF-8 text (byte {exc.object[exc.start]:#04x})", "save the file as UTF-8"))
+        return []
     reader = csv.DictReader(io.StringIO(text))
     header = reader.fieldnames or []
     missing = [c for c in ("name", "rack", "u") if c not in header]
