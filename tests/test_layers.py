@@ -44,13 +44,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entry", ("__main__",)),
 )
 
-# (importer module, imported module) -> why it may still run against the layers. An entry is a debt
-# with a reason, removed as soon as the import is fixed (test_the_allowlist_holds_only_imports_that_exist).
-ALLOWED: dict[tuple[str, str], str] = {
-    # verify's fast running-config reader borrows the simulator's BGP parser (issue 24 item 2: the parser
-    # moves into the platform, a change in flight on the lab branch)
-    ("zcube_deploy.platforms.ruijie_rgos.fastparse", "zcube_deploy.platforms.ruijie_rgos.lab.bgp"): "the BGP parser moves out of the simulator",
-}
+# (importer module, imported module) -> why it may still run against the layers. Empty: every import
+# follows them (test_the_allowlist_is_empty); an entry would be a debt with a reason.
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def unit_of(module: str, platforms: frozenset[str] = frozenset(known_platforms())) -> tuple[str, int] | None:
@@ -151,6 +147,10 @@ def test_the_allowlist_holds_only_imports_that_exist():
     for (module, target), why in ALLOWED.items():
         found = module in sources and any(t == target for t, _ in imports_of(module, *sources[module]))
         assert found and violations({module: sources[module]}, allowed={}), f"no longer needed: {module} -> {target} ({why})"
+
+
+def test_the_allowlist_is_empty():
+    assert ALLOWED == {}, "every import follows the layers: no allowance left"
 
 
 def test_every_unit_is_placed_once_and_exists():
