@@ -55,13 +55,18 @@ def unreadable(table: Table, width: int = 80) -> list[str]:
 
 @pytest.fixture
 def printed(monkeypatch):
-    """Tables printed while the test runs (nothing reaches the terminal)."""
+    """Tables printed while the test runs, the CLI's console taken for an 80-column terminal (nothing
+    reaches the real one)."""
+    from zcube_deploy.cli.common import out
+
     caught: list[Table] = []
 
     def fake_print(self, *objects, **kwargs):
         caught.extend(o for o in objects if isinstance(o, Table))
 
     monkeypatch.setattr(Console, "print", fake_print)
+    monkeypatch.setattr(out, "_force_terminal", True)
+    monkeypatch.setattr(out, "_width", 80)
     return caught
 
 
@@ -102,15 +107,7 @@ COMMANDS = {
 }
 
 
-NOT_YET = {  # offenders left for a later session: each fails at 80 columns (strict: fixing one turns its test green)
-    "analyze": "the single-failures table (7 columns, 'GPU pairs disconnected', cells like '3 / 3 switches') needs "
-               "another layout to fit 80 columns",
-    "compare": "the designs table (8 columns: a metric, 4 designs, 3 ratios) needs another layout to fit 80 columns",
-}
-
-
-@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[c])) if c in NOT_YET else c
-                                     for c in sorted(COMMANDS)])
+@pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_command_tables_are_readable_at_80_columns(command, lab64, printed):
     _invoke(*COMMANDS[command](lab64))
     assert printed, f"{command} printed no table"

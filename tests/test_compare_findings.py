@@ -282,6 +282,50 @@ def test_a_neighbour_on_an_unplanned_port_is_unexpected():
     assert f["id"] == fid("unexpected", f"SW-E2 {P(3)}")
 
 
+def test_a_cable_between_two_unplanned_ports_is_one_unexpected_finding():
+    """Seen from both of its ends, an extra cable between two spare switch ports is one finding, not two."""
+    obs = observe(ports={"SW-O1": {P(3): (UP, ["SW-E2 " + P(3)])}, "SW-E2": {P(3): (UP, ["SW-O1 " + P(3)])}})
+    f = only(classify(make_plan(), obs))
+    assert (f["kind"], f["ends"][0]["device"], f["fix"]) == ("unexpected", "SW-E2", [{"op": "unplug", "device": "SW-E2", "port": P(3)}])
+
+
+def test_switches_sharing_a_default_hostname_are_told_apart_by_their_management_address():
+    """Both switches still run as 'Ruijie' (not unique: no alias): their LLDP management addresses say which is
+    which, so the fabric cable is fine and the only findings are the two hostnames."""
+    obs = observe(hostname={"SW-O1": "Ruijie", "SW-E2": "Ruijie"})
+    for me, peer in (("SW-O1", "SW-E2"), ("SW-E2", "SW-O1")):
+        lldp = dict(obs[me].lldp)
+        lldp[P(5)] = (Neighbour("Ruijie", P(5), "Interface name", "", {"SW-O1": "172.16.0.11", "SW-E2": "172.16.0.12"}[peer]),)
+        obs[me] = Observation(obs[me].hostname, obs[me].up, lldp, obs[me].addresses, obs[me].static_routes)
+    assert [(f["kind"], f["ends"][0]["device"]) for f in classify(make_plan(), obs)] == [("hostname", "SW-O1"), ("hostname", "SW-E2")]
+
+
+def test_findings_are_sorted_top_of_the_rack_first():
+    """In rack R1, SW-O1's finding (U40) comes before gpu1's (U2)."""
+    obs = observe(hostname={"SW-O1": "Ruijie"}, ports={"SW-O1": {P(1): (UP, [])}, "SW-E2": {P(1): (UP, [])}})
+    assert [(f["kind"], f["ends"][0]["device"]) for f in classify(make_plan(), obs)] == [("hostname", "SW-O1"), ("missing", "gpu1")]
+
+
+def test_a_b_route_with_fewer_equal_cost_next_hops_than_planned():
+    """Two parallel fabric links and maximum_paths 2: a prefix installed over one of them only is a route finding."""
+    plan = make_plan("bgp")
+    plan["routing"]["maximum_paths"] = 2
+    o1, e2 = plan["switches"]
+    o1["interfaces"].append(fabric_itf(P(6), "F2", "10.200.0.2", "SW-E2", "10.200.0.3"))
+    e2["interfaces"].append(fabric_itf(P(6), "F2", "10.200.0.3", "SW-O1", "10.200.0.2"))
+    plan["cables"].append(cable("F2", "fabric", ("SW-O1", P(6)), ("SW-E2", P(6))))
+    peers = {"SW-O1": ("10.200.0.1", "10.200.0.3"), "SW-E2": ("10.200.0.0", "10.200.0.2")}
+    other = {"SW-O1": "SW-E2", "SW-E2": "SW-O1"}
+    bgp = {sw: Bgp(ASN[sw], {a: Session("Established", ASN[other[sw]]) for a in peers[sw]}, {a: "Up" for a in peers[sw]},
+                   BgpConfig(ASN[sw], {a: ASN[other[sw]] for a in peers[sw]}, {}, (P(5), P(6)), peers[sw])) for sw in ASN}
+    both = {sw: {p: peers[sw] for p in r} for sw, r in B_ROUTES.items()}
+    ports = {sw: {P(6): (UP, [f"{other[sw]} {P(6)}"])} for sw in ASN}
+    assert classify(plan, observe(ports=ports, bgp=bgp, b_routes=both)) == []
+    one = {**both, "SW-O1": {**both["SW-O1"], "10.0.0.16/28": ("10.200.0.1",)}}
+    f = only(classify(plan, observe(ports=ports, bgp=bgp, b_routes=one)))
+    assert (f["kind"], f["routes_wrong"]) == ("route", ["10.0.0.16/28"])
+
+
 # ---------------------------------------------------------------- per switch kinds
 def test_hostname_and_a_renamed_switch_does_not_cascade():
     """SW-O1 runs as 'Ruijie': one hostname finding; SW-E2 seeing 'Ruijie' on the fabric port is not a wrong peer."""
@@ -522,3 +566,18 @@ def test_verify_names_no_default_platform_commands():
     assert not hasattr(observe_module, "COMMANDS")
     assert observe_module.commands("ruijie_rgos") == tuple(platform_module("ruijie_rgos").VERIFY_COMMANDS)
 
+
+def test_every_classifier_mutant_is_killed():
+    """tests/mutate_classify.py: every mutant of classify.py fails this file's tests (a survivor is an unguarded
+    branch), and a mutant that changes nothing is reported as surviving (the runner itself can fail)."""
+    import subprocess
+    import sys
+
+    script = ROOT / "tests" / "mutate_classify.py"
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert r.returncode == 0 and "survived: []" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+    noop = ("import sys; sys.path[:0] = [%r, %r]; import mutate_classify as m; "
+            "m.MUTANTS['noop'] = ('        if h != sw:', '        if h != sw:'); sys.exit(m.main(['noop']))"
+            % (str(ROOT / "tests"), str(ROOT)))
+    r = subprocess.run([sys.executable, "-c", noop], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 1 and "MUTANT noop SURVIVED" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]

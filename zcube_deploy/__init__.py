@@ -3,7 +3,9 @@
 The public Python API: the same work as the `zcube` commands, without printing. Each function
 takes a plan as the dict :func:`plan_inventory` returns or as the path of a plan.json (or of the
 folder holding it). User errors raise :class:`zcube_deploy.errors.InputErrors` (a list of problems
-with data paths and hints); see docs/api.md for a worked example.
+with data paths and hints); see docs/api.md for a worked example. Each function imports what it runs
+inside itself (start-up time: ``import zcube_deploy``, which every submodule import runs first,
+stays free of the planner, napalm, asyncssh and openpyxl).
 
 The names say what each call does and stay clear of the subpackages of the same words
 (``zcube_deploy.plan``, ``zcube_deploy.render``, ...):
@@ -70,15 +72,16 @@ def render_configs(plan: PlanLike, out_dir: str | Path, only: str | None = None,
     return workflow.render(_plan(plan, PLAN_FIELDS), out_dir, only, jobs)
 
 
-def write_cabling(plan: PlanLike, out_dir: str | Path, catalog: str | Path | None = None) -> dict:
+def write_cabling(plan: PlanLike, out_dir: str | Path, catalog: str | Path | None = None, accept_catalog_change: bool = False) -> dict:
     """Cut sheets (DIR/cabling.xlsx), BOM, cables.csv, labels.csv, netbox-cables.csv and topology.dot.
 
-    ``catalog``: a cabling catalog YAML (default: the plan's, else the bundled one). Returns the BOM
+    ``catalog``: a cabling catalog YAML (default: the plan's, else the bundled one); one other than the plan's is
+    refused unless ``accept_catalog_change`` (``["catalog_changes"]`` then says what differs). Returns the BOM
     (``["bom"]``), the sheet names and the files written."""
     from zcube_deploy import workflow
     from zcube_deploy.cabling.run import PLAN_FIELDS
 
-    return workflow.cabling(_plan(plan, PLAN_FIELDS), out_dir, _str(catalog))
+    return workflow.cabling(_plan(plan, PLAN_FIELDS), out_dir, _str(catalog), accept_catalog_change)
 
 
 def push_configs(plan: PlanLike, configs_dir: str | Path, *, dry_run: bool = True, only: str | None = None, lab: str | Path | None = None,

@@ -3,7 +3,8 @@
 Nothing here prints. Long runs report progress through callbacks or by yielding ``(stage, result)``
 pairs, so the caller decides what the user sees. ``short_lived=True`` (the CLI) freezes the loaded
 plan out of the garbage collector's sight (:func:`zcube_deploy.perf.keep_forever`); a library caller
-leaves it False.
+leaves it False. Each function imports its stage's modules inside itself, for start-up time: a command
+loads only what it runs (the planner, napalm, asyncssh, openpyxl, numpy are each a good part of a second).
 """
 
 from __future__ import annotations
@@ -92,18 +93,23 @@ def open_for_render(path: str, short_lived: bool = False) -> tuple[dict, object]
     return plan, source
 
 
-def cabling(plan: dict, out_dir: str | Path, catalog: str | None = None) -> dict:
-    """The cabling outputs; the catalog is ``catalog``, else the plan's, else the bundled one."""
+def cabling(plan: dict, out_dir: str | Path, catalog: str | None = None, accept_catalog_change: bool = False) -> dict:
+    """The cabling outputs; the catalog is ``catalog``, else the plan's, else the bundled one (it must be the one the
+    plan was made with unless ``accept_catalog_change``: catalog/cabling.py's ``plan_catalog``)."""
     from zcube_deploy.cabling.run import write_cabling
 
-    return write_cabling(plan, out_dir, catalog or plan["inputs"].get("cabling_catalog"))
+    return write_cabling(plan, out_dir, catalog or plan["inputs"].get("cabling_catalog"), accept_catalog_change=accept_catalog_change)
 
 
-def hall(plan: dict, out_dir: str | Path, catalog: str | None = None, **overlays) -> dict:
-    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify`` and ``analyze`` (file paths)."""
+def hall(plan: dict, out_dir: str | Path, catalog: str | None = None, accept_catalog_change: bool = False, **overlays) -> dict:
+    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify``, ``analyze`` and ``traffic`` (file paths); the catalog
+    as for :func:`cabling` (``catalog_changes`` in the result: what differs from the plan's, when accepted)."""
+    from zcube_deploy.catalog.cabling import plan_catalog
     from zcube_deploy.hall import write_hall
 
-    return write_hall(plan, out_dir, catalog_path=catalog or plan["inputs"].get("cabling_catalog"), **overlays)
+    path = catalog or plan["inputs"].get("cabling_catalog")
+    _, changes = plan_catalog(plan, path, accept_catalog_change)
+    return {**write_hall(plan, out_dir, catalog_path=path, **overlays), "catalog_changes": changes}
 
 
 def build(inventory: str | Path, out_dir: str | Path, jobs: int | None = None, short_lived: bool = False) -> Iterator[tuple[str, dict]]:
@@ -126,7 +132,7 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
 
     ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies)."""
     from zcube_deploy.push import PushOptions, push_all, select_targets
-    from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
+    from zcube_deploy.access import credentials, endpoints, known_hosts_for
 
     eps, kh = endpoints(lab_path, known_hosts)
     targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)

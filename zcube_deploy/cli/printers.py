@@ -4,9 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.measure import Measurement
 from rich.table import Table
 
-from zcube_deploy.cli.common import out
+from zcube_deploy.cli.common import err, out, print_wide
+
+
+def print_fitting(wide: Table, narrow) -> None:
+    """A wide table where it fits, else the same content in narrower tables (fewer columns, or one row
+    per item), so that a terminal never cuts a header. Piped to a file or a CI log: the wide table at
+    150 columns (``print_wide``); on a terminal: the wide table when it fits its width, else the tables
+    ``narrow()`` returns (a callable: they are built only when needed)."""
+    if not out.is_terminal:
+        print_wide(wide)
+    elif Measurement.get(out, out.options.update_width(10_000), wide).maximum <= out.width:  # its natural width
+        out.print(wide)
+    else:
+        for t in narrow():
+            out.print(t)
 
 
 def print_plan_summary(summary: dict, path: Path | None) -> None:
@@ -59,6 +74,15 @@ def print_hall(result: dict, with_verify: bool = False) -> None:
     extra = f"; {r['findings']} verify findings in {r['racks_with_findings']} racks" if with_verify else ""
     out.print(f"hall: [bold]{r['path']}[/] ({r['racks']} racks in {r['rows']} rows, {r['bundles']:,} {r['bundle_level']}-to-"
               f"{r['bundle_level']} cable bundles, {r['bytes'] / 2**20:.1f} MiB{extra})")
+
+
+def print_catalog_changes(changes: list[str]) -> None:
+    """What an accepted cabling catalog changes against the plan's (stderr: --json output stays clean)."""
+    if changes:
+        err.print(f"[yellow]warning[/] the cabling catalog is not the plan's ({len(changes)} difference"
+                  f"{'s' if len(changes) != 1 else ''}); used as asked (--accept-catalog-change):", highlight=False)
+    for line in changes:
+        err.print(f"  {line}", highlight=False, markup=False)
 
 
 def print_verify(result: dict) -> None:

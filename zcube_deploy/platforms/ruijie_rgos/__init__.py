@@ -34,12 +34,13 @@ NAPALM_DRIVER = "ruijie_rgos"
 CONFIG_SUFFIX = ".cfg"
 LOOPBACK = "Loopback 0"
 BGP_SESSIONS_COMMAND = "show ip bgp summary"  # named in verify's fix texts
+RUNNING_CONFIG_COMMAND = "show running-config"  # what audit compares with the rendered config
 port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name the plan uses
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
-__all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "VERIFY_COMMANDS",
-           "command_error", "config_drift", "config_facts", "l3_facts", "long_name", "numbered_sections", "observe", "parse_config",
-           "section_interface", "short_name", "simulator", "top_level_lines"]
+__all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drift_rows", "l3_facts", "long_name", "numbered_sections",
+           "observe", "parse_config", "section_interface", "short_name", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 _ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
@@ -69,6 +70,17 @@ def l3_facts(config_text: str) -> dict:
             if m:
                 routes.append((str(IPv4Network(f"{m.group(1)}/{m.group(2)}", strict=False)), m.group(4)))
     return {"interfaces": interfaces, "routes": routes}
+
+
+def drift_rows(running: str, intended: str, owns=None) -> list:
+    """Config drift of ``running`` from ``intended`` inside ``owns``, as neutral rows (drift.py; audit's kinds).
+
+    (drift.py is imported here, when asked, not at the top: through the driver's remediation it
+    loads netmiko and napalm, which render, plan and the offline commands never need.)
+    """
+    from zcube_deploy.platforms.ruijie_rgos.drift import drift_rows as rows
+
+    return rows(running, intended, owns)
 
 
 def top_level_lines(config_text: str) -> list[str]:
@@ -448,13 +460,7 @@ def command_error(output: str) -> str | None:
 
 def observe(outputs: dict[str, str]) -> dict:
     """{command: raw text} -> verify's neutral observation (observations.py)."""
+    # imported here: the show-output readers load TextFSM templates, start-up that render and push never need
     from zcube_deploy.platforms.ruijie_rgos.observations import observe as _observe
 
     return _observe(outputs)
-
-
-def simulator():
-    """The simulated RGOS switch the lab runs (imported on demand: it is large)."""
-    from zcube_deploy.platforms.ruijie_rgos import lab
-
-    return lab
