@@ -72,7 +72,7 @@ def per_switch(plan_path: Path, label: str) -> float:
     """Per-switch cost of each step of zcube's render, and of the plain loop; returns the ratio."""
     from zcube_deploy.plan.io import read_plan
     from zcube_deploy.platforms import platform_module
-    from zcube_deploy.render.jinja import template
+    from zcube_deploy.templating import template
     from zcube_deploy.render.selfcheck import check_switch_config
     from zcube_deploy.render.views import PlanIndex, switch_view
 

@@ -1,10 +1,15 @@
 from __future__ import annotations
 
+import functools
+import importlib.metadata
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -100,36 +105,83 @@ def check_golden(path: Path, text: str, update: bool) -> None:
         pytest.fail(f"output differs from golden {path} (re-run with --update-golden after review):\n{diff}")
 
 
+def _installed_from_this_tree() -> bool:
+    """zcube-deploy in this interpreter's environment is an editable install of ROOT (scripts/setup's
+    ``pip install -e``), so its ``zcube`` script imports the package from this working tree."""
+    try:
+        direct = json.loads(importlib.metadata.distribution("zcube-deploy").read_text("direct_url.json") or "{}")
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    url = urllib.parse.urlparse(direct.get("url", ""))
+    return (direct.get("dir_info", {}).get("editable") is True and url.scheme == "file"
+            and Path(urllib.request.url2pathname(url.path)).resolve() == ROOT)
+
+
+# The CLI of THIS tree whatever is installed: the package folder first on the path, then the entry point.
+_TREE_CLI = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from zcube_deploy.cli import main; main()"
+
+
 def zcube_exe() -> list[str]:
-    exe = shutil.which("zcube", path=str(Path(sys.executable).parent)) or shutil.which("zcube")
-    return [exe] if exe else [sys.executable, "-m", "zcube_deploy"]
+    """The command the CLI tests run: always this working tree's code, never an older installed copy.
+
+    The venv's ``zcube`` script when scripts/setup installed this tree editable (what a user runs);
+    otherwise (a non-editable install, another tree's venv, no install) this interpreter with ROOT
+    first on the path. tests/test_cli_thin.py proves both: the CLI's modules come from ROOT, and an
+    edit to a copy of the tree is what that copy's tests run.
+    """
+    return list(_zcube_command())
+
+
+@functools.cache
+def _zcube_command() -> tuple[str, ...]:
+    exe = shutil.which("zcube", path=str(Path(sys.executable).parent))
+    if exe and _installed_from_this_tree():
+        return (exe,)
+    return (sys.executable, "-c", _TREE_CLI)
 
 
 def run_zcube(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 600, input: str | None = None):
     """Run the CLI as a user would: a real subprocess."""
-    full_env = {**os.environ, **(env or {}), "COLUMNS": "200", "NO_COLOR": "1"}
+    full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
     return subprocess.run(zcube_exe() + list(args), cwd=cwd, env=full_env, capture_output=True, text=True,
                           timeout=timeout, input=input)
 
 
 def build_example(tmp_path_factory, inventory: str) -> Path:
     """`zcube build inventories/<inventory> -o <tmp>` as a user runs it; returns the output folder."""
+    return build_example_run(tmp_path_factory, inventory)[0]
+
+
+def build_example_run(tmp_path_factory, inventory: str) -> tuple[Path, str]:
+    """`zcube build inventories/<inventory> -o <tmp>` as a user runs it; returns the output folder and what it printed."""
     out = tmp_path_factory.mktemp(inventory.split(".")[0])
     r = run_zcube("build", f"inventories/{inventory}", "-o", str(out), cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    return out
+    return out, r.stdout
 
 
 @pytest.fixture(scope="session")
-def lab64_build(tmp_path_factory):
-    """lab-64 built once per run (plan, configs, cabling); tests only read it."""
-    return build_example(tmp_path_factory, "lab-64.yaml")
+def lab64_build_run(tmp_path_factory):
+    """lab-64 built once per run (plan, configs, cabling, hall) and the build's output; tests only read them."""
+    return build_example_run(tmp_path_factory, "lab-64.yaml")
 
 
 @pytest.fixture(scope="session")
-def glm1k_build(tmp_path_factory):
-    """glm-1k built once per run (plan, configs, cabling); tests only read it."""
-    return build_example(tmp_path_factory, "glm-1k.yaml")
+def glm1k_build_run(tmp_path_factory):
+    """glm-1k built once per run (plan, configs, cabling, hall) and the build's output; tests only read them."""
+    return build_example_run(tmp_path_factory, "glm-1k.yaml")
+
+
+@pytest.fixture(scope="session")
+def lab64_build(lab64_build_run):
+    """lab-64 built once per run: the output folder."""
+    return lab64_build_run[0]
+
+
+@pytest.fixture(scope="session")
+def glm1k_build(glm1k_build_run):
+    """glm-1k built once per run: the output folder."""
+    return glm1k_build_run[0]
 
 
 @pytest.fixture(scope="session")

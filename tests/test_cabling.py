@@ -84,6 +84,9 @@ def test_print_settings_and_sheet_features(glm1k_build):
     assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0 and ws.sheet_properties.pageSetUpPr.fitToPage
     assert ws.print_title_rows == "$1:$1"
     assert ws.column_dimensions["A"].width == 10
+    # every rack sheet prints every catalog column (A to M: Cable ID to Checked) and every row, not its first column only
+    for sheet in (wb[n] for n in wb.sheetnames if n.startswith("Rack ")):
+        assert sheet.print_area == f"'{sheet.title}'!$A$1:$M${sheet.max_row}", sheet.title
     # group and plane: hidden key columns that drive the row colour, not printed
     assert ws.column_dimensions["N"].hidden and ws.column_dimensions["O"].hidden and not ws.column_dimensions["M"].hidden
     dv = ws.data_validations.dataValidation
@@ -111,12 +114,12 @@ def test_a_layout_too_wide_for_the_paper_is_an_input_error(tmp_path, glm1k_build
     cat["sheets"]["paper"] = "letter"
     cat["sheets"]["columns"].insert(1, {"key": "part", "title": "Part number", "width": 60})
     (tmp_path / "cab.yaml").write_text(yaml.safe_dump(cat))
-    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path / "o"), "--catalog", str(tmp_path / "cab.yaml"))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path / "o"), "--catalog", str(tmp_path / "cab.yaml"), "--accept-catalog-change")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "letter landscape they would print at" in r.stderr and not (tmp_path / "o" / "cabling.xlsx").exists()
     cat["sheets"]["columns"][1]["key"] = "label_a"
     (tmp_path / "cab.yaml").write_text(yaml.safe_dump(cat))
-    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path / "o"), "--catalog", str(tmp_path / "cab.yaml"))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(tmp_path / "o"), "--catalog", str(tmp_path / "cab.yaml"), "--accept-catalog-change")
     assert r.returncode == 2 and "labels.csv" in r.stderr
 
 
@@ -254,7 +257,7 @@ def split_catalog(tmp_path, above: int) -> str:
 def test_big_hall_one_workbook_per_row_and_status_on_the_folder(tmp_path, glm1k_build):
     plan = json.loads((glm1k_build / "plan.json").read_text())
     out = tmp_path / "o"
-    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(out), "--catalog", split_catalog(tmp_path, 1000))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(out), "--catalog", split_catalog(tmp_path, 1000), "--accept-catalog-change")
     assert r.returncode == 0, r.stderr
     row_of = {rk["name"]: rk["row"] for rk in plan["layout"]["racks"]}
     rows = sorted(set(row_of.values()))

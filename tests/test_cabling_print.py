@@ -32,6 +32,8 @@ pytestmark = [
     pytest.mark.skipif(PDFTOTEXT is None, reason="pdftotext is not installed (Debian: apt-get install poppler-utils)"),
 ]
 
+PRINTED_COLUMNS = ["Cable ID", "From rack", "From U", "From device", "From port", "To rack", "To U", "To device", "To port",
+                   "Medium", "Length m", "Installed", "Checked"]  # the catalog's columns (group and plane are hidden)
 PAPER_PT = {"A4": (841.9, 595.3), "letter": (792.0, 612.0)}  # landscape
 CAL_TEXT = "Hxgp0123456789"
 WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
@@ -76,7 +78,7 @@ def printed(tmp_path_factory, glm1k_build):
     assert cat["sheets"]["paper"] == "A4"
     cat["sheets"]["paper"] = "letter"
     (d / "letter.yaml").write_text(yaml.safe_dump(cat))
-    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(d / "letter"), "--catalog", str(d / "letter.yaml"))
+    r = run_zcube("cabling", str(glm1k_build / "plan.json"), "-o", str(d / "letter"), "--catalog", str(d / "letter.yaml"), "--accept-catalog-change")
     assert r.returncode == 0, r.stderr
     shutil.copy(glm1k_build / "cabling.xlsx", d / "a4.xlsx")
     shutil.copy(d / "letter" / "cabling.xlsx", d / "letter.xlsx")
@@ -110,6 +112,9 @@ def test_every_rack_sheet_prints_readable_and_complete(printed, paper):
         assert not small, f"Rack {rack} page {n} on {paper}: text below 8 pt: {small[:5]}"
         texts = {w[4] for w in page["words"]}
         assert "Cable ID" in " ".join(lines_of(page["words"])), f"Rack {rack} page {n}: header row not repeated"
+        head = next(line for line in lines_of(page["words"]) if "Cable ID" in line)
+        gone = [t for t in PRINTED_COLUMNS if t not in head]  # every column printed, not the first one only
+        assert not gone, f"Rack {rack} page {n} on {paper}: columns not printed: {gone}"
         assert f"Rack {rack}" in " ".join(lines_of(page["words"])[:3]), "rack name in the page header"
         r = racks.setdefault(rack, {"pages": set(), "of": of, "words": set()})
         r["pages"].add(n)

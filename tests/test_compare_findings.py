@@ -102,7 +102,7 @@ def bgp_state(sw, state="Established", asn=None, bfd="Up", bfd_ports=None, fall_
                                 (addr,) if fall_over else ()))
 
 
-def observe(ports=None, hostname=None, static=None, addresses=None, bgp=None, b_routes=None) -> dict[str, Observation]:
+def observe(ports=None, hostname=None, static=None, addresses=None, bgp=None, b_routes=None, unavailable=None) -> dict[str, Observation]:
     """The clean table with overrides: ports={switch: {port: (link, [neighbours])}}, hostname={switch: name}, ..."""
     table = copy.deepcopy(CLEAN)
     for sw, rows in (ports or {}).items():
@@ -117,6 +117,7 @@ def observe(ports=None, hostname=None, static=None, addresses=None, bgp=None, b_
             static_routes=tuple((static or STATIC)[sw]),
             bgp_routes=(b_routes or {}).get(sw, {}) if bgp else {},
             bgp=(bgp or {}).get(sw),
+            unavailable=(unavailable or {}).get(sw, {}),
         )
     return out
 
@@ -281,6 +282,50 @@ def test_a_neighbour_on_an_unplanned_port_is_unexpected():
     assert f["id"] == fid("unexpected", f"SW-E2 {P(3)}")
 
 
+def test_a_cable_between_two_unplanned_ports_is_one_unexpected_finding():
+    """Seen from both of its ends, an extra cable between two spare switch ports is one finding, not two."""
+    obs = observe(ports={"SW-O1": {P(3): (UP, ["SW-E2 " + P(3)])}, "SW-E2": {P(3): (UP, ["SW-O1 " + P(3)])}})
+    f = only(classify(make_plan(), obs))
+    assert (f["kind"], f["ends"][0]["device"], f["fix"]) == ("unexpected", "SW-E2", [{"op": "unplug", "device": "SW-E2", "port": P(3)}])
+
+
+def test_switches_sharing_a_default_hostname_are_told_apart_by_their_management_address():
+    """Both switches still run as 'Ruijie' (not unique: no alias): their LLDP management addresses say which is
+    which, so the fabric cable is fine and the only findings are the two hostnames."""
+    obs = observe(hostname={"SW-O1": "Ruijie", "SW-E2": "Ruijie"})
+    for me, peer in (("SW-O1", "SW-E2"), ("SW-E2", "SW-O1")):
+        lldp = dict(obs[me].lldp)
+        lldp[P(5)] = (Neighbour("Ruijie", P(5), "Interface name", "", {"SW-O1": "172.16.0.11", "SW-E2": "172.16.0.12"}[peer]),)
+        obs[me] = Observation(obs[me].hostname, obs[me].up, lldp, obs[me].addresses, obs[me].static_routes)
+    assert [(f["kind"], f["ends"][0]["device"]) for f in classify(make_plan(), obs)] == [("hostname", "SW-O1"), ("hostname", "SW-E2")]
+
+
+def test_findings_are_sorted_top_of_the_rack_first():
+    """In rack R1, SW-O1's finding (U40) comes before gpu1's (U2)."""
+    obs = observe(hostname={"SW-O1": "Ruijie"}, ports={"SW-O1": {P(1): (UP, [])}, "SW-E2": {P(1): (UP, [])}})
+    assert [(f["kind"], f["ends"][0]["device"]) for f in classify(make_plan(), obs)] == [("hostname", "SW-O1"), ("missing", "gpu1")]
+
+
+def test_a_b_route_with_fewer_equal_cost_next_hops_than_planned():
+    """Two parallel fabric links and maximum_paths 2: a prefix installed over one of them only is a route finding."""
+    plan = make_plan("bgp")
+    plan["routing"]["maximum_paths"] = 2
+    o1, e2 = plan["switches"]
+    o1["interfaces"].append(fabric_itf(P(6), "F2", "10.200.0.2", "SW-E2", "10.200.0.3"))
+    e2["interfaces"].append(fabric_itf(P(6), "F2", "10.200.0.3", "SW-O1", "10.200.0.2"))
+    plan["cables"].append(cable("F2", "fabric", ("SW-O1", P(6)), ("SW-E2", P(6))))
+    peers = {"SW-O1": ("10.200.0.1", "10.200.0.3"), "SW-E2": ("10.200.0.0", "10.200.0.2")}
+    other = {"SW-O1": "SW-E2", "SW-E2": "SW-O1"}
+    bgp = {sw: Bgp(ASN[sw], {a: Session("Established", ASN[other[sw]]) for a in peers[sw]}, {a: "Up" for a in peers[sw]},
+                   BgpConfig(ASN[sw], {a: ASN[other[sw]] for a in peers[sw]}, {}, (P(5), P(6)), peers[sw])) for sw in ASN}
+    both = {sw: {p: peers[sw] for p in r} for sw, r in B_ROUTES.items()}
+    ports = {sw: {P(6): (UP, [f"{other[sw]} {P(6)}"])} for sw in ASN}
+    assert classify(plan, observe(ports=ports, bgp=bgp, b_routes=both)) == []
+    one = {**both, "SW-O1": {**both["SW-O1"], "10.0.0.16/28": ("10.200.0.1",)}}
+    f = only(classify(plan, observe(ports=ports, bgp=bgp, b_routes=one)))
+    assert (f["kind"], f["routes_wrong"]) == ("route", ["10.0.0.16/28"])
+
+
 # ---------------------------------------------------------------- per switch kinds
 def test_hostname_and_a_renamed_switch_does_not_cascade():
     """SW-O1 runs as 'Ruijie': one hostname finding; SW-E2 seeing 'Ruijie' on the fabric port is not a wrong peer."""
@@ -294,30 +339,39 @@ def test_management_address():
     f = only(classify(make_plan(), observe(addresses={**MGMT, "SW-O1": {"Mgmt 0": ("172.16.0.99/24",)}})))
     assert (f["kind"], f["expected"], f["observed"]) == ("management", "172.16.0.11/24", ["172.16.0.99/24"])
     assert f["what"] == "SW-O1 Mgmt 0 has 172.16.0.99/24; the plan gives 172.16.0.11/24"
-    # no running config collected (empty addresses): not checked
-    assert classify(make_plan(), observe(addresses={"SW-O1": {}, "SW-E2": {}})) == []
+    # a running config without addresses (collected): the management interface has none
+    fs = classify(make_plan(), observe(addresses={"SW-O1": {}, "SW-E2": {}}))
+    assert [(f["kind"], f["observed"]) for f in fs] == [("management", []), ("management", [])]
+
+
+NO_RUN = "`show running-config` was not recorded"
 
 
 def test_a_skipped_management_check_is_said_in_the_summary_and_the_report(tmp_path):
-    """Not checking the management address is visible: which switches, how many, and why."""
+    """Not checking the management address is visible: a not_checked finding, which switches, how many, and why."""
     from openpyxl import load_workbook
 
     from zcube_deploy.verify.classify import check, notes
     from zcube_deploy.verify.report import write_reports
 
-    findings, skipped = check(make_plan(), observe(addresses={**MGMT, "SW-E2": {}}))
-    assert findings == []
+    findings, skipped = check(make_plan(), observe(addresses={**MGMT, "SW-E2": {}}, unavailable={"SW-E2": {"addresses": NO_RUN}}))
+    f = only(findings)
+    assert (f["kind"], f["checks"], f["reason"], f["ends"], f["cables"], f["fix"]) == \
+        ("not_checked", ["management"], NO_RUN, [end("SW-E2", "")], [], [])
+    assert f["what"] == f"the management check of SW-E2 could not run: {NO_RUN}" and f["id"] == fid("not_checked", "SW-E2", "management")
     s = summarize(findings, skipped)
-    assert s["not_checked"] == {"management": [{"reason": "no interface addresses were observed (no running config collected, "
-                                                          "e.g. an older recording)", "switches": 1, "names": ["SW-E2"]}]}
-    assert notes(s) == ["the management check was not run on 1 switch (SW-E2): no interface addresses were observed "
-                        "(no running config collected, e.g. an older recording)"]
+    assert s["not_checked"] == {"management": [{"reason": NO_RUN, "switches": 1, "names": ["SW-E2"]}]}
+    assert s["by_kind"] == {"not_checked": 1}
+    assert notes(s) == [f"the management check was not run on 1 switch (SW-E2): {NO_RUN}"]
     plan = make_plan()
     del plan["settings"]["mgmt_prefix_len"]
-    s = summarize(*check(plan, observe()))
+    findings, skipped = check(plan, observe())
+    assert [(f["kind"], f["ends"][0]["device"], f["checks"]) for f in findings] == \
+        [("not_checked", "SW-O1", ["management"]), ("not_checked", "SW-E2", ["management"])]
+    s = summarize(findings, skipped)
     assert [(r["switches"], r["names"], r["reason"].split(" (")[0]) for r in s["not_checked"]["management"]] == \
         [(2, ["SW-E2", "SW-O1"], "the plan has no management interface or prefix length")]
-    write_reports([], s, {}, tmp_path, {"cluster": "hand"})
+    write_reports(findings, s, {}, tmp_path, {"cluster": "hand"})
     assert json.loads((tmp_path / "verify.json").read_text())["summary"]["not_checked"] == s["not_checked"]
     wb = load_workbook(tmp_path / "verify.xlsx")
     assert [r[0] for r in wb["Notes"].iter_rows(values_only=True)] == ["Not checked", *notes(s)]
@@ -325,6 +379,53 @@ def test_a_skipped_management_check_is_said_in_the_summary_and_the_report(tmp_pa
     assert "not_checked" not in summarize(*check(make_plan(), observe()))
     write_reports([], summarize([]), {}, tmp_path, {"cluster": "hand"})
     assert load_workbook(tmp_path / "verify.xlsx").sheetnames == ["Fixes"]
+
+
+def _not_checked(findings):
+    return [(f["ends"][0]["device"], f["checks"], f["reason"]) for f in findings if f["kind"] == "not_checked"]
+
+
+def test_a_check_without_its_data_is_not_checked_never_passed():
+    """Each per-switch check, its data not collected on SW-O1 while that data would show a fault: one not_checked
+    finding naming the check and why, and no finding (true or invented) from the missing data."""
+    why = "`x` was not recorded"
+    nc = {"SW-O1": {"hostname": why}}
+    assert _not_checked(classify(make_plan(), observe(hostname={"SW-O1": "Ruijie"}, unavailable=nc))) == [("SW-O1", ["hostname"], why)]
+    swapped = {"SW-O1": {P(1): (UP, ["gpu2 ens1"]), P(2): (UP, ["gpu1 ens1"])}}
+    for fact in ("lldp", "link"):
+        fs = classify(make_plan(), observe(ports=swapped, unavailable={"SW-O1": {fact: why}}))
+        assert [f["kind"] for f in fs] == ["not_checked"] and _not_checked(fs) == [("SW-O1", ["cabling"], why)]
+    # a switch without link state: its routes are all compared (none taken as over a down link)
+    fs = classify(make_plan(), observe(ports={"SW-O1": {P(5): (DOWN, [])}}, static={**STATIC, "SW-O1": STATIC["SW-O1"][1:]},
+                                      unavailable={"SW-O1": {"link": why}}))
+    assert sorted(f["kind"] for f in fs) == ["not_checked", "route"]
+    fs = classify(make_plan(), observe(static={**STATIC, "SW-O1": []}, unavailable={"SW-O1": {"routes": why}}))
+    assert [f["kind"] for f in fs] == ["not_checked"] and _not_checked(fs) == [("SW-O1", ["routes"], why)]
+    fs = classify(make_plan(), observe(addresses={**MGMT, "SW-O1": {}}, unavailable={"SW-O1": {"addresses": why}}))
+    assert _not_checked(fs) == [("SW-O1", ["management"], why)] and len(fs) == 1
+
+
+def test_bgp_checks_without_session_or_bfd_state_are_not_checked():
+    why = "`y` was not recorded"
+    # SW-O1 reports no sessions: the session is judged from SW-E2 alone (Established), SW-O1's routes are not compared
+    fs = classify(make_plan("bgp"), observe(bgp={s: bgp_state(s) for s in ASN}, b_routes={**B_ROUTES, "SW-O1": {}},
+                                           unavailable={"SW-O1": {"bgp_sessions": why}}))
+    assert [f["kind"] for f in fs] == ["not_checked"] and _not_checked(fs) == [("SW-O1", ["routes", "bgp"], why)]
+    # no session state anywhere (bgp None): every switch says so; nothing is Established, nothing is invented
+    fs = classify(make_plan("bgp"), observe(b_routes=B_ROUTES))
+    assert _not_checked(fs) == [("SW-O1", ["routes", "bgp"], "no BGP session state was observed"),
+                                ("SW-E2", ["routes", "bgp"], "no BGP session state was observed")] and len(fs) == 2
+    # SW-O1's BFD not collected (its table would say Down): no bfd finding from it, one not_checked
+    bgp = {s: bgp_state(s) for s in ASN} | {"SW-O1": bgp_state("SW-O1", bfd="Down")}
+    fs = classify(make_plan("bgp"), observe(bgp=bgp, b_routes=B_ROUTES, unavailable={"SW-O1": {"bfd": why}}))
+    assert [f["kind"] for f in fs] == ["not_checked"] and _not_checked(fs) == [("SW-O1", ["bfd"], why)]
+    assert [f["cause"] for f in classify(make_plan("bgp"), observe(bgp=bgp, b_routes=B_ROUTES))] == ["bfd"]
+    # a session down whose ends' configurations were not read: cause unknown, said so (not "configured as planned")
+    down = {s: bgp_state(s, state="Active") for s in ASN}
+    fs = classify(make_plan("bgp"), observe(bgp=down, b_routes={"SW-O1": {}, "SW-E2": {}},
+                                           unavailable={s: {"bgp_config": why} for s in ASN}))
+    f = next(f for f in fs if f["kind"] == "bgp")
+    assert f["cause"] == "unknown" and "was not read: the cause is not known" in f["what"]
 
 
 def test_missing_and_unplanned_static_routes():
@@ -464,3 +565,19 @@ def test_verify_names_no_default_platform_commands():
 
     assert not hasattr(observe_module, "COMMANDS")
     assert observe_module.commands("ruijie_rgos") == tuple(platform_module("ruijie_rgos").VERIFY_COMMANDS)
+
+
+def test_every_classifier_mutant_is_killed():
+    """tests/mutate_classify.py: every mutant of classify.py fails this file's tests (a survivor is an unguarded
+    branch), and a mutant that changes nothing is reported as surviving (the runner itself can fail)."""
+    import subprocess
+    import sys
+
+    script = ROOT / "tests" / "mutate_classify.py"
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert r.returncode == 0 and "survived: []" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+    noop = ("import sys; sys.path[:0] = [%r, %r]; import mutate_classify as m; "
+            "m.MUTANTS['noop'] = ('        if h != sw:', '        if h != sw:'); sys.exit(m.main(['noop']))"
+            % (str(ROOT / "tests"), str(ROOT)))
+    r = subprocess.run([sys.executable, "-c", noop], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 1 and "MUTANT noop SURVIVED" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]

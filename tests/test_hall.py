@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import re
 import shutil
@@ -11,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from conftest import ROOT, run_zcube
@@ -300,7 +303,7 @@ def test_bad_overlays_are_input_errors(glm, tmp_path):
     (tmp_path / "bad.json").write_text('{"findings": [{"id": "x"}]}')
     (tmp_path / "other.json").write_text('{"cluster": "elsewhere", "findings": []}')
     for args, text in ((["--verify", str(tmp_path / "missing.json")], "no such file"),
-                       (["--verify", str(tmp_path / "bad.json")], "a finding needs"),
+                       (["--verify", str(tmp_path / "bad.json")], "findings[0].kind: missing"),
                        (["--verify", str(tmp_path / "other.json")], "is for cluster 'elsewhere'"),
                        (["--analyze", str(tmp_path / "bad.json")], "not an analyze.json"),
                        (["--cabling", str(tmp_path / "bad.json")], "not a readable .xlsx")):
@@ -373,7 +376,7 @@ def test_a_partly_filled_hall_shows_reserved_ports_and_empty_racks():
 
     from zcube_deploy.cabling.sheets import bill_of_materials
     from zcube_deploy.catalog.cabling import load_cabling_catalog
-    from zcube_deploy.hall.draw import render_page
+    from zcube_deploy.hall.page import render_page
     from zcube_deploy.hall.model import build_hall_model
     from zcube_deploy.inventory import resolve_inventory
     from zcube_deploy.plan import build_plan
@@ -405,3 +408,205 @@ def test_a_partly_filled_hall_shows_reserved_ports_and_empty_racks():
     empty = [el for el in floor.iter(f"{SVG}g") if "rack" in el.get("class", "").split() and el.get("data-servers") == "0"
              and el.get("data-odd") == "0" and el.get("data-even") == "0"]
     assert empty, "a partly filled hall has empty racks"
+
+
+# ------------------------------------------------------------------ overlay files checked whole
+def _verify_doc(plan: dict) -> dict:
+    host = next(c for c in plan["cables"] if c["kind"] == "host")
+    fabric = next(c for c in plan["cables"] if c["kind"] == "fabric" and c["a"]["rack"] != c["b"]["rack"])
+    return {"cluster": plan["cluster"]["name"], "mode": "replay", "scope": [], "summary": {"findings": 2},
+            "unreachable": {plan["switches"][0]["name"]: "timed out"},
+            "findings": [_finding("V1", "down", [host["id"]], plan), _finding("V2", "swapped", [fabric["id"]], plan)]}
+
+
+def test_a_findings_file_of_the_wrong_shape_names_the_file_and_every_place(glm, tmp_path):
+    """Issue 23 item 6: `unreachable` as a string ended in an AttributeError in the hall model."""
+    d, plan = glm
+    doc = _verify_doc(plan)
+    doc["unreachable"] = "ZC-O001 timed out"
+    doc["findings"][0]["ends"][0]["rack"] = 7
+    doc["findings"][1]["cables"] = "C-1"
+    vj = tmp_path / "verify.json"
+    vj.write_text(json.dumps(doc))
+    r = run_zcube("hall", str(d / "plan.json"), "-o", str(tmp_path / "out"), "--verify", str(vj))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert f"{vj} is not a verify.json" in r.stderr
+    for place in ("unreachable:", "findings[0].ends[0].rack:", "findings[1].cables:"):
+        assert place in r.stderr, (place, r.stderr)
+    assert not (tmp_path / "out" / "hall").exists(), "a refused overlay leaves no page behind"
+
+
+def test_an_analyze_file_of_the_wrong_shape_names_the_place(glm, tmp_path):
+    d, _ = glm
+    aj = tmp_path / "analyze.json"
+    aj.write_text(json.dumps({"random_link_failures": [{"p": 0.01, "zcube": {"mean": "low"}, "dual_plane_clos": {}}]}))
+    r = run_zcube("hall", str(d / "plan.json"), "-o", str(tmp_path / "out"), "--analyze", str(aj))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert "random_link_failures[0].zcube.mean:" in r.stderr and "random_link_failures[0].dual_plane_clos.mean: missing" in r.stderr
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=6)
+
+
+def _all_places(doc, at=()):
+    yield at
+    if isinstance(doc, (dict, list)):
+        for k in (doc if isinstance(doc, dict) else range(len(doc))):
+            yield from _all_places(doc[k], at + (k,))
+
+
+@st.composite
+def _place(draw, doc) -> tuple:
+    """A place in a JSON document: half the time any place alike (every leaf as likely), half the time a
+    top-level key, then deeper with even odds at each level (the top-level fields hit as often as the
+    findings' innards)."""
+    if draw(st.booleans()):
+        return draw(st.sampled_from(list(_all_places(doc))[1:] or [()]))
+    at, node = (), doc
+    while isinstance(node, (dict, list)) and node and (not at or draw(st.booleans())):
+        k = draw(st.sampled_from(list(node) if isinstance(node, dict) else range(len(node))))
+        at, node = at + (k,), node[k]
+    return at
+
+
+@st.composite
+def mutated(draw, doc):
+    """``doc`` with one to three places replaced by any JSON value, deleted, or given an extra key."""
+    doc = copy.deepcopy(doc)
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(_place(doc))
+        if not at:
+            return draw(JSON_VALUES)
+        parent = doc
+        for k in at[:-1]:
+            parent = parent[k]
+        how = draw(st.sampled_from(["replace", "delete", "extra"]))
+        if how == "replace":
+            parent[at[-1]] = draw(JSON_VALUES)
+        elif how == "delete":
+            del parent[at[-1]]
+        elif isinstance(parent[at[-1]], dict):
+            parent[at[-1]][draw(st.text(max_size=8))] = draw(JSON_VALUES)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def lab64_hall_plan(lab64_plan):
+    return lab64_plan
+
+
+def test_mutated_findings_files_are_drawn_or_refused_never_a_crash(lab64_hall_plan, tmp_path_factory):
+    """Issue 23 item 6: a findings file mutated anywhere (any JSON value at any place, keys deleted or
+    added) either gives a page or an input error naming the file and a place; nothing else."""
+    from zcube_deploy.errors import InputErrors
+    from zcube_deploy.hall import write_hall
+
+    plan = lab64_hall_plan
+    base = _verify_doc(plan)
+    seen = Counter()
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(mutated(base))
+    def check(doc):
+        d = tmp_path_factory.mktemp("fuzz")
+        vj = d / "verify.json"
+        vj.write_text(json.dumps(doc))
+        try:
+            r = write_hall(plan, d / "out", verify=vj)
+        except InputErrors as exc:
+            seen["refused"] += 1
+            assert str(vj) in exc.title or any(str(vj) in p.message for p in exc.problems), exc
+            assert all(p.path for p in exc.problems), exc.problems
+            assert not (d / "out").exists()
+            return
+        seen["drawn"] += 1
+        assert Path(r["path"]).read_text().endswith("</html>\n")
+
+    check()
+    assert seen["refused"] and seen["drawn"], seen
+
+
+def test_mutated_analyze_files_are_drawn_or_refused_never_a_crash(lab64_hall_plan, tmp_path_factory):
+    """The other JSON overlay, analyze.json, mutated the same way."""
+    from zcube_deploy.errors import InputErrors
+    from zcube_deploy.hall import write_hall
+
+    base = {"random_link_failures": [{"p": 0.01, "zcube": {"mean": 2e-4, "ci95": [1e-4, 3e-4]}, "dual_plane_clos": {"mean": 4e-4}},
+                                     {"p": 0.05, "zcube": {"mean": 5e-3}, "dual_plane_clos": {"mean": 1e-2}}],
+            "plan": {"cluster": "lab64"}}
+    seen = Counter()
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(mutated(base))
+    def check(doc):
+        d = tmp_path_factory.mktemp("fuzz-an")
+        aj = d / "analyze.json"
+        aj.write_text(json.dumps(doc))
+        try:
+            r = write_hall(lab64_hall_plan, d / "out", analyze=aj)
+        except InputErrors as exc:
+            seen["refused"] += 1
+            assert str(aj) in exc.title or any(str(aj) in p.message for p in exc.problems), exc
+            assert not (d / "out").exists()
+            return
+        seen["drawn"] += 1
+        assert Path(r["path"]).read_text().endswith("</html>\n")
+
+    check()
+    assert seen["refused"] and seen["drawn"], seen
+
+
+# ------------------------------------------------------------------ known-bad cases (issue 23 item 5)
+def test_findings_are_drawn_on_a_big_halls_row_level_floor_plan(glm, monkeypatch):
+    """Above MAX_RACK_BUNDLES the floor plan draws row-to-row bundles; a finding's cable must still
+    make its row bundle red (and its racks), as it does at rack level."""
+    from zcube_deploy.cabling.sheets import bill_of_materials
+    from zcube_deploy.catalog.cabling import load_cabling_catalog
+    from zcube_deploy.hall import model as hall_model
+    from zcube_deploy.hall.draw import floor_svg
+
+    _, plan = glm
+    row = {r["name"]: r["row"] for r in plan["layout"]["racks"]}
+    across = next(c for c in plan["cables"] if row[c["a"]["rack"]] != row[c["b"]["rack"]])
+    inside = next(c for c in plan["cables"] if row[c["a"]["rack"]] == row[c["b"]["rack"]] and c["a"]["rack"] != c["b"]["rack"])
+    verify = {"findings": [_finding("V1", "down", [across["id"]], plan), _finding("V2", "swapped", [inside["id"]], plan)]}
+    monkeypatch.setattr(hall_model, "MAX_RACK_BUNDLES", 10)
+    cat = load_cabling_catalog()
+    m = hall_model.build_hall_model(plan, {g: c.model_dump() for g, c in cat.colours.items()}, bill_of_materials(plan, cat), verify=verify)
+    floor = etree.fromstring(floor_svg(m).encode())
+    assert floor.get("data-bundle-level") == "row"
+    red = {(el.get("data-a"), el.get("data-b"), el.get("data-group")): el.get("data-finding-cables")
+           for el in floor.iter() if el.get("class") == "bundle finding"}
+    expected = {}
+    for c in (across, inside):
+        a, b = sorted((row[c["a"]["rack"]], row[c["b"]["rack"]]))
+        expected.setdefault((a, b, group_of(c)), []).append(c["id"])
+    assert red == {k: " ".join(sorted(v)) for k, v in expected.items()}
+    for el in floor.iter():
+        if el.get("class") == "bundle finding":  # a path between rows, a loop badge (circle) inside one row
+            mark = el if el.tag == f"{SVG}path" else el.find(f"{SVG}circle")
+            assert mark.get("stroke") == "#d40000"
+    red_racks = {el.get("data-rack") for el in floor.iter(f"{SVG}g") if {"rack", "finding"} <= set(el.get("class", "").split())}
+    assert red_racks == {across["a"]["rack"], across["b"]["rack"], inside["a"]["rack"], inside["b"]["rack"]}
+
+
+def test_the_page_escapes_what_a_findings_file_says(glm, tmp_path):
+    """The page's template escapes every value (autoescape on): a finding's text is shown, never run."""
+    d, plan = glm
+    doc = _verify_doc(plan)
+    doc["findings"][0]["instruction"] = '<script>alert("i")</script> & reseat'
+    doc["findings"][0]["kind"] = "<b>down</b>"
+    doc["findings"][0]["what"] = "<img src=x onerror=alert(1)>"
+    vj = tmp_path / "verify.json"
+    vj.write_text(json.dumps(doc))
+    r = run_zcube("hall", str(d / "plan.json"), "-o", str(tmp_path), "--verify", str(vj))
+    assert r.returncode == 0, r.stderr
+    html = (tmp_path / "hall" / "index.html").read_text()
+    assert "<script>alert" not in html and "<b>down</b>" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;alert(&quot;i&quot;)&lt;/script&gt; &amp; reseat" in html
+    assert '<span class="kind">&lt;b&gt;down&lt;/b&gt;</span>' in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html

@@ -11,7 +11,8 @@ from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutExc
 
 from conftest import run_zcube
 from zcube_deploy.platforms.ruijie_rgos.lab.shell import INCOMPLETE, INVALID
-from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
+from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from zcube_deploy.lab.server import running_lab
 
 pytestmark = pytest.mark.lab
 
@@ -51,6 +52,7 @@ def lab(lab64_plan, tmp_path_factory):
             "ZC-O009": {"reject_lines": ["hostname ZC-O009"]},
             "ZC-O011": {"delay": 0.3},
             "ZC-O013": {"ask_password_change": True},
+            "ZC-E006": {"reject_lines": ["interface TwoHundredGigabitEthernet 0/1:1"], "sublines": "global"},
         },
     }
     out = tmp_path_factory.mktemp("lab")
@@ -205,6 +207,23 @@ def test_device_fault_reject_line_and_slow(lab):
     c.send_command("show version")
     c.disconnect()
     assert time.perf_counter() - t >= 0.3 * 4  # enable, terminal width/length, show: every answer delayed
+
+
+def test_device_fault_lenient_cli_over_ssh(lab):
+    """`sublines: global`: the rejected interface's valid global sub-lines become stray global lines."""
+    c = connect(lab, "ZC-E006")
+    try:
+        out = c.send_config_set(["interface TwoHundredGigabitEthernet 0/1:1", " no switchport",
+                                 " bfd interval 300 min_rx 300 multiplier 3", " description stray"], cmd_verify=False)
+        assert out.count(INVALID) == 3  # the interface line, `no switchport` and `description` (interface-only)
+        run = c.send_command("show running-config")
+        assert "\nbfd interval 300 min_rx 300 multiplier 3\n" in run  # a stray global line
+        block = run.split("interface TwoHundredGigabitEthernet 0/1:1\n")[1].split("!")[0]
+        assert block == ""  # nothing on the interface
+        c.send_config_set(["no bfd interval 300 min_rx 300 multiplier 3"], cmd_verify=False)
+        assert "bfd interval" not in c.send_command("show running-config")
+    finally:
+        c.disconnect()
 
 
 def test_password_change_question(lab):

@@ -57,6 +57,39 @@ def test_sub_lines_of_an_interface_rejected_by_a_fault_are_rejected():
     assert st.interfaces["TwoHundredGigabitEthernet 0/1:2"].description is None and "lldp enable" not in st.running_config()
 
 
+def test_lenient_cli_takes_the_sub_lines_of_a_rejected_interface_in_global_mode():
+    """The `sublines: global` fault: the valid global commands among the sub-lines land as stray global lines."""
+    st, sess = session(reject=["interface TwoHundredGigabitEthernet 0/1:2"], sublines="global")
+    answers = config(sess, ["interface TwoHundredGigabitEthernet 0/1:1", " description kept",
+                            "interface TwoHundredGigabitEthernet 0/1:2"] + SUB_LINES)
+    assert answers[:2] == ["", ""] and INVALID in answers[2]
+    # the caret of the rejected line stands under the prompt it was typed at (the previous interface's)
+    assert answers[2].splitlines()[0] == " " * len("Ruijie(config-if-TwoHundredGigabitEthernet 0/1:1)#") + "^"
+    assert sess.mode == "config"  # left in global configuration mode
+    by_line = dict(zip(SUB_LINES, answers[3:]))
+    taken = [" bfd interval 300 min_rx 300 multiplier 3", " lldp enable"]  # valid global commands
+    assert all(by_line[ln] == "" for ln in taken), by_line
+    assert all(INVALID in by_line[ln] for ln in SUB_LINES if ln not in taken), by_line  # interface-only commands
+    run = st.running_config(header=False)
+    assert "\nbfd interval 300 min_rx 300 multiplier 3\n" in run and "\nlldp enable\n" in run
+    # nothing landed on either interface
+    assert st.interfaces["TwoHundredGigabitEthernet 0/1:2"].lines() == []
+    assert st.interfaces["TwoHundredGigabitEthernet 0/1:1"].lines() == [" description kept"]
+
+
+def test_lenient_cli_applies_to_an_interface_name_the_switch_does_not_have():
+    st, sess = session(sublines="global")
+    answers = config(sess, ["interface TwoHundredGigabitEthernet 0/99:1", " bfd interval 300 min_rx 300 multiplier 3"])
+    assert INVALID in answers[0] and answers[1] == ""
+    assert "\nbfd interval 300 min_rx 300 multiplier 3\n" in st.running_config(header=False)
+
+
+def test_sublines_values_are_checked():
+    assert DeviceFaults(sublines="global").sublines == "global" and DeviceFaults().sublines == "reject"
+    with pytest.raises(TypeError, match="sublines"):
+        DeviceFaults(sublines="lenient")
+
+
 def test_a_good_interface_still_takes_its_sub_lines():
     st, sess = session()
     answers = config(sess, ["interface TwoHundredGigabitEthernet 0/1:2", " description ok", " no switchport",

@@ -114,7 +114,8 @@ def test_a_silently_dead_ecmp_member_in_mode_static_loses_its_flows(lab64_plan):
     """Static routes stay on a silently dead link. A switch's same-group fallback is ECMP over several links:
     cut one and the others carry everything; kill one silently and the flows hashing onto it are lost, so a
     packet entering that switch for the group counts as lost (the analysis' every-branch rule)."""
-    from zcube_deploy.analysis.predict import Forwarding, _aton
+    from zcube_deploy.analysis.predict import Forwarding
+    from zcube_deploy.ipv4 import aton
 
     sw = lab64_plan["switches"][0]
     fallback = [r for r in sw["routes"] if r.get("fallback")]
@@ -123,6 +124,6 @@ def test_a_silently_dead_ecmp_member_in_mode_static_loses_its_flows(lab64_plan):
     dead = cable_of[fallback[0]["next_hop"]]
     # a port of sw's own group on another switch, reached from sw only through the fallback routes
     dst = next(n for s in lab64_plan["servers"] for n in s["nics"] if n["group"] == sw["group"] and n["switch"] != sw["name"])
-    assert Forwarding(lab64_plan).delivers(sw["name"], _aton(dst["address"]))
-    assert Forwarding(lab64_plan, {dead}).delivers(sw["name"], _aton(dst["address"]))
-    assert not Forwarding(lab64_plan, {dead}, failure_mode="silent").delivers(sw["name"], _aton(dst["address"]))
+    assert Forwarding(lab64_plan).delivers(sw["name"], aton(dst["address"]))
+    assert Forwarding(lab64_plan, {dead}).delivers(sw["name"], aton(dst["address"]))
+    assert not Forwarding(lab64_plan, {dead}, failure_mode="silent").delivers(sw["name"], aton(dst["address"]))

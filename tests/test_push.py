@@ -9,7 +9,8 @@ import pytest
 
 from conftest import build_example, run_zcube
 from zcube_deploy.platforms.ruijie_rgos.driver import RuijieRGOSDriver, remediation_lines
-from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
+from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from zcube_deploy.lab.server import running_lab
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
 
 pytestmark = pytest.mark.lab
@@ -151,6 +152,7 @@ def test_an_unconfirmed_write_is_startup_uncertain(lab, built, tmp_path):
 
     work = tmp_path / "w"
     shutil.copytree(built / "configs", work / "configs")
+    shutil.copy(built / "manifest.json", work / "manifest.json")
     names = ("ZC-O001", "ZC-E002")
     before = {n: (running(lab, n), startup(lab, n)) for n in names}
     args = ["push", str(built / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json"), "--timeout", "5"]
@@ -204,14 +206,12 @@ def test_failure_budget(lab, built):
     assert "failure budget" in report["stopped"]
 
 
-def test_preflight_refuses_unknown_interfaces(lab, built, tmp_path):
-    import shutil
-
-    shutil.copytree(built / "configs", tmp_path / "configs")
-    cfg = tmp_path / "configs" / "ZC-O001.cfg"
-    cfg.write_text(cfg.read_text().replace("end\n", "interface TwoHundredGigabitEthernet 0/99:1\n description nope\n!\nend\n"))
-    shutil.copy(built / "plan.json", tmp_path / "plan.json")
-    report = push_all(select_targets(plan_of(built), tmp_path, "ZC-O001", lab.endpoints), CREDS, opts(lab), tmp_path)
+def test_preflight_refuses_unknown_interfaces(lab, built):
+    """A plan port the device does not have (a switch of another model): refused before config mode. (A config file
+    naming a port the plan does not is refused earlier, by the scope check: tests/test_push_candidate.py.)"""
+    t = targets(lab, built, "ZC-O001")[0]
+    t.intended = t.intended.replace("end\n", "interface TwoHundredGigabitEthernet 0/99:1\n description nope\n!\nend\n")
+    report = push_all([t], CREDS, opts(lab), built / "preflight")
     d = report["devices"][0]
     assert d["status"] == "failed" and "pre-flight" in d["error"] and "0/99:1" in d["error"]
     assert lab.runner.call(lambda: lab.model.switches["ZC-O001"].config_log) == []
@@ -222,6 +222,7 @@ def test_cli_push_dry_run_then_push_and_no_secrets_in_files(lab, built, tmp_path
 
     work = tmp_path / "w"
     shutil.copytree(built / "configs", work / "configs")
+    shutil.copy(built / "manifest.json", work / "manifest.json")
     shutil.copy(built / "plan.json", work / "plan.json")
     env = {"ZCUBE_PASSWORD": DEFAULT_PASSWORD, "ZCUBE_ENABLE_SECRET": DEFAULT_ENABLE_SECRET}
     args = ["push", str(work / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json")]
@@ -249,6 +250,7 @@ def test_a_save_that_fails_once_is_saved_again(lab, built, tmp_path):
 
     work = tmp_path / "w"
     shutil.copytree(built / "configs", work / "configs")
+    shutil.copy(built / "manifest.json", work / "manifest.json")
     r = run_zcube("push", str(built / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json"), "--timeout", "5",
                   "--only", "ZC-O001")
     assert r.returncode == 0, r.stdout + r.stderr

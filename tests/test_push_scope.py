@@ -21,7 +21,8 @@ from conftest import build_example, run_zcube
 from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
 from zcube_deploy.lab.core import LabModel, site_baseline
 from zcube_deploy.platforms.ruijie_rgos.lab.shell import Session
-from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
+from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from zcube_deploy.lab.server import running_lab
 from zcube_deploy.platforms.ruijie_rgos import l3_facts, top_level_lines
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
 from zcube_deploy.push.guard import management_problems
@@ -272,6 +273,7 @@ def test_cli_dry_run_holds_every_line_sent_and_secrets_stay_private(plan, built,
 
     work = tmp_path / "w"
     shutil.copytree(built / "configs", work / "configs")
+    shutil.copy(built / "manifest.json", work / "manifest.json")
     shutil.copy(built / "plan.json", work / "plan.json")
     secrets = ["$1$zQ3x$7hE1kYqvV0cB2mN4pL8sT/", "0822455D0A165E1F", "$1$Rj8k$Hq2Lw9zXy3Vb6Nc1Md5Pe0",
                "070C285F4D061A0A19", "105A0C1D0D1E03"]

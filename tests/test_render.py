@@ -17,7 +17,7 @@ from zcube_deploy.errors import InputErrors, RenderError
 from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build_plan
 from zcube_deploy.render import render_all
-from zcube_deploy.render.jinja import template
+from zcube_deploy.templating import template
 from zcube_deploy.render.routing_proof import prove_routing
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view

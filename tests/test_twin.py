@@ -7,6 +7,7 @@ reason printed.
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import json
 import os
@@ -15,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from conftest import INVENTORIES, run_zcube
 from zcube_deploy.errors import InputErrors
@@ -178,6 +180,78 @@ def test_failure_specs_are_checked_all_at_once():
     assert len(exc.value.problems) == 4
 
 
+# --- measured against predicted (no root needed) ------------------------------------------------
+
+REPORT_FIELDS = {"twin", "cluster", "routing", "failure_mode", "seed", "bfd", "checks", "baseline", "failures", "ok"}
+FAILURE_FIELDS = {"failure", "spec", "mode", "probe_flows", "converge_ms", "converged", "packets_lost", "fib_converge_ms",
+                  "fib_switches_watched", "fib_dead_prefixes_ms", "fib_last_change_ms", "fib_next_hops_ms_per_switch",
+                  "fib_dead_prefixes_ms_per_switch", "predicted_probes_survive", "gpu_pairs_measured", "port_pairs_measured",
+                  "gpu_pairs_unreachable", "gpu_pairs_unreachable_predicted", "port_pairs_unreachable",
+                  "port_pairs_unreachable_predicted", "disagreements", "disagreement_examples", "restored"}
+
+
+def _measurement(measured: dict, predicted: dict, routing: str = "static"):
+    """A failure measured with the given port-pair outcomes: two GPU pairs, two port pairs each (both directions)."""
+    from zcube_deploy.twin import test as twin_test
+
+    groups = [((("s1", 0), ("s2", 0)), [("10.0.0.1", "10.0.1.1"), ("10.0.1.1", "10.0.0.1")]),
+              ((("s1", 0), ("s3", 0)), [("10.0.0.1", "10.0.2.1"), ("10.0.2.1", "10.0.0.1")])]
+    comparison = twin_test.compare(groups, measured, predicted)
+    return twin_test.FailureMeasurement(failures.Failure("link:F00001", cables=["F00001"]), "carrier", routing, [],
+                                        twin_test.FibConvergence(), comparison, restored=True)
+
+
+def _report(*measurements):
+    from zcube_deploy.twin import test as twin_test
+
+    base = twin_test.Baseline(pairs_tested=10, pairs_total=10, unreachable=0, fewer_than_2_switches=0, predicted_not_2_switches=0,
+                              examples=[], seconds=0.5)
+    return twin_test.TwinReport(twin="/tmp/t", cluster="lab64", routing="static", failure_mode="carrier", seed=1, bfd=None,
+                                baseline=base, failures=list(measurements))
+
+
+def test_a_measurement_that_disagrees_with_the_prediction_fails_its_check():
+    """Issue 23 item 5, the known-bad case of the twin's comparison: one port pair answers although the
+    analysis says the failure cuts it off. The disagreement is counted, named, and fails the check, the
+    report and the table; the same measurement agreeing with the prediction passes."""
+    from zcube_deploy.twin.report import twin_test_tables
+
+    predicted = {("10.0.0.1", "10.0.1.1"): True, ("10.0.1.1", "10.0.0.1"): True,
+                 ("10.0.0.1", "10.0.2.1"): False, ("10.0.2.1", "10.0.0.1"): False}
+    measured = {**predicted, ("10.0.2.1", "10.0.0.1"): True}
+    bad = _measurement(measured, predicted)
+    c = bad.comparison
+    assert [(d.src, d.dst, d.measured, d.predicted) for d in c.disagreements] == [("10.0.2.1", "10.0.0.1", True, False)]
+    assert (c.gpu_unreachable, c.gpu_unreachable_predicted) == (0, 1)
+    assert (c.port_unreachable, c.port_unreachable_predicted) == (1, 2)
+    assert not bad.ok and not bad.check().ok
+    rep = _report(bad)
+    assert not rep.ok and [ch.ok for ch in rep.checks] == [True, False]
+    doc = rep.as_dict()
+    assert set(doc) == REPORT_FIELDS and set(doc["failures"][0]) == FAILURE_FIELDS
+    assert doc["failures"][0]["disagreements"] == 1 and doc["ok"] is False
+    assert doc["failures"][0]["disagreement_examples"] == [{"src": "10.0.2.1", "dst": "10.0.0.1", "measured": True, "predicted": False}]
+    console = Console(width=80, record=True, file=io.StringIO())
+    for t in twin_test_tables(rep):
+        console.print(t)
+    assert "FAIL" in console.export_text()
+
+    good = _measurement(predicted, predicted)
+    assert good.ok and not good.comparison.disagreements and _report(good).ok
+    assert _report(good).as_dict()["failures"][0]["disagreements"] == 0
+
+
+def test_a_slow_convergence_fails_in_mode_bgp_only():
+    from zcube_deploy.twin import test as twin_test
+
+    same = {("10.0.0.1", "10.0.1.1"): True, ("10.0.1.1", "10.0.0.1"): True, ("10.0.0.1", "10.0.2.1"): True, ("10.0.2.1", "10.0.0.1"): True}
+    for routing, ok in (("static", True), ("bgp", False)):
+        m = _measurement(same, same, routing)
+        slow = twin_test.FibConvergence(switches_watched=2, converge_ms=twin_test.CONVERGE_LIMIT_MS + 1)
+        m = twin_test.FailureMeasurement(m.failure, m.mode, routing, m.flows, slow, m.comparison, True)
+        assert m.ok is ok, routing
+
+
 # --- the twin on this machine ----------------------------------------------------------------------
 
 def test_silent_failures_drop_at_one_place_in_one_transaction():
@@ -212,13 +286,13 @@ def test_fib_timeline_replays_route_events():
           (t0 + 0.90, "10.1.0.0/24", False, ["10.1.0.0/24 proto bgp metric 20", "\tnexthop via 10.9.0.3 dev b weight 1",
                                                "\tnexthop via 10.9.0.5 dev c weight 1"])]
     tl = fib.timeline(start, {"S": ev}, {"S": {"10.9.0.1"}}, {"10.2.0.0/24"}, t0)
-    assert tl["next_hops"] == t0 + 0.20 and tl["prefixes"] == t0 + 0.60 and tl["last_change"] == t0 + 0.90
+    assert tl.next_hops == t0 + 0.20 and tl.prefixes == t0 + 0.60 and tl.last_change == t0 + 0.90
     # never clean: None; clean from the start (carrier loss, nothing to change): the failure time
-    assert fib.timeline(start, {"S": ev[:1]}, {"S": {"10.9.0.1"}}, set(), t0)["next_hops"] is None
-    assert fib.timeline(start, {"S": []}, {"S": {"10.7.7.7"}}, set(), t0)["next_hops"] == t0
+    assert fib.timeline(start, {"S": ev[:1]}, {"S": {"10.9.0.1"}}, set(), t0).next_hops is None
+    assert fib.timeline(start, {"S": []}, {"S": {"10.7.7.7"}}, set(), t0).next_hops == t0
     # no event, yet clean at the end: the kernel skips a linkdown next hop silently, from the failure on
-    assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0)["next_hops"] is None
-    assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0, {"S": True})["next_hops"] == t0
+    assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0).next_hops is None
+    assert fib.timeline(start, {"S": []}, {"S": {"10.9.0.1"}}, set(), t0, {"S": True}).next_hops == t0
 
 
 def test_two_twins_never_take_each_others_arp_limits_for_the_machines(tmp_path, monkeypatch):

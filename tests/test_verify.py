@@ -167,6 +167,7 @@ def test_cli_lab_up_verify_fix_verify(lab64, tmp_path):
     out, plan = lab64
     work = tmp_path / "w"
     shutil.copytree(out / "configs", work / "configs")
+    shutil.copy(out / "manifest.json", work / "manifest.json")
     shutil.copy(out / "plan.json", work / "plan.json")
     lab_dir = tmp_path / "lab"
     proc = subprocess.Popen(zcube_exe() + ["lab", "up", str(work / "plan.json"), "-o", str(lab_dir), "--faults", "random:5", "--seed", "9"],

@@ -3,7 +3,9 @@
 The public Python API: the same work as the `zcube` commands, without printing. Each function
 takes a plan as the dict :func:`plan_inventory` returns or as the path of a plan.json (or of the
 folder holding it). User errors raise :class:`zcube_deploy.errors.InputErrors` (a list of problems
-with data paths and hints); see docs/api.md for a worked example.
+with data paths and hints); see docs/api.md for a worked example. Each function imports what it runs
+inside itself (start-up time: ``import zcube_deploy``, which every submodule import runs first,
+stays free of the planner, napalm, asyncssh and openpyxl).
 
 The names say what each call does and stay clear of the subpackages of the same words
 (``zcube_deploy.plan``, ``zcube_deploy.render``, ...):
@@ -26,7 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__version__ = "0.1.0"
+from zcube_deploy.version import __version__
 
 PlanLike = dict | str | Path
 """A plan dict, or the path of a plan.json (or of the folder holding one)."""
@@ -70,21 +72,25 @@ def render_configs(plan: PlanLike, out_dir: str | Path, only: str | None = None,
     return workflow.render(_plan(plan, PLAN_FIELDS), out_dir, only, jobs)
 
 
-def write_cabling(plan: PlanLike, out_dir: str | Path, catalog: str | Path | None = None) -> dict:
+def write_cabling(plan: PlanLike, out_dir: str | Path, catalog: str | Path | None = None, accept_catalog_change: bool = False) -> dict:
     """Cut sheets (DIR/cabling.xlsx), BOM, cables.csv, labels.csv, netbox-cables.csv and topology.dot.
 
-    ``catalog``: a cabling catalog YAML (default: the plan's, else the bundled one). Returns the BOM
+    ``catalog``: a cabling catalog YAML (default: the plan's, else the bundled one); one other than the plan's is
+    refused unless ``accept_catalog_change`` (``["catalog_changes"]`` then says what differs). Returns the BOM
     (``["bom"]``), the sheet names and the files written."""
     from zcube_deploy import workflow
     from zcube_deploy.cabling.run import PLAN_FIELDS
 
-    return workflow.cabling(_plan(plan, PLAN_FIELDS), out_dir, _str(catalog))
+    return workflow.cabling(_plan(plan, PLAN_FIELDS), out_dir, _str(catalog), accept_catalog_change)
 
 
 def push_configs(plan: PlanLike, configs_dir: str | Path, *, dry_run: bool = True, only: str | None = None, lab: str | Path | None = None,
                  known_hosts: str | Path | None = None, trust_on_first_use: bool = False, concurrency: int = 8, canary: int = 0,
-                 max_failures: int | None = None, timeout: float = 30) -> dict:
+                 max_failures: int | None = None, timeout: float = 30, allow_edited: bool = False) -> dict:
     """Push DIR/configs to the switches of the plan (a dry run unless ``dry_run=False``).
+
+    A config file that differs from render's manifest.json is refused (InputErrors) unless ``allow_edited``;
+    a line outside the managed scope always is (docs/push.md).
 
     Credentials come from ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET (the lab's defaults
     with ``lab``, a lab.json); there is no prompt. Returns the push report (also DIR/push-report.json):
@@ -95,7 +101,7 @@ def push_configs(plan: PlanLike, configs_dir: str | Path, *, dry_run: bool = Tru
     report, _ = workflow.push(_plan(plan, PLAN_FIELDS), str(configs_dir), dry_run=dry_run, only=only, concurrency=concurrency,
                               canary=canary, max_failures=max_failures, lab_path=_str(lab),
                               known_hosts=_str(known_hosts), trust_on_first_use=trust_on_first_use,
-                              timeout=timeout)
+                              timeout=timeout, allow_edited=allow_edited)
     return report
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from zcube_deploy.platform_data import platform_data
+
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 NAME_HINT = "use letters, digits, '.', '_' and '-' only, starting with a letter or digit, at most 63"
 INTERFACE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*( ?[0-9]+(/[0-9]+)*(:[0-9]+)?)?$")
@@ -58,6 +60,19 @@ def check_description(value: str) -> str | None:
     return describe_bad(value) if isinstance(value, str) else "must be a string"
 
 
+def check_config_line(line: str) -> str | None:
+    """None when ``line`` (a config line given as data: catalog syntax, the inventory's lossless lines)
+    can be sent as one device command, else what is wrong with it (a line break ends the command,
+    ``!`` starts a comment, ``?`` asks for help; a control character, a tab included, has no place).
+
+    >>> check_config_line("qos trust dscp"), check_config_line("qos trust dscp ?")
+    (None, "contains a line break, '!', '?' or a control character")
+    """
+    if any(c in "\r\n!?" or ord(c) < 32 for c in line):
+        return "contains a line break, '!', '?' or a control character"
+    return None
+
+
 def assert_safe_line(line: str) -> None:
     """Last line of defence before a line is sent to a device or written to a config."""
     if "\n" in line or "\r" in line or "?" in line or any(ord(c) < 32 and c != "\t" for c in line):
@@ -79,8 +94,6 @@ def redact_secrets(text: str, platform: str = "ruijie_rgos") -> str:
 def _secret_patterns(platform: str) -> list[re.Pattern]:
     cached = _SECRET_CACHE.get(platform)
     if cached is None:
-        from zcube_deploy.platforms import platform_data
-
         cached = _SECRET_CACHE[platform] = [re.compile(p, re.I) for p in platform_data(platform).get("secrets", ())]
     return cached
 

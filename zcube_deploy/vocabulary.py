@@ -7,6 +7,8 @@ verify.json read back compares equal to the members.
 
 - ``FindingKind``: what `zcube verify` reports (docs/verify-kinds.md), one classifier each
   (verify/classify.py).
+- ``Check`` and ``Fact``: verify's per-switch checks and the parts of a switch's report they read (a
+  check whose facts were not collected is a ``not_checked`` finding).
 - ``BgpCause``: the likely cause a ``bgp`` finding names (verify/bgp.py).
 - ``FaultKind``: the cabling faults the lab injects (lab/inject.py, a faults file's ``cabling:`` keys).
 - ``FixOp``: the physical actions a finding's ``fix`` lists and the lab's wiring applies
@@ -42,6 +44,7 @@ class FindingKind(StrEnum):
     MANAGEMENT = "management"    # the management interface lacks the plan's address
     ROUTE = "route"              # installed routes differ from what the plan's routing mode predicts
     BGP = "bgp"                  # a planned eBGP session is not Established (or its BFD is not Up)
+    NOT_CHECKED = "not_checked"  # a planned check could not run on a switch (its data was not collected): why
 
 
 # the kinds about one cable: a bgp session over such a cable follows the link (cause "cabling")
@@ -59,6 +62,30 @@ class BgpCause(StrEnum):
     NOT_CONFIGURED = "not_configured"
     UNKNOWN = "unknown"
     BFD = "bfd"
+
+
+@unique
+class Check(StrEnum):
+    """The per-switch checks of `zcube verify`: a ``not_checked`` finding names the ones that could not run."""
+    HOSTNAME = "hostname"        # the configured hostname
+    MANAGEMENT = "management"    # the management interface's address
+    CABLING = "cabling"          # LLDP neighbours and link state of the switch's ports
+    ROUTES = "routes"            # installed static routes (mode static) or B routes (mode bgp)
+    BGP = "bgp"                  # mode bgp: the planned eBGP sessions
+    BFD = "bfd"                  # mode bgp: BFD of the Established sessions
+
+
+@unique
+class Fact(StrEnum):
+    """What a switch reports, one part each (an observation's ``unavailable`` says which were not collected)."""
+    HOSTNAME = "hostname"          # the hostname line of the running config
+    ADDRESSES = "addresses"        # the interface addresses of the running config
+    BGP_CONFIG = "bgp_config"      # the BGP part of the running config
+    LINK = "link"                  # link state per port
+    LLDP = "lldp"                  # LLDP neighbours per port
+    ROUTES = "routes"              # the routing table
+    BGP_SESSIONS = "bgp_sessions"  # the BGP session summary
+    BFD = "bfd"                    # the BFD sessions
 
 
 @unique

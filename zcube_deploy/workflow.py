@@ -3,7 +3,8 @@
 Nothing here prints. Long runs report progress through callbacks or by yielding ``(stage, result)``
 pairs, so the caller decides what the user sees. ``short_lived=True`` (the CLI) freezes the loaded
 plan out of the garbage collector's sight (:func:`zcube_deploy.perf.keep_forever`); a library caller
-leaves it False.
+leaves it False. Each function imports its stage's modules inside itself, for start-up time: a command
+loads only what it runs (the planner, napalm, asyncssh, openpyxl, numpy are each a good part of a second).
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.perf import keep_forever
+
+if TYPE_CHECKING:  # the twin's modules load when a twin command runs
+    from zcube_deploy.twin.test import TwinReport
 
 Progress = Callable[[str, int], AbstractContextManager[Callable[[], None]]]
 """``progress(description, total)``: a context manager yielding ``advance()``, called once per finished item."""
@@ -88,18 +93,23 @@ def open_for_render(path: str, short_lived: bool = False) -> tuple[dict, object]
     return plan, source
 
 
-def cabling(plan: dict, out_dir: str | Path, catalog: str | None = None) -> dict:
-    """The cabling outputs; the catalog is ``catalog``, else the plan's, else the bundled one."""
+def cabling(plan: dict, out_dir: str | Path, catalog: str | None = None, accept_catalog_change: bool = False) -> dict:
+    """The cabling outputs; the catalog is ``catalog``, else the plan's, else the bundled one (it must be the one the
+    plan was made with unless ``accept_catalog_change``: catalog/cabling.py's ``plan_catalog``)."""
     from zcube_deploy.cabling.run import write_cabling
 
-    return write_cabling(plan, out_dir, catalog or plan["inputs"].get("cabling_catalog"))
+    return write_cabling(plan, out_dir, catalog or plan["inputs"].get("cabling_catalog"), accept_catalog_change=accept_catalog_change)
 
 
-def hall(plan: dict, out_dir: str | Path, catalog: str | None = None, **overlays) -> dict:
-    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify`` and ``analyze`` (file paths)."""
+def hall(plan: dict, out_dir: str | Path, catalog: str | None = None, accept_catalog_change: bool = False, **overlays) -> dict:
+    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify``, ``analyze`` and ``traffic`` (file paths); the catalog
+    as for :func:`cabling` (``catalog_changes`` in the result: what differs from the plan's, when accepted)."""
+    from zcube_deploy.catalog.cabling import plan_catalog
     from zcube_deploy.hall import write_hall
 
-    return write_hall(plan, out_dir, catalog_path=catalog or plan["inputs"].get("cabling_catalog"), **overlays)
+    path = catalog or plan["inputs"].get("cabling_catalog")
+    _, changes = plan_catalog(plan, path, accept_catalog_change)
+    return {**write_hall(plan, out_dir, catalog_path=path, **overlays), "catalog_changes": changes}
 
 
 def build(inventory: str | Path, out_dir: str | Path, jobs: int | None = None, short_lived: bool = False) -> Iterator[tuple[str, dict]]:
@@ -116,13 +126,16 @@ def build(inventory: str | Path, out_dir: str | Path, jobs: int | None = None, s
 # ---------------------------------------------------------------- push
 def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | None = None, concurrency: int = 8, canary: int = 0,
          max_failures: int | None = None, lab_path: str | None = None, known_hosts: str | None = None,
-         trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None) -> tuple[dict, int]:
-    """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets)."""
+         trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None,
+         allow_edited: bool = False) -> tuple[dict, int]:
+    """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets).
+
+    ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies)."""
     from zcube_deploy.push import PushOptions, push_all, select_targets
-    from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
+    from zcube_deploy.access import credentials, endpoints, known_hosts_for
 
     eps, kh = endpoints(lab_path, known_hosts)
-    targets = select_targets(plan, Path(configs_dir), only, eps)
+    targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)
     creds = credentials(bool(lab_path), prompt)
     opts = PushOptions(dry_run=dry_run, concurrency=concurrency, canary=canary, max_failures=max_failures,
                        known_hosts=known_hosts_for(kh, trust_on_first_use), trust_on_first_use=trust_on_first_use, timeout=timeout)
@@ -191,16 +204,16 @@ def twin_up(plan_path: str, out_dir: str, slow_bfd: bool | None = None) -> dict:
 
 
 def twin_test(twin_dir: str, pairs: int | None, seed: int, fail: list[str], mode: str, gpu_pairs: int,
-              report_path: str | None, log: Callable[[str], None]) -> tuple[dict, Path, list[str]]:
-    """Real packets through the twin; writes the JSON report. Returns (report, its path, names of failed checks)."""
+              report_path: str | None, log: Callable[[str], None]) -> tuple[TwinReport, Path, list[str]]:
+    """Real packets through the twin; writes the JSON report. Returns (the typed report, its path, names of failed checks)."""
     from zcube_deploy.twin import build as twin_build
     from zcube_deploy.twin import test as twin_run
 
     twin_build.require_support()
     rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log)
     path = Path(report_path or Path(twin_dir) / "test-report.json")
-    path.write_text(json.dumps(rep, indent=1, sort_keys=True) + "\n")
-    return rep, path, [c["name"] for c in rep["checks"] if not c["ok"]]
+    path.write_text(json.dumps(rep.as_dict(), indent=1, sort_keys=True) + "\n")
+    return rep, path, [c.name for c in rep.checks if not c.ok]
 
 
 def twin_down(twin_dir: str) -> dict:
@@ -208,3 +221,23 @@ def twin_down(twin_dir: str) -> dict:
     from zcube_deploy.twin import build as twin_build
 
     return twin_build.down(twin_dir)
+
+
+# ---------------------------------------------------------------- traffic
+def traffic(plan_path: str, out_dir: str, design: str = "zcube", workload: str = "all-to-all", progress=None, **options) -> tuple[dict, Path, Path]:
+    """`zcube traffic`: the flow-level model of the workloads on the plan's ZCube and the designs
+    `zcube compare` sizes (zcube_deploy/traffic/). ``options``: the fields of traffic.run.Options and,
+    prefixed ``pd_``, of traffic.workloads.PdParams. Writes DIR/traffic.json and DIR/traffic.png."""
+    from zcube_deploy.analysis.report import PLAN_FIELDS
+    from zcube_deploy.traffic import report, run
+    from zcube_deploy.traffic.net import DESIGN_KEYS
+    from zcube_deploy.traffic.workloads import WORKLOADS, PdParams
+
+    pd = PdParams(**{k[3:]: v for k, v in options.items() if k.startswith("pd_") and v is not None})
+    rest = {k: v for k, v in options.items() if not k.startswith("pd_")}
+    opts = run.Options(designs=run.parse_list(design, DESIGN_KEYS, "design", DESIGN_KEYS),
+                       workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, **rest)
+    plan = open_plan(plan_path, PLAN_FIELDS)
+    doc = run.study(plan, opts, progress)
+    js, png = report.write(doc, out_dir)
+    return doc, js, png

@@ -13,6 +13,7 @@ input error; one beyond what a ZIP entry can carry is clamped to 2107-12-31.
 from __future__ import annotations
 
 import datetime
+import re
 import os
 import shutil
 from pathlib import Path
@@ -63,11 +64,34 @@ class _FixedDateZip(ZipFile):
             shutil.copyfileobj(src, dest, 1 << 20)
 
 
+class _NeutralWorkbook(Workbook):
+    """A write-only workbook whose sheets' ``append`` puts every cell through :func:`neutral`: no text the tool
+    writes becomes a formula (openpyxl stores a text beginning with "=" as one)."""
+
+    def create_sheet(self, title=None, index=None):
+        ws = super().create_sheet(title, index)
+        append = ws.append
+
+        def neutral_append(row):
+            cells = []
+            for v in row:
+                if hasattr(v, "value") and not isinstance(v, str):  # a WriteOnlyCell with its style
+                    v.value = neutral(v.value)
+                    cells.append(v)
+                else:
+                    cells.append(neutral(v))
+            return append(cells)
+
+        ws.append = neutral_append
+        return ws
+
+
 def new_workbook() -> Workbook:
-    """A write-only workbook for :func:`save_workbook`; a bad ``SOURCE_DATE_EPOCH`` is said here, before any
-    sheet is streamed (a write-only workbook given up half-written leaves openpyxl's generators complaining)."""
+    """A write-only workbook for :func:`save_workbook` (its sheets neutralise formula-like text: :func:`neutral`);
+    a bad ``SOURCE_DATE_EPOCH`` is said here, before any sheet is streamed (a write-only workbook given up
+    half-written leaves openpyxl's generators complaining)."""
     _fixed_time()
-    return Workbook(write_only=True)
+    return _NeutralWorkbook(write_only=True)
 
 
 def save_workbook(wb: Workbook, path: str | Path) -> Path:
@@ -88,3 +112,28 @@ def save_workbook(wb: Workbook, path: str | Path) -> Path:
         raise
     tmp.replace(path)
     return path
+
+
+# What a spreadsheet reads as the start of a formula when it opens a CSV file or a cell is re-entered
+# (OWASP "CSV injection": =, +, -, @, and tab / carriage return before them)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def neutral(value):
+    """``value`` as a cell the tool writes (every CSV and workbook goes through this): a text that a
+    spreadsheet would take for a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return) gets a leading apostrophe, so it stays text; numbers, and texts that are plain numbers
+    ("-1.5"), are unchanged.
+
+    >>> neutral("=1+2"), neutral("@SUM(A1)"), neutral("-1.5"), neutral(-2), neutral("H000001")
+    ("'=1+2", "'@SUM(A1)", '-1.5', -2, 'H000001')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def neutral_row(row) -> list:
+    """Every cell of ``row`` through :func:`neutral`."""
+    return [neutral(v) for v in row]

@@ -264,3 +264,9 @@ def table_rows(designs: list[Design]) -> tuple[list[str], list[list[str]]]:
             row.append(f"{v / b:.2f}" if base.feasible and v is not None and b else "")
         rows.append(row)
     return header, rows
+
+
+def narrow_columns(header: list[str]) -> list[tuple[int, ...]]:
+    """For a narrow terminal, the comparison table's columns (``table_rows``' header) one design at a time:
+    the metric, ZCube, the design and its ratio."""
+    return [(0, 1, k, k + 1) for k in range(2, len(header), 2)]

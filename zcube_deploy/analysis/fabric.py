@@ -16,6 +16,7 @@ from math import ceil
 import numpy as np
 
 from zcube_deploy.errors import PlanFileError
+from zcube_deploy.ipv4 import MASKS, aton
 from zcube_deploy.topology.forwarding import SOURCE_FALLBACK, pinned_tables
 
 
@@ -61,9 +62,18 @@ class Routing:
     pinned: dict = field(default_factory=dict)  # switch name -> its pinned forwarding entries (topology/forwarding.py)
 
 
-def _aton(text: str) -> int:
-    a, b, c, d = (int(x) for x in text.split("."))
-    return (a << 24) | (b << 16) | (c << 8) | d
+def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(a, axis=0, return_inverse=True)`` for a 2-D integer array, column by column: the
+    rank of each row among the distinct rows in lexicographic order (the same numbering), without
+    sorting whole rows (at 64k GPUs the rows are 257 wide and np.unique's row sort took minutes)."""
+    rank = np.zeros(len(a), np.int64)
+    for col in a.T:
+        _, col_rank = np.unique(col, return_inverse=True)
+        _, rank = np.unique(rank * (int(col_rank.max()) + 1) + col_rank.ravel(), return_inverse=True)
+        rank = rank.ravel()
+    first = np.full(int(rank.max()) + 1 if len(rank) else 0, len(a), np.int64)
+    np.minimum.at(first, rank, np.arange(len(a)))
+    return a[first], rank
 
 
 def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
@@ -93,13 +103,21 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
         raise PlanFileError("the plan has no installed GPU with both NIC ports cabled: nothing to analyse")
     if not (group[port_switch[:, 0]].all() and (~group[port_switch[:, 1]]).all()):
         raise PlanFileError("NIC port 1 must go to an odd switch and port 2 to an even switch")
-    addr1 = np.array([_aton(gpus[k][1]["address"]) for k in keys], dtype=np.int64)
-    addr2 = np.array([_aton(gpus[k][2]["address"]) for k in keys], dtype=np.int64)
+    addr1 = np.array([aton(gpus[k][1]["address"]) for k in keys], dtype=np.int64)
+    addr2 = np.array([aton(gpus[k][2]["address"]) for k in keys], dtype=np.int64)
     odd = np.flatnonzero(group)
     even = np.flatnonzero(~group)
     withdrawn: dict[int, list[tuple[str, str]]] = {}
 
     pinned = pinned_tables(plan.get("routing") or {"mode": "static"}, switches)
+
+    sorted_at: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per destination array: (order, addresses in order)
+
+    def dst_key(dst: np.ndarray) -> int:
+        if id(dst) not in sorted_at:
+            order = np.argsort(dst, kind="stable")
+            sorted_at[id(dst)] = (order, dst[order])
+        return id(dst)
 
     def links_towards(sw: dict, dst: np.ndarray, dst_switch: np.ndarray) -> np.ndarray:
         """Fabric link used by switch ``sw`` for each destination address (longest prefix match
@@ -107,7 +125,7 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
         peer_link: dict[int, int] = {}
         for itf in sw["interfaces"]:
             if itf.get("kind") == "fabric" and itf.get("cable") in link_of_cable:
-                peer_link[_aton(itf["peer"]["address"])] = link_of_cable[itf["cable"]]
+                peer_link[aton(itf["peer"]["address"])] = link_of_cable[itf["cable"]]
         out = np.full(len(dst), -1, dtype=np.int64)
         plen_of = np.full(len(dst), -1, dtype=np.int64)
         for e in pinned[sw["name"]]:
@@ -118,11 +136,11 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
             link = peer_link.get(e.next_hops[0], -1)
             if link >= 0:
                 withdrawn.setdefault(link, []).append((sw["name"], e.prefix))
-            mask = (0xFFFFFFFF << (32 - e.prefix_len)) & 0xFFFFFFFF
-            hit = (dst & mask) == (e.network & mask)
-            hit &= e.prefix_len > plen_of
-            if not hit.any():
-                continue
+            lo = e.network & MASKS[e.prefix_len]  # the entry covers [lo, lo + 2^(32 - len)): a range of the sorted addresses
+            at = sorted_at[dst_key(dst)]
+            i0, i1 = np.searchsorted(at[1], [lo, lo + (1 << (32 - e.prefix_len))])
+            hit = at[0][i0:i1]
+            hit = hit[e.prefix_len > plen_of[hit]]
             out[hit] = link
             plen_of[hit] = e.prefix_len
         ok = out >= 0
@@ -137,8 +155,8 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
     # classes: same switch and same links from every switch of the other group
     ekey = np.vstack([port_switch[:, 1][None, :], fwd_all]).T
     okey = np.vstack([port_switch[:, 0][None, :], rev_all]).T
-    ekeys, ec = np.unique(ekey, axis=0, return_inverse=True)
-    okeys, oc = np.unique(okey, axis=0, return_inverse=True)
+    ekeys, ec = unique_rows(ekey)
+    okeys, oc = unique_rows(okey)
     routing = Routing(oc=oc.ravel(), ec=ec.ravel(), oc_switch=okeys[:, 0], ec_switch=ekeys[:, 0], odd=odd, even=even,
                       fwd=ekeys[:, 1:].T.copy(), rev=okeys[:, 1:].T.copy(), withdrawn_prefixes=withdrawn,
                       pinned=pinned)

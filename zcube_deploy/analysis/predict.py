@@ -1,5 +1,6 @@
 """What the plan's routing delivers, packet by packet: the reference model shared with the lab,
-verify and the data-plane twin (routing contract, /work/briefs/routing-contract.md).
+verify and the data-plane twin (the shared definition of a reachable GPU pair: docs/routing.md; the
+twin's comparison with it: docs/twin.md).
 
 A probe is ``ping -I <source port address> <destination port address>`` from the source server:
 it succeeds when the echo request reaches the destination port AND the reply (sourced from the
@@ -45,32 +46,26 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from zcube_deploy.errors import PlanFileError
+from zcube_deploy.ipv4 import MASKS, aton
 from zcube_deploy.topology.forwarding import ROUTING_KINDS, host_tables, pinned_tables, reconverges
 
 MAX_HOPS = 64
 FAILURE_MODES = ("carrier", "silent")
 
 
-def _aton(text: str) -> int:
-    a, b, c, d = (int(x) for x in text.split("."))
-    return (a << 24) | (b << 16) | (c << 8) | d
-
-
 def _net(prefix: str) -> tuple[int, int]:
     addr, _, plen = prefix.partition("/")
     n = int(plen) if plen else 32
-    mask = (0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF if n else 0
-    return _aton(addr) & mask, n
+    return aton(addr) & MASKS[n], n
 
 
 def _masked(network: int, plen: int) -> tuple[int, int]:
-    return network & ((0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF if plen else 0), plen
+    return network & MASKS[plen], plen
 
 
 def _in(addr: int, net: tuple[int, int]) -> bool:
     base, n = net
-    mask = (0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF if n else 0
-    return (addr & mask) == base
+    return (addr & MASKS[n]) == base
 
 
 def routing_mode(plan: dict) -> str:
@@ -127,7 +122,7 @@ class Forwarding:
         self.port_by_name: dict[tuple[str, str], _Port] = {}
         for srv in plan["servers"]:
             for nic in srv.get("nics", ()):
-                p = _Port(srv["name"], nic["port"], _aton(nic["address"]), nic["switch"], nic["cable"],
+                p = _Port(srv["name"], nic["port"], aton(nic["address"]), nic["switch"], nic["cable"],
                           (srv["name"], nic["gpu"]), nic.get("plane", 0))
                 self.ports[p.address] = p
                 self.port_by_name[(srv["name"], nic["port"])] = p
@@ -149,15 +144,15 @@ class Forwarding:
             self.fabric[name] = []
             for itf in sw["interfaces"]:
                 if itf["kind"] == "host":
-                    addr = _aton(itf["peer"]["address"])
+                    addr = aton(itf["peer"]["address"])
                     if addr in self.ports:
                         self.host_port_of[name][addr] = self.ports[addr]
                 else:
-                    self.fabric[name].append((_aton(itf["peer"]["address"]), itf["peer"]["device"], itf["cable"]))
+                    self.fabric[name].append((aton(itf["peer"]["address"]), itf["peer"]["device"], itf["cable"]))
             self.static[name] = [(_masked(e.network, e.prefix_len), nh) for e in pinned[name] for nh in e.next_hops]
             if "host_block" in sw:
                 self.blocks.append((_net(sw["host_block"]), name))
-            self.blocks.append(((_aton(sw["loopback"]), 32), name))
+            self.blocks.append(((aton(sw["loopback"]), 32), name))
         self._dist: dict[str, dict[str, int]] = {}
         self._memo: dict[tuple[str, int], bool] = {}
 
@@ -271,15 +266,15 @@ class Forwarding:
         return out is not None and self.port_alive(out) and self.delivers(out.switch, dst.address)
 
     def probe(self, src_addr: str | int, dst_addr: str | int) -> bool:
-        s = self.ports.get(src_addr if isinstance(src_addr, int) else _aton(src_addr))
-        d = self.ports.get(dst_addr if isinstance(dst_addr, int) else _aton(dst_addr))
+        s = self.ports.get(src_addr if isinstance(src_addr, int) else aton(src_addr))
+        d = self.ports.get(dst_addr if isinstance(dst_addr, int) else aton(dst_addr))
         if s is None or d is None:
             raise PlanFileError(f"{src_addr} or {dst_addr} is not a NIC port address of the plan")
         return self.port_alive(s) and self.leg(s, d) and self.leg(d, s)
 
     def path(self, src_addr: str, dst_addr: str) -> list[str] | None:
         """Switches of one request path (the first ECMP branch at each hop), None when not delivered."""
-        s, d = self.ports[_aton(src_addr)], self.ports[_aton(dst_addr)]
+        s, d = self.ports[aton(src_addr)], self.ports[aton(dst_addr)]
         if not self.leg(s, d):
             return None
         sw = self.host_route(s, d.address).switch

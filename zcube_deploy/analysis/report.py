@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
-from zcube_deploy.analysis.failures import monte_carlo, path_statistics
+from zcube_deploy.analysis.failures import State, monte_carlo, path_statistics
 from zcube_deploy.analysis.routed import DENSE_GPU_LIMIT, RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
 from zcube_deploy.plan.model import projection
@@ -40,6 +40,23 @@ def _single_summary(rows: list[dict], kind: str) -> dict:
         "longest_port_detour_switches": worst("longest_port_detour_switches"),
         "longest_gpu_detour_switches": worst("longest_gpu_detour_switches"),
     }
+
+
+SINGLE_FAILURE_COLUMNS = ("count", "GPU ports cut off", "port pairs lost", "GPU pairs w/o routed path", "GPU pairs disconnected",
+                          "longest detour (port / GPU)")
+
+
+def single_failure_rows(doc: dict) -> list[tuple[str, list[str]]]:
+    """The single-failures table of an analyze.json: (failed element, its figures in SINGLE_FAILURE_COLUMNS'
+    order, as text) per kind of element the plan has."""
+    rows = []
+    for kind, label in (("switch", "one switch"), ("fabric_link", "one fabric link")):
+        sm = doc["single_failures"][kind]
+        if sm["elements"]:
+            rows.append((label, [str(sm["elements"]), f"{sm['max_gpu_ports_cut_off']['value']:,}", f"{sm['max_port_pairs_lost']['value']:,}",
+                                 f"{sm['max_gpu_pairs_without_routed_path']['value']:,}", f"{sm['max_gpu_pairs_disconnected']['value']:,}",
+                                 f"{sm['longest_port_detour_switches']['value']} / {sm['longest_gpu_detour_switches']['value']} switches"]))
+    return rows
 
 
 def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int = 400, seed: int = 1) -> dict:
@@ -104,8 +121,6 @@ def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool
     """Mode static: recount each single failure's GPU pairs without a routed path with the host
     fallbacks (the static cross-group count is kept as ..._switch_routes_only), at any size. False
     (and the rows keep the switch routes' count) when a state is beyond the sparse count's limit."""
-    from zcube_deploy.analysis.failures import State
-
     healthy = State.healthy(fab)
     idx = {n: i for i, n in enumerate(fab.switch_names)}
     link = {cid: k for k, cid in enumerate(fab.link_ids)}

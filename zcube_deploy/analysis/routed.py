@@ -30,18 +30,15 @@ from __future__ import annotations
 import numpy as np
 
 from zcube_deploy.analysis.fabric import Fabric, Routing
-from zcube_deploy.analysis.failures import State, components, pairs
+from zcube_deploy.analysis.failures import State, components, pairs, physical_lost_pairs, switch_distances
+from zcube_deploy.analysis.single import _row, bridges
+from zcube_deploy.ipv4 import aton
 from zcube_deploy.topology.forwarding import SOURCE_FALLBACK, reconverges
 
 DENSE_GPU_LIMIT = 4096  # GPUs above which only mode bgp's closed form is used (N x N matrices per state)
 # mode static's sparse count: cells one state may touch (rows of the GPUs with a dead port, and the square of
 # the healthy GPUs whose classes lost a route); never reached up to DENSE_GPU_LIMIT GPUs (N^2 < this)
 SPARSE_CELL_LIMIT = 64_000_000
-
-
-def _aton(text: str) -> int:
-    a, b, c, d = (int(x) for x in text.split("."))
-    return (a << 24) | (b << 16) | (c << 8) | d
 
 
 class RoutedModel:
@@ -75,7 +72,7 @@ class RoutedModel:
             hops = [nh for e in entries if e.source == SOURCE_FALLBACK for nh in e.next_hops]
             if not hops:
                 continue
-            peer_link = {_aton(i["peer"]["address"]): link_of[i["cable"]] for i in by_name[s]["interfaces"]
+            peer_link = {aton(i["peer"]["address"]): link_of[i["cable"]] for i in by_name[s]["interfaces"]
                          if i["kind"] == "fabric" and i["cable"] in link_of}
             lists[idx[s]] = sorted({peer_link[nh] for nh in hops if nh in peer_link})
         width = max([len(v) for v in lists.values()] + [1])
@@ -264,9 +261,6 @@ def bgp_single_failures(fab: Fabric, model: RoutedModel) -> list[dict]:
     """Every switch and every fabric link failing alone, in mode bgp: what it cuts, which sessions
     go down, how many GPU pairs and port pairs lose every routed path (the model above), and the
     longest AS path (in switches) that a port pair must now take instead of its direct one."""
-    from zcube_deploy.analysis.failures import physical_lost_pairs, switch_distances
-    from zcube_deploy.analysis.single import _row, bridges
-
     n = fab.n_switches
     mult = np.zeros((n, n), np.int64)
     np.add.at(mult, (fab.link_u, fab.link_v), 1)

@@ -1,4 +1,6 @@
-"""Flat exports of the cabling: cable list CSV, label-printer CSV, NetBox cable bulk-import CSV, Graphviz DOT (PTM style)."""
+"""Flat exports of the cabling: cable list CSV, label-printer CSV, NetBox cable bulk-import CSV, Graphviz DOT (PTM style).
+
+Every CSV cell goes through xlsx.neutral: a text a spreadsheet would take for a formula stays text."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from pathlib import Path
 
 from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.catalog.cabling import CablingCatalog
+from zcube_deploy.xlsx import neutral_row
 
 CABLE_COLUMNS = ["cable", "kind", "group", "plane", "a_device", "a_port", "a_rack", "a_u", "b_device", "b_port", "b_rack", "b_u",
                  "medium", "length_m", "part", "label_a", "label_b"]
@@ -23,9 +26,9 @@ def write_cable_csv(rows: CableRows, path: Path) -> None:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(CABLE_COLUMNS)
         for c, r in zip(rows.plan["cables"], rows.rows):
-            w.writerow((r.cable, c["kind"], r.group, r.plane, r.a_device, r.a_port, r.a_rack, r.a_u,
-                        r.b_device, r.b_port, r.b_rack, r.b_u, r.medium, _cell(r.length_m), r.part,
-                        " / ".join(r.label_a), " / ".join(r.label_b)))
+            w.writerow(neutral_row((r.cable, c["kind"], r.group, r.plane, r.a_device, r.a_port, r.a_rack, r.a_u,
+                                    r.b_device, r.b_port, r.b_rack, r.b_u, r.medium, _cell(r.length_m), r.part,
+                                    " / ".join(r.label_a), " / ".join(r.label_b))))
 
 
 LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
@@ -41,7 +44,7 @@ def write_labels_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> int:
         w.writerow(LABEL_COLUMNS)
         colour = {g: c.label for g, c in cat.colours.items()}
         for cable, end, line1, line2, group, rack, u, device, port in rows.labels():
-            w.writerow((cable, end, line1, line2, cable, colour[group], rack, u, device, port))
+            w.writerow(neutral_row((cable, end, line1, line2, cable, colour[group], rack, u, device, port)))
             n += 1
     return n
 
@@ -55,8 +58,8 @@ def write_netbox_csv(rows: CableRows, cat: CablingCatalog, path: Path) -> None:
         w.writerow(cols)
         kind = {m: NETBOX_TYPE[v.kind] for m, v in cat.media.items()}
         colour = {g: v.fill.lower() for g, v in cat.colours.items()}
-        w.writerows((r.a_device, "dcim.interface", r.a_port, r.b_device, "dcim.interface", r.b_port,
-                     kind[r.medium], "planned", r.cable, colour[r.group], _cell(r.length_m), "m") for r in rows.rows)
+        w.writerows(neutral_row((r.a_device, "dcim.interface", r.a_port, r.b_device, "dcim.interface", r.b_port,
+                                 kind[r.medium], "planned", r.cable, colour[r.group], _cell(r.length_m), "m")) for r in rows.rows)
 
 
 def _q(text: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from zcube_deploy.cabling.exports import write_cable_csv, write_dot, write_labels_csv, write_netbox_csv
 from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.cabling.workbook import check_printable, write_split_workbooks, write_workbook
-from zcube_deploy.catalog.cabling import load_cabling_catalog
+from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.plan.model import projection
 
 
@@ -23,10 +23,13 @@ PLAN_FIELDS = projection(
 SPLIT_DIR = "cabling"  # DIR/cabling/summary.xlsx + DIR/cabling/row-<row>.xlsx above the catalog's split size
 
 
-def write_cabling(plan: dict, out_dir: str | Path, catalog_path: str | Path | None = None, workers: int | None = None) -> dict:
+def write_cabling(plan: dict, out_dir: str | Path, catalog_path: str | Path | None = None, workers: int | None = None,
+                  accept_catalog_change: bool = False) -> dict:
+    """Every cabling output of ``plan``; the catalog must be the plan's (catalog/cabling.py's ``plan_catalog``)
+    unless ``accept_catalog_change`` (then ``catalog_changes`` says what differs)."""
+    cat, changes = plan_catalog(plan, catalog_path, accept_catalog_change)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    cat = load_cabling_catalog(Path(catalog_path) if catalog_path else None)
     check_printable(cat)
     rows = CableRows(plan, cat)  # every input error (label lengths) before any file is written
     names = ("cables.csv", "labels.csv", "netbox-cables.csv", "topology.dot")
@@ -48,4 +51,4 @@ def write_cabling(plan: dict, out_dir: str | Path, catalog_path: str | Path | No
         for old in [*folder.glob("row-*.xlsx"), folder / "summary.xlsx"] if folder.is_dir() else []:
             old.unlink()
     return {"files": wb["workbooks"] + [str(out / n) for n in names], "workbooks": wb["workbooks"], "split": split,
-            "sheets": wb["sheets"], "bom": wb["bom"], "labels": 2 * len(rows.rows)}
+            "sheets": wb["sheets"], "bom": wb["bom"], "labels": 2 * len(rows.rows), "catalog_changes": changes}

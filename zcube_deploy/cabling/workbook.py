@@ -30,7 +30,7 @@ from openpyxl.worksheet.pagebreak import Break
 from zcube_deploy.cabling.sheets import CableRows, bill_of_materials
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.xlsx import new_workbook, save_workbook
+from zcube_deploy.xlsx import neutral, new_workbook, save_workbook
 
 STATUS_VALUES = ("yes", "no", "issue")
 BOLD = Font(name="Calibri", bold=True)
@@ -86,7 +86,7 @@ def write_rows_fast(ws, titles: list[str], values) -> None:
     style = head[0].style_id if head else 0  # registers the header style with the workbook
     letters = [get_column_letter(i) for i in range(1, len(titles) + 1)]
     texts: dict[str, str] = {}
-    parts = ['<row r="1">' + "".join(f'<c r="{letters[i]}1" s="{style}" {_text(t)}' for i, t in enumerate(titles)) + "</row>"]
+    parts = ['<row r="1">' + "".join(f'<c r="{letters[i]}1" s="{style}" {_text(neutral(t))}' for i, t in enumerate(titles)) + "</row>"]
     for n, row in enumerate(values, start=2):
         cells = [f'<row r="{n}">']
         for i, v in enumerate(row):
@@ -95,7 +95,7 @@ def write_rows_fast(ws, titles: list[str], values) -> None:
             if isinstance(v, str):
                 t = texts.get(v)
                 if t is None:
-                    t = texts[v] = _text(v)
+                    t = texts[v] = _text(neutral(v))  # (inline strings are never formulas; a copy into a CSV would be)
                 cells.append(f'<c r="{letters[i]}{n}" {t}')
             elif isinstance(v, bool):
                 cells.append(f'<c r="{letters[i]}{n}" t="b"><v>{int(v)}</v></c>')

@@ -11,6 +11,7 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.platform_data import catalog_defaults
 from zcube_deploy.resources import data_dir
 from zcube_deploy.safety import check_interface
 
@@ -86,8 +87,6 @@ class SwitchModel(_Model):
         """Fields an entry leaves out take its platform's defaults (platform.yaml ``catalog_defaults``)."""
         if not isinstance(data, dict) or not isinstance(data.get("platform"), str):
             return data
-        from zcube_deploy.platforms import catalog_defaults
-
         defaults = catalog_defaults(data["platform"])
         out = {**{k: v for k, v in defaults.items() if k != "bgp"}, **data}
         if isinstance(data.get("bgp"), dict):

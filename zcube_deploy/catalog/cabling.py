@@ -152,3 +152,84 @@ def load_cabling_catalog(path: Path | None = None) -> CablingCatalog:
     except ValidationError as exc:
         raise InputErrors([Problem("cabling_catalog." + ".".join(str(x) for x in e["loc"]), e["msg"]) for e in exc.errors()],
                           f"invalid cabling catalog {p}") from None
+
+
+def _flat(value, path: str, out: dict[str, object]) -> dict[str, object]:
+    """``value`` (a catalog's model_dump) as {data path: leaf value}."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flat(v, f"{path}.{k}" if path else str(k), out)
+    else:
+        out[path] = value
+    return out
+
+
+def catalog_differences(old: CablingCatalog, new: CablingCatalog) -> list[str]:
+    """What differs between two catalogs, one line per data path ("media.SMF.unit_price_usd: 120.0 -> 1200.0",
+    "media.AOC: added"), media first."""
+    a, b = _flat(old.model_dump(exclude={"sha256"}), "", {}), _flat(new.model_dump(exclude={"sha256"}), "", {})
+    out = []
+    for m in sorted(set(old.media) - set(new.media)):
+        out.append(f"media.{m}: removed")
+    for m in sorted(set(new.media) - set(old.media)):
+        out.append(f"media.{m}: added")
+    gone = {f"media.{m}" for m in set(old.media) ^ set(new.media)}
+    for k in sorted(set(a) | set(b), key=lambda k: (not k.startswith("media."), k)):
+        if k.rsplit(".", 1)[0] in gone or ".".join(k.split(".")[:2]) in gone:
+            continue
+        if k not in b:
+            out.append(f"{k}: removed (was {a[k]!r})")
+        elif k not in a:
+            out.append(f"{k}: added ({b[k]!r})")
+        elif a[k] != b[k]:
+            out.append(f"{k}: {a[k]!r} -> {b[k]!r}")
+    return out
+
+
+def _plan_catalog_original(plan: dict, sha256: str) -> CablingCatalog | None:
+    """The catalog the plan was made with, when it can still be found: the file the plan names, else the bundled one."""
+    named = (plan.get("inputs") or {}).get("cabling_catalog")
+    for p in ([Path(named)] if named else []) + [None]:
+        try:
+            cat = load_cabling_catalog(p)
+        except InputErrors:
+            continue
+        if cat.sha256 == sha256:
+            return cat
+    return None
+
+
+ACCEPT_FLAG = "--accept-catalog-change"
+
+
+def plan_catalog(plan: dict, path: str | Path | None, accept_changed: bool = False) -> tuple[CablingCatalog, list[str]]:
+    """The cabling catalog at ``path`` (None: the bundled one) checked against ``plan``: (the catalog, what differs
+    from the one the plan was made with, [] when it is that one).
+
+    Every medium the plan's cables use must be in it (else an input error naming each cable's data path). A
+    catalog other than the plan's (``inputs.cabling_catalog_sha256``) is refused (exit 2, what differs) unless
+    ``accept_changed``: its prices, lengths and media would silently change the BOM and the cut sheets."""
+    cat = load_cabling_catalog(Path(path) if path else None)
+    where = str(path) if path else "the bundled cabling catalog"
+    unknown: dict[str, list[int]] = {}  # medium -> the cables (indexes) using it
+    for i, c in enumerate(plan.get("cables") or []):
+        if c.get("medium") not in cat.media:
+            unknown.setdefault(str(c.get("medium")), []).append(i)
+    if unknown:
+        raise InputErrors([Problem(f"cables[{ix[0]}].medium" + (f" (and {len(ix) - 1} more cables)" if len(ix) > 1 else ""),
+                                   f"medium {m!r} is not in {where}", f"its media: {', '.join(sorted(cat.media))}")
+                           for m, ix in sorted(unknown.items())], "the cabling catalog lacks media the plan uses")
+    want = (plan.get("inputs") or {}).get("cabling_catalog_sha256")
+    if not want or cat.sha256 == want:
+        return cat, []
+    original = _plan_catalog_original(plan, want)
+    diff = catalog_differences(original, cat) if original is not None else [
+        f"(the plan's own catalog, sha256 {want[:12]}, is not at hand to compare: neither the file the plan names nor the bundled one)"]
+    if not accept_changed:
+        shown = diff[:12] + ([f"... and {len(diff) - 12} more"] if len(diff) > 12 else [])
+        raise InputErrors(Problem("inputs.cabling_catalog_sha256",
+                                  f"{where} (sha256 {cat.sha256[:12]}) is not the catalog the plan was made with ({want[:12]}); "
+                                  "it differs in: " + "; ".join(shown),
+                                  f"re-plan with this catalog, or pass {ACCEPT_FLAG} to use it for this run"),
+                          "a different cabling catalog")
+    return cat, diff

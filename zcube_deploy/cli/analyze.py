@@ -7,6 +7,8 @@ from rich.table import Table
 
 from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors, out, print_wide
+from zcube_deploy.analysis.report import SINGLE_FAILURE_COLUMNS, single_failure_rows
+from zcube_deploy.cli.printers import print_fitting
 
 
 def _ci(x: dict) -> str:
@@ -15,6 +17,30 @@ def _ci(x: dict) -> str:
 
 def _ratio(ratio: dict) -> str:
     return "-" if ratio["ratio"] is None else f"{ratio['ratio']:.2f} [{ratio['ci95'][0]:.2f}, {ratio['ci95'][1]:.2f}]"
+
+
+SINGLE_FAILURES_TITLE = "single failures (worst case over every element)"
+
+
+def _single_failures_wide(rows: list[tuple[str, list[str]]]) -> Table:
+    t = Table(title=SINGLE_FAILURES_TITLE, title_justify="left")
+    t.add_column("failed element")
+    for c in SINGLE_FAILURE_COLUMNS:
+        t.add_column(c, justify="right")
+    for label, cells in rows:
+        t.add_row(label, *cells)
+    return t
+
+
+def _single_failures_narrow(rows: list[tuple[str, list[str]]]) -> Table:
+    """The same figures with one column per kind of failed element (a narrow terminal)."""
+    t = Table(title=SINGLE_FAILURES_TITLE, title_justify="left")
+    t.add_column("failed element")
+    for label, _ in rows:
+        t.add_column(label, justify="right")
+    for i, c in enumerate(SINGLE_FAILURE_COLUMNS):
+        t.add_row(c, *(cells[i] for _, cells in rows))  # the figures transposed: one row per figure
+    return t
 
 
 def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
@@ -26,17 +52,8 @@ def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
               f"{cg['shortest_switch_paths']['min']}..{cg['shortest_switch_paths']['max']} (parallel links "
               f"{cg['shortest_link_paths']['min']}..{cg['shortest_link_paths']['max']}), routed paths {cg['routed_paths_per_port_pair']}; "
               f"mean shortest GPU-pair path {ps['gpu_pairs']['mean_shortest_path_switches']:.3f} switches")
-    t = Table(title="single failures (worst case over every element)", title_justify="left")
-    for c in ("failed element", "count", "GPU ports cut off", "port pairs lost", "GPU pairs w/o routed path",
-              "GPU pairs disconnected", "longest detour (port / GPU)"):
-        t.add_column(c, justify="left" if c == "failed element" else "right")
-    for kind, label in (("switch", "one switch"), ("fabric_link", "one fabric link")):
-        sm = doc["single_failures"][kind]
-        if sm["elements"]:
-            t.add_row(label, str(sm["elements"]), f"{sm['max_gpu_ports_cut_off']['value']:,}", f"{sm['max_port_pairs_lost']['value']:,}",
-                      f"{sm['max_gpu_pairs_without_routed_path']['value']:,}", f"{sm['max_gpu_pairs_disconnected']['value']:,}",
-                      f"{sm['longest_port_detour_switches']['value']} / {sm['longest_gpu_detour_switches']['value']} switches")
-    print_wide(t)
+    single = single_failure_rows(doc)
+    print_fitting(_single_failures_wide(single), lambda: [_single_failures_narrow(single)])
     t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
               title_justify="left")
     for c in ("p", "ZCube (any path)", f"ZCube ({doc['routing']['mode']} routing)", "dual-plane Clos", "ZCube / Clos", "model 2p^2 / 4p^2"):

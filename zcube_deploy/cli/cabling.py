@@ -14,7 +14,7 @@ from zcube_deploy.cli.common import (
     print_json,
     print_stale,
 )
-from zcube_deploy.cli.printers import print_cabling
+from zcube_deploy.cli.printers import print_cabling, print_catalog_changes
 
 
 @cli.group("cabling", cls=DefaultGroup)
@@ -26,15 +26,17 @@ def cabling_group() -> None:
 @click.argument("plan_path", metavar="PLAN", type=click.Path())
 @click.option("-o", "--output", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False))
 @click.option("--catalog", default=None, type=click.Path(dir_okay=False), help="cabling catalog (default: the plan's, else the bundled one)")
+@click.option("--accept-catalog-change", is_flag=True, help="use a cabling catalog other than the plan's (prints what differs)")
 @click.option("--json", "as_json", is_flag=True, help="print the BOM as JSON")
 @handle_errors
-def cabling_make_cmd(plan_path: str, out_dir: str, catalog: str | None, as_json: bool) -> None:
+def cabling_make_cmd(plan_path: str, out_dir: str, catalog: str | None, accept_catalog_change: bool, as_json: bool) -> None:
     """Write DIR/cabling.xlsx (big halls: DIR/cabling/*.xlsx), DIR/cables.csv, DIR/labels.csv, DIR/netbox-cables.csv and DIR/topology.dot for PLAN."""
     from zcube_deploy.cabling.run import PLAN_FIELDS
 
     plan = workflow.open_plan(plan_path, PLAN_FIELDS, short_lived=True)
     print_stale(workflow.stale_warning(plan))
-    r = workflow.cabling(plan, out_dir, catalog)
+    r = workflow.cabling(plan, out_dir, catalog, accept_catalog_change)
+    print_catalog_changes(r["catalog_changes"])
     if as_json:
         print_json(r["bom"])
     else:

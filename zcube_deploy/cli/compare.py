@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import functools
+
 import click
 from rich.table import Table
 
 from zcube_deploy import workflow
-from zcube_deploy.cli.common import cli, handle_errors, out, print_json, print_wide
+from zcube_deploy.cli.common import cli, handle_errors, out, print_json
+from zcube_deploy.cli.printers import print_fitting
+
+
+def _designs_table(title: str, header: list[str], rows: list[list[str]], columns) -> Table:
+    t = Table(title=title, title_justify="left")
+    for i in columns:
+        t.add_column(header[i], justify="left" if i == 0 else "right", style="dim" if header[i] == "ratio" else None)
+    for r in rows:
+        t.add_row(*(r[i] for i in columns))
+    return t
 
 
 def print_designs(designs: list, params, prices, label: str) -> None:
-    from zcube_deploy.analysis.designs import table_rows
+    from zcube_deploy.analysis.designs import narrow_columns, table_rows
 
     header, rows = table_rows(designs)
-    t = Table(title=f"designs compared: {label}, NIC ports {params.nic_port_gbps}G", title_justify="left")
-    for i, h in enumerate(header):
-        t.add_column(h, justify="left" if i == 0 else "right", style="dim" if h == "ratio" else None)
-    for r in rows:
-        t.add_row(*r)
-    print_wide(t)
+    title = f"designs compared: {label}, NIC ports {params.nic_port_gbps}G"
+    # a narrow terminal: ZCube and one other design (and its ratio) per table
+    print_fitting(_designs_table(title, header, rows, range(len(header))),
+                  lambda: map(functools.partial(_designs_table, title, header, rows), narrow_columns(header)))
     for d in designs:
         out.print(f"[bold]{d.design}[/]: {d.rule}" + (f"; {d.note}" if d.note else ""))
     if prices is None:

@@ -18,7 +18,7 @@ def lab_group() -> None:
 
 def print_lab_ready(plan: dict, out_dir: str, lab, doc: dict) -> None:
     from zcube_deploy.lab.control import endpoint_rows
-    from zcube_deploy.lab.server import lab_credentials
+    from zcube_deploy.access import lab_credentials
 
     t = Table(title=f"lab: {len(doc['switches'])} simulated switches (Ctrl-C to stop)", title_justify="left")
     t.add_column("switch")
@@ -50,7 +50,8 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
 
     plan = workflow.open_plan(plan_path, PLAN_FIELDS, short_lived=True)
     control.serve(plan, out_dir, faults=faults, seed=seed, port_base=port_base, baseline=control.read_baseline(baseline),
-                  on_ready=lambda lab, doc: print_lab_ready(plan, out_dir, lab, doc))
+                  on_ready=lambda lab, doc: print_lab_ready(plan, out_dir, lab, doc),
+                  baseline_name=baseline if baseline and baseline != "none" else "baseline")
     out.print("lab stopped")
 
 

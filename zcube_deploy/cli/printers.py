@@ -4,9 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.measure import Measurement
 from rich.table import Table
 
-from zcube_deploy.cli.common import out
+from zcube_deploy.cli.common import err, out, print_wide
+
+
+def print_fitting(wide: Table, narrow) -> None:
+    """A wide table where it fits, else the same content in narrower tables (fewer columns, or one row
+    per item), so that a terminal never cuts a header. Piped to a file or a CI log: the wide table at
+    150 columns (``print_wide``); on a terminal: the wide table when it fits its width, else the tables
+    ``narrow()`` returns (a callable: they are built only when needed)."""
+    if not out.is_terminal:
+        print_wide(wide)
+    elif Measurement.get(out, out.options.update_width(10_000), wide).maximum <= out.width:  # its natural width
+        out.print(wide)
+    else:
+        for t in narrow():
+            out.print(t)
 
 
 def print_plan_summary(summary: dict, path: Path | None) -> None:
@@ -61,6 +76,15 @@ def print_hall(result: dict, with_verify: bool = False) -> None:
               f"{r['bundle_level']} cable bundles, {r['bytes'] / 2**20:.1f} MiB{extra})")
 
 
+def print_catalog_changes(changes: list[str]) -> None:
+    """What an accepted cabling catalog changes against the plan's (stderr: --json output stays clean)."""
+    if changes:
+        err.print(f"[yellow]warning[/] the cabling catalog is not the plan's ({len(changes)} difference"
+                  f"{'s' if len(changes) != 1 else ''}); used as asked (--accept-catalog-change):", highlight=False)
+    for line in changes:
+        err.print(f"  {line}", highlight=False, markup=False)
+
+
 def print_verify(result: dict) -> None:
     findings, summary, errors, paths = result["findings"], result["summary"], result["errors"], result["paths"]
     t = Table(title=f"verify: {summary['switches_verified']} switches, {summary['findings']} findings", title_justify="left")
@@ -71,19 +95,26 @@ def print_verify(result: dict) -> None:
     out.print(t)
     if summary["worst_racks"]:
         out.print("worst racks: " + ", ".join(f"{r} ({n})" for r, n in summary["worst_racks"]))
-    for f in findings[:30]:
+    from zcube_deploy.verify.classify import notes, to_list  # imported when printing verify's result only
+
+    shown = to_list(findings)  # (the not_checked ones are the notes below, grouped)
+    for f in shown[:30]:
         out.print(f"[bold]{f['kind']}[/] {f['id']} {', '.join(f['cables'])}: {f['instruction']}")
-    if len(findings) > 30:
-        out.print(f"... {len(findings) - 30} more in verify.json / verify.xlsx")
+    if len(shown) > 30:
+        out.print(f"... {len(shown) - 30} more in verify.json / verify.xlsx")
     for name, e in sorted(errors.items()):
         out.print(f"[red]unreachable[/] {name}: {e}", markup=True)
     if paths:
         out.print(f"reports: {paths[0]}, {paths[1]}")
-    from zcube_deploy.verify.classify import notes  # imported when printing verify's result only
-
     for line in notes(summary):
         out.print(f"[yellow]note[/] {line}", markup=True, highlight=False)
     if "bgp_sessions" in summary:
-        out.print(f"eBGP sessions: {summary['bgp_sessions']['established']} of {summary['bgp_sessions']['planned']} planned are Established")
+        b = summary["bgp_sessions"]
+        unseen = f", {b['unobserved']} not checked (state observed at neither end)" if b.get("unobserved") else ""
+        out.print(f"eBGP sessions: {b['established']} of {b['planned']} planned are Established{unseen}")
+    if summary.get("not_checked_switches"):
+        n, k = summary["not_checked_switches"], summary["by_kind"]["not_checked"]
+        out.print(f"[yellow]not clean: planned checks could not run on {n} switch{'es' if n != 1 else ''} "
+                  f"({k} not_checked finding{'s' if k != 1 else ''}; see the notes above)[/]", highlight=False)
     if not findings and not errors:
-        out.print("[green]clean: every planned port sees its planned neighbour[/]")
+        out.print("[green]clean: every planned check ran and passed (every planned port sees its planned neighbour)[/]")

@@ -60,8 +60,10 @@ def print_diff_preview(report: dict, diff_dir: Path) -> None:
 @click.option("--known-hosts", default=None, type=click.Path(dir_okay=False), help="known_hosts file (default: the lab's, else ~/.ssh)")
 @click.option("--trust-on-first-use", is_flag=True, help="accept and record unknown host keys")
 @click.option("--timeout", type=float, default=30, show_default=True, help="connect/login timeout, seconds")
+@click.option("--allow-edited", is_flag=True, help="push configs that differ from render's manifest.json (the scope check still applies)")
 @handle_errors
-def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_failures, lab_path, known_hosts, trust_on_first_use, timeout):
+def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_failures, lab_path, known_hosts, trust_on_first_use, timeout,
+             allow_edited):
     """Push rendered configs to the switches of PLAN, safely (see the README)."""
     from zcube_deploy.push import PLAN_FIELDS
 
@@ -69,7 +71,8 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
     print_stale(workflow.stale_warning(plan))
     report, targets = workflow.push(plan, configs_dir, dry_run=dry_run, only=only, concurrency=concurrency, canary=canary,
                                     max_failures=max_failures, lab_path=lab_path, known_hosts=known_hosts,
-                                    trust_on_first_use=trust_on_first_use, timeout=timeout, prompt=prompt, progress=progress_bar)
+                                    trust_on_first_use=trust_on_first_use, timeout=timeout, prompt=prompt, progress=progress_bar,
+                                    allow_edited=allow_edited)
     print_push(report, targets, dry_run)
     if dry_run:
         print_diff_preview(report, Path(configs_dir) / "push")

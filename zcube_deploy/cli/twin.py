@@ -48,10 +48,10 @@ def twin_test_cmd(twin_dir: str, pairs: int | None, fail: tuple, mode: str, seed
 
     rep, path, bad = workflow.twin_test(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, report_path,
                                         log=lambda m: err.print(f"[dim]{m}[/]"))
-    for t in twin_report.test_tables(rep):
+    for t in twin_report.twin_test_tables(rep):
         out.print(t)
-    if rep.get("bfd_note"):
-        out.print(f"BFD: {rep['bfd_note']}")
+    if rep.bfd_note:
+        out.print(f"BFD: {rep.bfd_note}")
     out.print(("[green]all checks passed[/]" if not bad else f"[red]{len(bad)} check(s) failed:[/] " + "; ".join(bad[:5])) + f"; report {path}")
     if bad:
         sys.exit(1)

@@ -7,11 +7,9 @@ racks and 8,704 devices: drawing them all at load would make the page slow for n
 
 from __future__ import annotations
 
-import json
 import math
+from dataclasses import dataclass
 from html import escape
-
-from zcube_deploy.render.jinja import environment
 
 FINDING = "#d40000"
 U_PX = 12            # one U in an elevation
@@ -41,103 +39,144 @@ def _stroke_width(n: int) -> float:
 
 
 # ------------------------------------------------------------------------------------- floor
-def floor_svg(model: dict) -> str:
+@dataclass(frozen=True)
+class FloorFrame:
+    """Where the floor plan puts things: pixels per metre, margins, the racks' drawn size."""
+
+    s: float            # pixels per metre
+    left: float         # x of the floor's origin
+    top: float          # y of the floor's origin
+    width: float
+    height: float
+    tray_w: float       # an overhead tray's width
+    bar_m: int          # the scale bar's length in metres
+    rw: float           # a rack's drawn width (the rack pitch)
+    rd: float           # a rack's drawn depth
+    head_x: float       # x of the rows' head (where the trays start)
+    row_level: bool     # bundles join rows, not racks
+
+    def rx(self, r: dict) -> float:
+        return self.left + r["x_m"] * self.s
+
+    def ry(self, r: dict) -> float:
+        return self.top + r["y_m"] * self.s
+
+
+def floor_frame(model: dict) -> FloorFrame:
     fl = model["floor"]
     s = _scale(model)
-    pitch, depth = fl["rack_pitch_m"], fl["rack_depth_m"]
+    depth = fl["rack_depth_m"]
     row_level = model["bundle_level"] == "row"
     top = 50.0 + 0.9 * (fl["row_spacing_m"] - depth) * s
     left = 0.9 * s + 40 + (230.0 if row_level else 0.0)
-    tray_w = 0.3 * s
     bar_m = 5 if fl["width_m"] >= 10 else 1
-    width = max(left + fl["width_m"] * s + 40, left + bar_m * s + 460)
-    height = top + fl["depth_m"] * s + 60
-    colours = model["colours"]
-    rw, rd = pitch * s, depth * s
+    return FloorFrame(s=s, left=left, top=top, width=max(left + fl["width_m"] * s + 40, left + bar_m * s + 460),
+                      height=top + fl["depth_m"] * s + 60, tray_w=0.3 * s, bar_m=bar_m, rw=fl["rack_pitch_m"] * s,
+                      rd=depth * s, head_x=left - 0.6 * s, row_level=row_level)
 
-    def rx(r):
-        return left + r["x_m"] * s
 
-    def ry(r):
-        return top + r["y_m"] * s
+def floor_head(model: dict, f: FloorFrame) -> list[str]:
+    """The <svg> element's opening, its title and the scale bar."""
+    fl = model["floor"]
+    left, s, bar_m = f.left, f.s, f.bar_m
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" id="floor" class="floor" width="{_fmt(f.width)}" height="{_fmt(f.height)}" '
+            f'viewBox="0 0 {_fmt(f.width)} {_fmt(f.height)}" data-scale-px-per-m="{_fmt(s)}" data-bundle-level="{model["bundle_level"]}">',
+            f'<title>{e(model["summary"]["cluster"])}: data hall floor plan</title>',
+            # scale bar: 5 m (or 1 m in a small hall)
+            f'<g class="scalebar"><line x1="{_fmt(left)}" y1="22" x2="{_fmt(left + bar_m * s)}" y2="22" stroke="#333" stroke-width="2"/>'
+            f'<text x="{_fmt(left + bar_m * s + 6)}" y="26" font-size="12">{bar_m} m</text>'
+            f'<text x="{_fmt(left + bar_m * s + 50)}" y="26" font-size="12" fill="#555">rack pitch {fl["rack_pitch_m"]:g} m, '
+            f'row spacing {fl["row_spacing_m"]:g} m, rack depth drawn {fl["rack_depth_m"]:g} m</text></g>']
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" id="floor" class="floor" width="{_fmt(width)}" height="{_fmt(height)}" '
-           f'viewBox="0 0 {_fmt(width)} {_fmt(height)}" data-scale-px-per-m="{_fmt(s)}" data-bundle-level="{model["bundle_level"]}">',
-           f'<title>{e(model["summary"]["cluster"])}: data hall floor plan</title>']
-    # scale bar: 5 m (or 1 m in a small hall)
-    out.append(f'<g class="scalebar"><line x1="{_fmt(left)}" y1="22" x2="{_fmt(left + bar_m * s)}" y2="22" stroke="#333" stroke-width="2"/>'
-               f'<text x="{_fmt(left + bar_m * s + 6)}" y="26" font-size="12">{bar_m} m</text>'
-               f'<text x="{_fmt(left + bar_m * s + 50)}" y="26" font-size="12" fill="#555">rack pitch {fl["rack_pitch_m"]:g} m, '
-               f'row spacing {fl["row_spacing_m"]:g} m, rack depth drawn {depth:g} m</text></g>')
 
-    # overhead trays: one along each row (above the racks' rear edge) and one across the rows at their head
-    out.append('<g class="trays">')
+def floor_trays(model: dict, f: FloorFrame) -> str:
+    """Overhead trays: one along each row (above the racks' rear edge) and one across the rows at their head."""
+    out = ['<g class="trays">']
     rows = model["rows"]
-    head_x = left - 0.6 * s
     for row in rows:
-        y = top + row["y_m"] * s - tray_w - 2
-        x1 = left + row["x1_m"] * s  # the tray runs from the row head to the row end
-        out.append(f'<rect class="tray" data-tray="row {e(row["name"])}" x="{_fmt(head_x)}" y="{_fmt(y)}" width="{_fmt(x1 - head_x)}" '
-                   f'height="{_fmt(tray_w)}"><title>overhead tray along row {e(row["name"])}</title></rect>')
-        out.append(f'<text class="rowlabel" x="{_fmt(head_x - tray_w - 8)}" y="{_fmt(top + row["y_m"] * s + rd / 2 + 5)}" text-anchor="end" '
-                   f'font-size="16" font-weight="bold" data-row="{e(row["name"])}">{e(row["name"])}</text>')
+        y = f.top + row["y_m"] * f.s - f.tray_w - 2
+        x1 = f.left + row["x1_m"] * f.s  # the tray runs from the row head to the row end
+        out.append(f'<rect class="tray" data-tray="row {e(row["name"])}" x="{_fmt(f.head_x)}" y="{_fmt(y)}" width="{_fmt(x1 - f.head_x)}" '
+                   f'height="{_fmt(f.tray_w)}"><title>overhead tray along row {e(row["name"])}</title></rect>')
+        out.append(f'<text class="rowlabel" x="{_fmt(f.head_x - f.tray_w - 8)}" y="{_fmt(f.top + row["y_m"] * f.s + f.rd / 2 + 5)}" '
+                   f'text-anchor="end" font-size="16" font-weight="bold" data-row="{e(row["name"])}">{e(row["name"])}</text>')
     if len(rows) > 1:
-        y0 = top + rows[0]["y_m"] * s - tray_w - 2
-        y1 = top + rows[-1]["y_m"] * s - 2
-        out.append(f'<rect class="tray" data-tray="cross" x="{_fmt(head_x - tray_w)}" y="{_fmt(y0)}" width="{_fmt(tray_w)}" '
+        y0 = f.top + rows[0]["y_m"] * f.s - f.tray_w - 2
+        y1 = f.top + rows[-1]["y_m"] * f.s - 2
+        out.append(f'<rect class="tray" data-tray="cross" x="{_fmt(f.head_x - f.tray_w)}" y="{_fmt(y0)}" width="{_fmt(f.tray_w)}" '
                    f'height="{_fmt(y1 - y0)}"><title>overhead tray across the rows</title></rect>')
     out.append('</g>')
+    return "\n".join(out)
 
-    # bundles (under the racks; their counts on top)
-    centre = {}
-    if row_level:
-        for row in rows:
-            centre[row["name"]] = (head_x - tray_w - 40, top + row["y_m"] * s + rd / 2)
-    else:
-        for r in model["racks"]:
-            centre[r["name"]] = (rx(r) + rw / 2, ry(r) + rd / 2)
-    goff = {"odd": -1.0, "even": 1.0, "fabric": 0.0}
+
+def bundle_ends(model: dict, f: FloorFrame) -> dict[str, tuple[float, float]]:
+    """Where a bundle ends: a rack's centre, or (row-level bundles) a point left of the row's head."""
+    if f.row_level:
+        return {row["name"]: (f.head_x - f.tray_w - 40, f.top + row["y_m"] * f.s + f.rd / 2) for row in model["rows"]}
+    return {r["name"]: (f.rx(r) + f.rw / 2, f.ry(r) + f.rd / 2) for r in model["racks"]}
+
+
+GROUP_OFFSET = {"odd": -1.0, "even": 1.0, "fabric": 0.0}
+UTILISATION_COLOURS = ((0.5, "#2e7d32"), (0.8, "#f9a825"), (0.95, "#ef6c00"), (float("inf"), "#6a1b9a"))  # below each bound
+
+
+def utilisation_colour(u: float) -> str:
+    """A fabric bundle's colour under `--traffic`: green below 50 %, amber below 80 %, orange below
+    95 %, purple above (red stays for verify findings)."""
+    return next(c for bound, c in UTILISATION_COLOURS if u < bound)
+
+
+def floor_bundles(model: dict, f: FloorFrame) -> tuple[list[str], list[str], list[str]]:
+    """(paths, count labels, loop badges) of the floor plan's bundles; a bundle with findings is red,
+    thicker, and its path drawn last (on top)."""
+    fl, colours, rw, rd, s = model["floor"], model["colours"], f.rw, f.rd, f.s
+    centre = bundle_ends(model, f)
     paths, labels, loops = [], [], []
     for b in model["bundles"]:
-        col = FINDING if b["finding_cables"] else colours[b["group"]]["stroke"]
+        util = b.get("utilisation")
+        col = FINDING if b["finding_cables"] else (utilisation_colour(util) if util is not None else colours[b["group"]]["stroke"])
         cls = "bundle finding" if b["finding_cables"] else "bundle"
         attrs = (f'id="bundle-{e(b["a"])}-{e(b["b"])}-{b["group"]}" class="{cls}" data-a="{e(b["a"])}" data-b="{e(b["b"])}" '
                  f'data-group="{b["group"]}" data-cable-count="{b["count"]}"')
         if b["finding_cables"]:
             attrs += f' data-finding-cables="{e(" ".join(b["finding_cables"]))}"'
-        what = "racks" if not row_level else "rows"
+        if util is not None:
+            attrs += f' data-utilisation="{util:.3f}"'
+        what = "racks" if not f.row_level else "rows"
         tip = f'{b["count"]} {b["group"]} cable{"s" if b["count"] != 1 else ""} between {what} {b["a"]} and {b["b"]}'
         if b["finding_cables"]:
             tip += "; findings on " + ", ".join(b["finding_cables"][:20]) + (" ..." if len(b["finding_cables"]) > 20 else "")
+        if util is not None:
+            tip += f"; busiest cable at {util:.0%} of its speed (traffic model)"
         sw = _stroke_width(b["count"]) + (2 if b["finding_cables"] else 0)
         (x1, y1), (x2, y2) = centre[b["a"]], centre[b["b"]]
         if b["a"] == b["b"]:
             # cables inside one rack (or one row): a loop badge
             k = {"odd": 0, "even": 1, "fabric": 2}[b["group"]]
-            cx, cy = (x1 + rw / 2 - 10, y1 - 0.12 * rd + k * 15) if not row_level else (x1 - 14, y1 - 14 + k * 14)
+            cx, cy = (x1 + rw / 2 - 10, y1 - 0.12 * rd + k * 15) if not f.row_level else (x1 - 14, y1 - 14 + k * 14)
             loops.append(f'<g {attrs}><title>{e(tip)}</title><circle cx="{_fmt(cx)}" cy="{_fmt(cy)}" r="7" fill="white" stroke="{e(col)}" '
                          f'stroke-width="{_fmt(min(sw, 4))}"/><text x="{_fmt(cx - 10)}" y="{_fmt(cy + 4)}" text-anchor="end" font-size="10" '
                          f'class="count">{b["count"]}</text></g>')
             continue
-        if row_level:
-            bulge = 200.0 * math.sqrt(abs(y2 - y1) / max(fl["depth_m"] * s, 1.0)) + 12 + 6 * goff[b["group"]]
+        if f.row_level:
+            bulge = 200.0 * math.sqrt(abs(y2 - y1) / max(fl["depth_m"] * s, 1.0)) + 12 + 6 * GROUP_OFFSET[b["group"]]
             cx, cy = min(x1, x2) - bulge, (y1 + y2) / 2
         elif abs(y1 - y2) < 1:
             # same row: from the racks' tops (where cables go up to the tray), arching over the row
             y1 = y2 = y1 - rd / 2
-            aisle = (fl["row_spacing_m"] - depth) * s
-            lift = min(0.25 * abs(x2 - x1) + 0.25 * s, 1.6 * aisle) + 0.15 * s * goff[b["group"]]
+            aisle = (fl["row_spacing_m"] - fl["rack_depth_m"]) * s
+            lift = min(0.25 * abs(x2 - x1) + 0.25 * s, 1.6 * aisle) + 0.15 * s * GROUP_OFFSET[b["group"]]
             cx, cy = (x1 + x2) / 2, y1 - lift
         else:
             # across rows: from the upper rack's bottom edge to the lower rack's top edge, bowed sideways
             if y1 > y2:
                 (x1, y1), (x2, y2) = (x2, y2), (x1, y1)
             y1, y2 = y1 + rd / 2, y2 - rd / 2
-            bow = 0.08 * (y2 - y1) + 0.15 * s * goff[b["group"]]
+            bow = 0.08 * (y2 - y1) + 0.15 * s * GROUP_OFFSET[b["group"]]
             cx, cy = (x1 + x2) / 2 + (bow if x2 >= x1 else -bow), (y1 + y2) / 2
         paths.append(f'<path {attrs} d="M{_fmt(x1)},{_fmt(y1)} Q{_fmt(cx)},{_fmt(cy)} {_fmt(x2)},{_fmt(y2)}" fill="none" '
                      f'stroke="{e(col)}" stroke-width="{_fmt(sw)}"><title>{e(tip)}</title></path>')
-        if not row_level:
+        if not f.row_level:
             # the count where it is readable: at the apex over a row, in the aisle above the lower rack across rows
             t = 0.5 if y1 == y2 else {"odd": 0.9, "even": 0.84, "fabric": 0.5}[b["group"]]
             mx = (1 - t) ** 2 * x1 + 2 * t * (1 - t) * cx + t * t * x2
@@ -146,70 +185,88 @@ def floor_svg(model: dict) -> str:
                           f'fill="{e(col)}" data-bundle="bundle-{e(b["a"])}-{e(b["b"])}-{b["group"]}">{b["count"]}</text>')
     # finding bundles last so that they are on top
     paths.sort(key=lambda p: ' finding"' in p)
-    out.append('<g class="bundles">' + "".join(paths) + '</g>')
+    return paths, labels, loops
 
-    # racks
+
+def rack_tip(r: dict, model: dict) -> str:
+    """A rack's hover text: where it stands, what it holds, its cabling progress and findings."""
+    h = r["holds"]
+    tip = [f'rack {r["name"]} (row {r["row"]}, position {r["position"]}, {r["role"]}, {r["u_height"]}U, {r["u_free"]}U free)',
+           f'{h["servers"]} servers, {h["odd"]} odd switches, {h["even"]} even switches']
+    if r["progress"]:
+        p = r["progress"]
+        tip.append(f'cabling: {p["installed"]}/{p["cables"]} installed, {p["checked"]}/{p["cables"]} checked, {p["issues"]} issues')
+    if r["findings"]:
+        fx = {f["id"]: f for f in model["findings"]}
+        tip.append(f'{len(r["findings"])} finding(s):')
+        tip += [f'- {fx[i]["instruction"]}' for i in r["findings"][:12]]
+        if len(r["findings"]) > 12:
+            tip.append(f'... and {len(r["findings"]) - 12} more')
+    return "\n".join(tip)
+
+
+def floor_rack(r: dict, model: dict, f: FloorFrame, fs: float) -> str:
+    """One rack on the floor plan: its outline, name, contents, progress bar and findings badge."""
+    colours, rw, rd = model["colours"], f.rw, f.rd
+    x, y = f.rx(r), f.ry(r)
+    h = r["holds"]
+    cls = ["rack", r["role"]]
+    if r["switch_rack"]:
+        cls.append("switch-rack")
+    if r["findings"]:
+        cls.append("finding")
+    attrs = (f'id="rack-{e(r["name"])}" class="{" ".join(cls)}" data-rack="{e(r["name"])}" data-row="{e(r["row"])}" '
+             f'data-servers="{h["servers"]}" data-odd="{h["odd"]}" data-even="{h["even"]}" data-findings="{len(r["findings"])}"')
+    if r["progress"]:
+        attrs += f' data-checked="{r["progress"]["checked"]}" data-cables="{r["progress"]["cables"]}"'
+    fill = "#ffd9d9" if r["findings"] else ("#fff8e6" if r["switch_rack"] else "#fbfbfb")
+    stroke = FINDING if r["findings"] else ("#7a5a00" if r["switch_rack"] else "#666")
+    swd = 3 if r["findings"] else (2 if r["switch_rack"] else 1)
+    g = [f'<g {attrs} tabindex="0"><title>{e(rack_tip(r, model))}</title>',
+         f'<rect x="{_fmt(x + 1)}" y="{_fmt(y)}" width="{_fmt(rw - 2)}" height="{_fmt(rd)}" rx="2" fill="{fill}" stroke="{stroke}" '
+         f'stroke-width="{swd}"/>',
+         f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(y + fs + 3)}" text-anchor="middle" font-size="{_fmt(fs)}" font-weight="bold">{e(r["name"])}</text>']
+    line_y = y + 2 * fs + 6
+    if h["servers"]:
+        g.append(f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(line_y)}" text-anchor="middle" font-size="{_fmt(fs - 1)}">{h["servers"]} srv</text>')
+        line_y += fs + 2
+    for grp, letter in (("odd", "O"), ("even", "E")):
+        if h[grp]:
+            c = colours[grp]
+            g.append(f'<rect x="{_fmt(x + 4)}" y="{_fmt(line_y - fs + 1)}" width="{_fmt(rw - 8)}" height="{_fmt(fs + 2)}" fill="{c["fill"]}" '
+                     f'stroke="{e(c["stroke"])}" stroke-width="0.8"/><text x="{_fmt(x + rw / 2)}" y="{_fmt(line_y)}" text-anchor="middle" '
+                     f'font-size="{_fmt(fs - 1)}">{h[grp]} {letter}-sw</text>')
+            line_y += fs + 4
+    if r["switch_rack"]:
+        g.append(f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(y + rd - 5)}" text-anchor="middle" font-size="{_fmt(fs - 2)}" fill="#7a5a00">'
+                 f'switch rack</text>')
+    elif not h["servers"]:
+        g.append(f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(line_y)}" text-anchor="middle" font-size="{_fmt(fs - 1)}" fill="#888">'
+                 f'empty</text>')
+    if r["progress"] and r["progress"]["cables"]:
+        p = r["progress"]
+        bw = rw - 8
+        g.append(f'<g class="progress"><rect x="{_fmt(x + 4)}" y="{_fmt(y + rd - 20)}" width="{_fmt(bw)}" height="6" fill="#eee" stroke="#999" '
+                 f'stroke-width="0.5"/><rect x="{_fmt(x + 4)}" y="{_fmt(y + rd - 20)}" width="{_fmt(bw * p["installed"] / p["cables"])}" '
+                 f'height="6" fill="#9fd39f"/><rect x="{_fmt(x + 4)}" y="{_fmt(y + rd - 20)}" width="{_fmt(bw * p["checked"] / p["cables"])}" '
+                 f'height="6" fill="#2e8b2e"/></g>')
+    if r["findings"]:
+        g.append(f'<circle cx="{_fmt(x + 3)}" cy="{_fmt(y + 1)}" r="8" fill="{FINDING}"/><text x="{_fmt(x + 3)}" y="{_fmt(y + 5)}" '
+                 f'text-anchor="middle" font-size="11" font-weight="bold" fill="white">{len(r["findings"])}</text>')
+    g.append('</g>')
+    return "".join(g)
+
+
+def floor_svg(model: dict) -> str:
+    """The floor plan, in steps: frame, head and scale bar, trays, bundles, racks, counts on top."""
+    f = floor_frame(model)
+    out = floor_head(model, f)
+    out.append(floor_trays(model, f))
+    paths, labels, loops = floor_bundles(model, f)
+    out.append('<g class="bundles">' + "".join(paths) + '</g>')
+    fs = max(9.0, min(13.0, f.rw / 5.5))
     out.append('<g class="racks">')
-    fs = max(9.0, min(13.0, rw / 5.5))
-    for r in model["racks"]:
-        x, y = rx(r), ry(r)
-        h = r["holds"]
-        cls = ["rack", r["role"]]
-        if r["switch_rack"]:
-            cls.append("switch-rack")
-        if r["findings"]:
-            cls.append("finding")
-        tip = [f'rack {r["name"]} (row {r["row"]}, position {r["position"]}, {r["role"]}, {r["u_height"]}U, {r["u_free"]}U free)',
-               f'{h["servers"]} servers, {h["odd"]} odd switches, {h["even"]} even switches']
-        if r["progress"]:
-            p = r["progress"]
-            tip.append(f'cabling: {p["installed"]}/{p["cables"]} installed, {p["checked"]}/{p["cables"]} checked, {p["issues"]} issues')
-        if r["findings"]:
-            fx = {f["id"]: f for f in model["findings"]}
-            tip.append(f'{len(r["findings"])} finding(s):')
-            tip += [f'- {fx[i]["instruction"]}' for i in r["findings"][:12]]
-            if len(r["findings"]) > 12:
-                tip.append(f'... and {len(r["findings"]) - 12} more')
-        attrs = (f'id="rack-{e(r["name"])}" class="{" ".join(cls)}" data-rack="{e(r["name"])}" data-row="{e(r["row"])}" '
-                 f'data-servers="{h["servers"]}" data-odd="{h["odd"]}" data-even="{h["even"]}" data-findings="{len(r["findings"])}"')
-        if r["progress"]:
-            attrs += f' data-checked="{r["progress"]["checked"]}" data-cables="{r["progress"]["cables"]}"'
-        fill = "#ffd9d9" if r["findings"] else ("#fff8e6" if r["switch_rack"] else "#fbfbfb")
-        stroke = FINDING if r["findings"] else ("#7a5a00" if r["switch_rack"] else "#666")
-        swd = 3 if r["findings"] else (2 if r["switch_rack"] else 1)
-        g = [f'<g {attrs} tabindex="0"><title>{e(chr(10).join(tip))}</title>',
-             f'<rect x="{_fmt(x + 1)}" y="{_fmt(y)}" width="{_fmt(rw - 2)}" height="{_fmt(rd)}" rx="2" fill="{fill}" stroke="{stroke}" '
-             f'stroke-width="{swd}"/>',
-             f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(y + fs + 3)}" text-anchor="middle" font-size="{_fmt(fs)}" font-weight="bold">{e(r["name"])}</text>']
-        line_y = y + 2 * fs + 6
-        if h["servers"]:
-            g.append(f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(line_y)}" text-anchor="middle" font-size="{_fmt(fs - 1)}">{h["servers"]} srv</text>')
-            line_y += fs + 2
-        for grp, letter in (("odd", "O"), ("even", "E")):
-            if h[grp]:
-                c = colours[grp]
-                g.append(f'<rect x="{_fmt(x + 4)}" y="{_fmt(line_y - fs + 1)}" width="{_fmt(rw - 8)}" height="{_fmt(fs + 2)}" fill="{c["fill"]}" '
-                         f'stroke="{e(c["stroke"])}" stroke-width="0.8"/><text x="{_fmt(x + rw / 2)}" y="{_fmt(line_y)}" text-anchor="middle" '
-                         f'font-size="{_fmt(fs - 1)}">{h[grp]} {letter}-sw</text>')
-                line_y += fs + 4
-        if r["switch_rack"]:
-            g.append(f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(y + rd - 5)}" text-anchor="middle" font-size="{_fmt(fs - 2)}" fill="#7a5a00">'
-                     f'switch rack</text>')
-        elif not h["servers"]:
-            g.append(f'<text x="{_fmt(x + rw / 2)}" y="{_fmt(line_y)}" text-anchor="middle" font-size="{_fmt(fs - 1)}" fill="#888">'
-                     f'empty</text>')
-        if r["progress"] and r["progress"]["cables"]:
-            p = r["progress"]
-            bw = rw - 8
-            g.append(f'<g class="progress"><rect x="{_fmt(x + 4)}" y="{_fmt(y + rd - 20)}" width="{_fmt(bw)}" height="6" fill="#eee" stroke="#999" '
-                     f'stroke-width="0.5"/><rect x="{_fmt(x + 4)}" y="{_fmt(y + rd - 20)}" width="{_fmt(bw * p["installed"] / p["cables"])}" '
-                     f'height="6" fill="#9fd39f"/><rect x="{_fmt(x + 4)}" y="{_fmt(y + rd - 20)}" width="{_fmt(bw * p["checked"] / p["cables"])}" '
-                     f'height="6" fill="#2e8b2e"/></g>')
-        if r["findings"]:
-            g.append(f'<circle cx="{_fmt(x + 3)}" cy="{_fmt(y + 1)}" r="8" fill="{FINDING}"/><text x="{_fmt(x + 3)}" y="{_fmt(y + 5)}" '
-                     f'text-anchor="middle" font-size="11" font-weight="bold" fill="white">{len(r["findings"])}</text>')
-        g.append('</g>')
-        out.append("".join(g))
+    out.extend(floor_rack(r, model, f, fs) for r in model["racks"])
     out.append('</g>')
     out.append('<g class="counts">' + "".join(labels) + "".join(loops) + '</g>')
     out.append('</svg>')
@@ -373,37 +430,3 @@ def rack_detail_html(rack: dict, model: dict, prev: str | None = None, nxt: str 
                          for b in bundles) + '</table>')
     parts.append('</div></div>')
     return "".join(parts)
-
-
-def _script_json(obj) -> str:
-    """JSON safe inside a <script type="application/json"> element."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
-
-
-def render_page(model: dict) -> str:
-    """The whole self-contained page."""
-    model = {**model, "device_findings": _device_findings(model), "_row_of": {r["name"]: r["row"] for r in model["racks"]}}
-    rows = []
-    for row in model["rows"]:
-        racks = sorted((r for r in model["racks"] if r["row"] == row["name"]), key=lambda r: (r["position"], r["name"]))
-        names = [r["name"] for r in racks]
-        details = {r["name"]: rack_detail_html(r, model, names[i - 1] if i else None, names[i + 1] if i + 1 < len(names) else None)
-                   for i, r in enumerate(racks)}
-        rows.append({"name": row["name"], "findings": row["findings"], "json": _script_json(details)})
-    device_index = {}
-    for r in model["racks"]:
-        for d in r["devices"]:
-            device_index[d["name"]] = r["name"]
-    racks_index = {r["name"]: r["row"] for r in model["racks"]}
-    tpl = environment().get_template("hall/index.html.j2")
-    return tpl.render(m=model, s=model["summary"], floor=floor_svg(model), rows=rows, esc=e,
-                      rulers=ruler_defs([r["u_height"] for r in model["racks"]]),
-                      device_index=_script_json(device_index), racks_index=_script_json(racks_index))
-
-
-def _device_findings(model: dict) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for f in model["findings"]:
-        for d in f["devices"]:
-            out.setdefault(d, []).append(f["id"])
-    return out

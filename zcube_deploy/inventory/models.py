@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from zcube_deploy.platform_data import known_platforms
 from zcube_deploy.safety import NAME_HINT, check_name
 
 
@@ -35,8 +36,6 @@ def _mac(value: str) -> str:
 
 
 def _platform(value: str) -> str:
-    from zcube_deploy.platforms import known_platforms
-
     if value not in known_platforms():
         raise ValueError(f"unknown platform {value!r}; known: {', '.join(known_platforms())} (a folder under zcube_deploy/platforms/)")
     return value

@@ -17,11 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
+from zcube_deploy.lab.wiring import operation_problems
 
 CONTROL_FILE = "control.json"
 CONTROL_ERROR = "control.error"
 POLL_SECONDS = 2.0  # how often a running lab looks for control.json
 ACK_POLL_SECONDS = 0.2  # how often `lab fix` looks whether the lab took it
+MAX_BASELINE_BYTES = 16 * 1024 * 1024  # a site baseline is a running config, not a disk image
 
 
 def read_baseline(path: str | None) -> str | None:
@@ -30,10 +32,18 @@ def read_baseline(path: str | None) -> str | None:
         return None
     if path == "none":
         return ""
+    hint = "give a text file of RGOS config lines"
+    p = Path(path)
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputErrors(Problem("--baseline", f"cannot read {path}: {exc}", "give a text file of RGOS config lines")) from None
+        if not p.is_file():  # a FIFO or a device would block or never end
+            raise InputErrors(Problem(path, "not a regular file" if p.exists() else "no such file", hint))
+        if p.stat().st_size > MAX_BASELINE_BYTES:
+            raise InputErrors(Problem(path, f"{p.stat().st_size} bytes: more than a site baseline's {MAX_BASELINE_BYTES}", hint))
+        return p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputErrors(Problem(path, f"cannot read it: {exc.strerror}", hint)) from None
+    except UnicodeDecodeError as exc:
+        raise InputErrors(Problem(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}", hint)) from None
 
 
 def endpoint_rows(plan: dict, doc: dict) -> list[tuple[str, str, str]]:
@@ -43,14 +53,14 @@ def endpoint_rows(plan: dict, doc: dict) -> list[tuple[str, str, str]]:
 
 
 def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, port_base: int | None = None,
-          baseline: str | None = None, on_ready: Callable[[object, dict], None] | None = None) -> None:
+          baseline: str | None = None, on_ready: Callable[[object, dict], None] | None = None, baseline_name: str = "baseline") -> None:
     """Serve every switch of ``plan`` over SSH until SIGINT/SIGTERM; apply control files left in ``out_dir``.
 
     ``on_ready(lab, doc)`` runs once the lab listens and DIR/lab.json (``doc``) is written.
     """
     from zcube_deploy.lab.server import Lab
 
-    lab = Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=baseline)
+    lab = Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=baseline, baseline_name=baseline_name)
 
     async def run() -> None:
         await lab.start()
@@ -72,20 +82,46 @@ def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, po
 
 
 def fix_operations(verify_json: str) -> tuple[list[dict], list[dict]]:
-    """(wiring operations, findings) of a verify.json: every finding's physical fixes, in order."""
+    """(wiring operations, findings) of a verify.json: every finding's physical fixes, in order.
+
+    The whole file is checked first (each finding a mapping, each `fix` a list of well-formed wiring
+    operations): a bad file raises InputErrors naming every problem, and no fix is sent.
+    """
     try:
-        findings = json.loads(Path(verify_json).read_text())["findings"]
-    except (OSError, ValueError, KeyError) as exc:
-        raise InputErrors(Problem(verify_json, f"not a verify.json: {exc}")) from None
-    return [op for f in findings for op in f.get("fix", [])], findings
+        doc = json.loads(Path(verify_json).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputErrors(Problem(verify_json, f"cannot read it: {exc.strerror}")) from None
+    except (ValueError, RecursionError) as exc:  # JSON syntax, undecodable bytes, nesting beyond the parser
+        raise InputErrors(Problem(verify_json, f"not a verify.json (JSON): {exc}")) from None
+    findings = doc.get("findings") if isinstance(doc, dict) else None
+    if not isinstance(findings, list):
+        raise InputErrors(Problem(verify_json, "not a verify.json: expected a mapping with a 'findings' list",
+                                  "give the verify.json that `zcube verify -o DIR` wrote"))
+    problems: list[Problem] = []
+    ops: list[dict] = []
+    for i, f in enumerate(findings):
+        if not isinstance(f, dict):
+            problems.append(Problem(f"findings[{i}]", f"expected a mapping, found {type(f).__name__}"))
+            continue
+        fix = f.get("fix", [])
+        found = operation_problems(fix, f"findings[{i}].fix")
+        problems += found
+        if not found:
+            ops += fix
+    if problems:
+        shown = problems[:20] + ([Problem("", f"... and {len(problems) - 20} more")] if len(problems) > 20 else [])
+        raise InputErrors(shown, f"invalid findings file {verify_json} (no fix applied)")
+    return ops, findings
 
 
-def request_fixes(lab_dir: str, ops: list[dict], wait: float) -> None:
+def request_fixes(lab_dir: str, ops: list[dict], wait: float, source: str = "") -> None:
     """Leave ``ops`` in LAB_DIR/control.json and wait up to ``wait`` seconds for the running lab to take them."""
     control = Path(lab_dir) / CONTROL_FILE
     if not (Path(lab_dir) / "lab.json").exists():
         raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
-    control.write_text(json.dumps(ops))
+    tmp = control.with_name(CONTROL_FILE + ".tmp")  # whole or not at all: the lab never reads half a file
+    tmp.write_text(json.dumps(ops))
+    tmp.replace(control)
     deadline = time.monotonic() + wait
     while control.exists() and time.monotonic() < deadline:
         time.sleep(ACK_POLL_SECONDS)
@@ -93,7 +129,7 @@ def request_fixes(lab_dir: str, ops: list[dict], wait: float) -> None:
         raise ZCubeError(f"the lab did not pick up {control} within {wait:g} s: is `zcube lab up` running for {lab_dir}?")
     refused = Path(lab_dir) / CONTROL_ERROR
     if refused.exists():
-        raise ZCubeError(f"the lab refused the fixes: {refused.read_text().strip()}")
+        raise InputErrors(Problem(source or str(control), f"the running lab refused the fixes, none applied: {refused.read_text().strip()}"))
 
 
 def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int, int]:
@@ -101,7 +137,7 @@ def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int
 
     Returns (operations applied, findings they came from)."""
     ops, findings = fix_operations(verify_json)
-    request_fixes(lab_dir, ops, wait)
+    request_fixes(lab_dir, ops, wait, verify_json)
     return len(ops), len(findings)
 
 

@@ -13,6 +13,7 @@ from ipaddress import IPv4Network
 from string import Template
 
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.lab.wiring import Wiring
 from zcube_deploy.platforms import simulator
 
@@ -29,6 +30,7 @@ def dotted_mac(mac: str) -> str:
 
 
 WRITE_FAULTS = (None, "fail", "drop", "fail_once")
+SUBLINES = ("reject", "global")
 
 
 @dataclass
@@ -44,8 +46,13 @@ class DeviceFaults:
     # the answer (the confirmation is lost): push cannot know what the startup config holds; "fail_once" fails the
     # switch's first save only (a transient flash error: push's second attempt saves)
     write_fault: str | None = None
+    # the sub-lines of a rejected `interface X`: "reject" (each one rejected) or "global" (a lenient CLI, as IOS
+    # may be: they are taken in global configuration mode, where the valid global commands among them land)
+    sublines: str = "reject"
 
     def __post_init__(self) -> None:
+        if self.sublines not in SUBLINES:
+            raise TypeError(f"sublines: {self.sublines!r} is not one of {', '.join(SUBLINES)}")
         if self.write_fault not in WRITE_FAULTS:
             raise TypeError(f"write_fault: {self.write_fault!r} is not one of {', '.join(str(w) for w in WRITE_FAULTS[1:])}")
 
@@ -60,8 +67,9 @@ def site_baseline(plan: dict, text: str | None = None) -> str:
 
 
 class LabModel:
-    def __init__(self, plan: dict, baseline: str | None = None):
-        """``baseline``: the site baseline every switch starts from (None: the lab's default file; "": none)."""
+    def __init__(self, plan: dict, baseline: str | None = None, baseline_name: str = "baseline"):
+        """``baseline``: the site baseline every switch starts from (None: the lab's default file; "": none);
+        ``baseline_name``: where it came from, for the error that refuses it."""
         self.plan = plan
         self.sim = sim = simulator(plan["models"]["switch"]["platform"])  # the switch model's platform
         self.wiring = Wiring.from_plan(plan)
@@ -73,7 +81,7 @@ class LabModel:
         for name in pm["unused_ports"]:
             self.abbrev.setdefault(name, sim.short_name(name))
         mgmt_if = model["mgmt_interface"]
-        mgmt_mask = _mask(plan["settings"]["mgmt_prefix_len"])
+        mgmt_mask = dotted_mask(plan["settings"]["mgmt_prefix_len"])
         self.switches: dict = {}  # name -> the simulator's SwitchState
         site = site_baseline(plan, baseline)
         for sw in plan["switches"]:
@@ -84,7 +92,7 @@ class LabModel:
                 try:
                     st.load_baseline(site)
                 except ValueError as exc:
-                    raise InputErrors(Problem("baseline", f"the simulated switch rejects {exc}", sim.BASELINE_HINT)) from None
+                    raise InputErrors(Problem(baseline_name, f"the simulated switch rejects {exc}", sim.BASELINE_HINT)) from None
             st.startup = st.running_config(header=False)
             self.switches[sw["name"]] = st
         self.mgmt = {sw["name"]: sw["mgmt_address"] for sw in plan["switches"]}
@@ -171,7 +179,7 @@ class LabModel:
         f = self.faults[name]
         return self.sim.Session(self.switches[name], enable_secret=self.enable_secret, lldp=self.lldp_output, link_up=self.link_up,
                        ask_password_change=f.ask_password_change, reject=f.reject_lines, routing=self.routing,
-                       write_fault=f.write_fault)
+                       write_fault=f.write_fault, sublines=f.sublines)
 
     # ---- routing protocols (the simulator's bgp), recomputed only when a config or the wiring changed
     def bgp_model(self):
@@ -194,8 +202,3 @@ class LabModel:
         return self.bgp_model(), self.name_of(st)
 
     enable_secret = ""
-
-
-def _mask(plen: int) -> str:
-    v = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-    return ".".join(str((v >> s) & 255) for s in (24, 16, 8, 0))

@@ -16,6 +16,8 @@ A faults file (YAML) is a mapping with two optional lists::
       ZC-E002: {banner_delay: 3}                 # or no_banner: true
       ZC-O003: {drop_after: 40}                  # close the session after 40 commands
       ZC-E004: {reject_lines: [LINE]}            # a config line (or its first words) the switch rejects
+      ZC-E008: {reject_lines: [LINE], sublines: global}   # a lenient CLI: a rejected `interface X`'s
+                                                 # sub-lines are taken in global mode (valid global ones land)
       ZC-O005: {delay: 0.2}                      # seconds before every answer
       ZC-E006: {write_fault: drop}               # saves, then drops the session before the answer
       ZC-O007: {write_fault: fail}               # the save answers an error and saves nothing
@@ -28,20 +30,127 @@ finding `zcube verify` is expected to report for it.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from pathlib import Path
+from typing import Annotated, Literal
 
 import yaml
+from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, with_config
+from typing_extensions import TypedDict
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.lab.core import DeviceFaults, LabModel
+from zcube_deploy.plan.model import validation_problems
 from zcube_deploy.vocabulary import FaultKind as F
 from zcube_deploy.vocabulary import FindingKind as K
 
 CABLING_KINDS = tuple(F)
+MAX_PROBLEMS = 20  # problems listed at most; the rest are counted
+
+# ---- the shape of a faults file (checked whole, before any fault is applied)
+_STRICT = ConfigDict(strict=True, extra="forbid")
+Text = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")]  # one printable line
+Name = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")]  # a hostname a NIC may announce
+
+
+@with_config(ConfigDict(strict=True, extra="ignore"))  # a cable end copied from plan.json also has its rack and U
+class _End(TypedDict):
+    device: Text
+    port: Text
+
+
+@with_config(_STRICT)
+class _Move(TypedDict):
+    cable: Text
+    to: _End
+
+
+@with_config(_STRICT)
+class _Extra(TypedDict):
+    a: _End
+    b: _End
+
+
+@with_config(_STRICT)
+class _WrongHost(TypedDict):
+    cable: Text
+    name: Name
+
+
+# a cabling fault is a mapping with one key, its kind; the value's shape by kind
+CABLING_SHAPES: dict[F, TypeAdapter] = {
+    F.SWAP: TypeAdapter(Annotated[list[Text], Field(min_length=2, max_length=2)], config=_STRICT),
+    F.MOVE: TypeAdapter(_Move), F.REMOVE: TypeAdapter(Text, config=_STRICT), F.EXTRA: TypeAdapter(_Extra),
+    F.DOWN: TypeAdapter(_End), F.WRONG_HOST: TypeAdapter(_WrongHost), F.LLDP_OFF: TypeAdapter(Text, config=_STRICT)}
+
+
+@with_config(_STRICT)
+class _DeviceFaults(TypedDict, total=False):
+    refuse_login: bool
+    banner_delay: Annotated[float, Field(ge=0, le=600)]
+    no_banner: bool
+    drop_after: Annotated[int, Field(ge=0)] | None
+    reject_lines: list[Text]
+    reject_line: Text  # one line: the same as reject_lines: [LINE]
+    delay: Annotated[float, Field(ge=0, le=60)]
+    ask_password_change: bool
+    write_fault: Literal["fail", "drop", "fail_once"] | None
+    sublines: Literal["reject", "global"]
+
+
+DEVICE_SHAPE = TypeAdapter(_DeviceFaults | None)
+
+
+def _shape_problems(exc: ValidationError, where: str) -> list[Problem]:
+    return [Problem(p.path, p.message) for p in validation_problems(exc, where, limit=MAX_PROBLEMS)]
+
+
+def fault_problems(data: object) -> list[Problem]:
+    """Every shape problem of a faults document (data paths from its top), none if it is well formed."""
+    if not isinstance(data, dict):
+        return [Problem("", f"expected a mapping with 'cabling' and/or 'devices', found {type(data).__name__}")]
+    problems = [Problem(str(k), "unknown section", "'cabling' (a list) and 'devices' (a mapping)") for k in data
+                if k not in ("cabling", "devices")]
+    cabling, devices = data.get("cabling") or [], data.get("devices") or {}
+    if not isinstance(cabling, list):
+        problems.append(Problem("cabling", f"expected a list of faults, found {type(cabling).__name__}"))
+        cabling = []
+    for i, f in enumerate(cabling):
+        where = f"cabling[{i}]"
+        kind = next(iter(f)) if isinstance(f, dict) and len(f) == 1 else None
+        if not isinstance(kind, str) or kind not in CABLING_SHAPES:
+            problems.append(Problem(where, f"not a cabling fault: {_short(f)}", f"a mapping with one key, one of {', '.join(CABLING_KINDS)}"))
+            continue
+        try:
+            CABLING_SHAPES[F(kind)].validate_python(f[kind])
+        except ValidationError as exc:
+            problems += _shape_problems(exc, f"{where}.{kind}")
+    if not isinstance(devices, dict):
+        problems.append(Problem("devices", f"expected a mapping of switch names, found {type(devices).__name__}"))
+        devices = {}
+    for name, spec in devices.items():
+        if not isinstance(name, str):
+            problems.append(Problem(f"devices.{name!r}", "a switch name is text"))
+            continue
+        try:
+            DEVICE_SHAPE.validate_python(spec)
+        except ValidationError as exc:
+            problems += _shape_problems(exc, f"devices.{name}")
+    return problems
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _refuse(problems: list[Problem], source: str) -> InputErrors:
+    shown = problems[:MAX_PROBLEMS] + ([Problem("", f"... and {len(problems) - MAX_PROBLEMS} more")] if len(problems) > MAX_PROBLEMS else [])
+    return InputErrors(shown, f"invalid faults {source} (no fault applied)")
 
 
 def load_faults(spec: str | None, plan: dict, seed: int = 0) -> dict:
-    """`FILE` or `random:N` -> {"cabling": [...], "devices": {...}}."""
+    """`FILE` or `random:N` -> {"cabling": [...], "devices": {...}}; a file is checked whole (InputErrors)."""
     if not spec:
         return {"cabling": [], "devices": {}}
     if spec.startswith("random:"):
@@ -54,15 +163,68 @@ def load_faults(spec: str | None, plan: dict, seed: int = 0) -> dict:
         data = yaml.safe_load(Path(spec).read_text(encoding="utf-8")) or {}
     except OSError as exc:
         raise InputErrors(Problem("--faults", f"cannot read {spec}: {exc.strerror}")) from None
+    except UnicodeDecodeError as exc:
+        raise InputErrors(Problem(spec, f"not UTF-8 text: {exc.reason} at byte {exc.start}", "a faults file is YAML")) from None
     except yaml.YAMLError as exc:
-        raise InputErrors(Problem("--faults", f"{spec} is not valid YAML: {exc}")) from None
-    if not isinstance(data, dict) or set(data) - {"cabling", "devices"}:
-        raise InputErrors(Problem("--faults", "expected a mapping with 'cabling' and/or 'devices'"))
+        raise InputErrors(Problem(spec, f"not valid YAML: {exc}")) from None
+    except RecursionError:
+        raise InputErrors(Problem(spec, "nested too deeply to be a faults file")) from None
+    return checked_faults(data, f"file {spec}")
+
+
+def checked_faults(data: object, source: str = "faults") -> dict:
+    """A faults document, checked whole and normalised to {"cabling": [...], "devices": {...}}."""
+    problems = fault_problems(data)
+    if problems:
+        raise _refuse(problems, source)
+    assert isinstance(data, dict)  # noqa: S101 - fault_problems said so
     return {"cabling": list(data.get("cabling") or []), "devices": dict(data.get("devices") or {})}
 
 
+class _Pool:
+    """Items in a fixed order, some taken out as the draw goes: ``choice`` draws from those left exactly as
+    ``rng.choice`` would from the list of them (same length, same order), in O(log n), not O(n)."""
+
+    def __init__(self, items: list) -> None:
+        self.items = items
+        self.left = list(range(len(items)))  # positions of the items left, ascending
+
+    def discard(self, pos: int) -> None:
+        i = bisect_left(self.left, pos)
+        if i < len(self.left) and self.left[i] == pos:
+            del self.left[i]
+
+    def choice(self, rng: random.Random):
+        return self.items[rng.choice(self.left)] if self.left else None
+
+
+def max_random_faults(plan: dict) -> int:
+    """The most cabling faults ``random:N`` can put into ``plan``: each one takes at least one host cable of its own."""
+    return sum(1 for c in plan["cables"] if c["kind"] == "host")
+
+
 def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
-    """N cabling faults cycling through every kind, on distinct cables and ports, seeded."""
+    """N cabling faults cycling through every kind, on distinct cables and ports, seeded.
+
+    N is bounded by :func:`max_random_faults`; a draw that cannot place N faults on this plan (the
+    cables a kind needs are all taken) is refused, never returned short. Raises InputErrors.
+    """
+    most = max_random_faults(plan)
+    if not 0 <= n <= most:
+        raise InputErrors(Problem("--faults", f"random:{n}: this plan holds at most {most} cabling faults (one per host cable)",
+                                  f"give random:N with N from 0 to {most}"))
+    out = _draw(plan, n, seed)
+    if len(out) < n:
+        raise InputErrors(Problem("--faults", f"random:{n}: only {len(out)} faults of distinct cables and ports fit this plan "
+                                  f"with seed {seed}", f"give a smaller N (at most {len(out)}) or another --seed"))
+    return out
+
+
+def _draw(plan: dict, n: int, seed: int) -> list[dict]:
+    """The draw of :func:`random_faults` (a kind per attempt, in a seeded order; 20 attempts per fault at most).
+
+    Long because its kinds share the bookkeeping of what is used; the table of kinds is :data:`CABLING`.
+    """
     rng = random.Random(seed)
     used_cables: set[str] = set()
     used_ports: set[tuple[str, str]] = set()
@@ -70,31 +232,41 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
     by_switch: dict[str, list[dict]] = {}
     for c in host:
         by_switch.setdefault(c["b"]["device"], []).append(c)
-    used_by: dict[str, set[str]] = {}
-    for c in plan["cables"]:
-        for end in (c["a"], c["b"]):
-            used_by.setdefault(end["device"], set()).add(end["port"])
-    free_ports = {}
-    for sw in plan["switches"]:
-        used = used_by.get(sw["name"], set())
-        free_ports[sw["name"]] = [p for p in plan["port_map"]["host_ports"] + plan["port_map"]["fabric_ports"] if p not in used]
+    switches = sorted(by_switch)
     servers = [s["name"] for s in plan["servers"]]
+    # what is left to draw from, as the kinds below filter it: host cables (unused, port unused, server's LLDP on)
+    # and servers (none of their cables used, LLDP on)
+    cable_pool, server_pool = _Pool(host), _Pool(servers)
+    server_pos = {s: i for i, s in enumerate(servers)}
+    at_port: dict[tuple[str, str], list[int]] = {}
+    of_server: dict[str, list[int]] = {}
+    for i, c in enumerate(host):
+        at_port.setdefault((c["b"]["device"], c["b"]["port"]), []).append(i)
+        of_server.setdefault(c["a"]["device"], []).append(i)
+    pos = {c["id"]: i for i, c in enumerate(host)}
+    lldp_off_servers: set[str] = set()
+
+    def use_cables(*cables: dict) -> None:
+        for c in cables:
+            used_cables.add(c["id"])
+            cable_pool.discard(pos[c["id"]])
+            if c["a"]["device"] in server_pos:
+                server_pool.discard(server_pos[c["a"]["device"]])
+
+    def use_port(end: tuple[str, str]) -> None:
+        used_ports.add(end)
+        for i in at_port.get(end, ()):
+            cable_pool.discard(i)
+
     kinds = list(CABLING_KINDS)
     rng.shuffle(kinds)
     out: list[dict] = []
-
-    def fresh_cable(pool: list[dict]) -> dict | None:
-        cands = [c for c in pool if c["id"] not in used_cables and (c["b"]["device"], c["b"]["port"]) not in used_ports
-                 and c["a"]["device"] not in lldp_off_servers]
-        return rng.choice(cands) if cands else None
-
-    lldp_off_servers: set[str] = set()
     attempts = 0
     while len(out) < n and attempts < n * 20:
         kind = kinds[attempts % len(kinds)]
         attempts += 1
         if kind == F.SWAP:
-            sw = rng.choice(sorted(by_switch))
+            sw = rng.choice(switches)
             cands = [c for c in by_switch[sw] if c["id"] not in used_cables and c["a"]["device"] not in lldp_off_servers]
             if len(cands) < 2:
                 continue
@@ -102,11 +274,11 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
             if x["a"]["device"] == y["a"]["device"] and x["a"]["port"] == y["a"]["port"]:
                 continue
             out.append({F.SWAP: [x["id"], y["id"]]})
-            used_cables.update((x["id"], y["id"]))
+            use_cables(x, y)
         elif kind == F.MOVE:
             # a cable plugged into the port of another cable of the same switch, that one left out:
             # the classic "wrong port" (a move to a spare port would land on a shut port: a 'down')
-            sw = rng.choice(sorted(by_switch))
+            sw = rng.choice(switches)
             cands = [c for c in by_switch[sw] if c["id"] not in used_cables and c["a"]["device"] not in lldp_off_servers
                      and (sw, c["b"]["port"]) not in used_ports]
             if len(cands) < 2:
@@ -114,13 +286,14 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
             c, d = rng.sample(cands, 2)
             out.append({F.REMOVE: d["id"]})
             out.append({F.MOVE: {"cable": c["id"], "to": {"device": sw, "port": d["b"]["port"]}}})
-            used_cables.update((c["id"], d["id"]))
-            used_ports.update({(sw, c["b"]["port"]), (sw, d["b"]["port"])})
+            use_cables(c, d)
+            use_port((sw, c["b"]["port"]))
+            use_port((sw, d["b"]["port"]))
         elif kind in (F.REMOVE, F.DOWN, F.WRONG_HOST):
-            c = fresh_cable(host)
+            c = cable_pool.choice(rng)
             if not c:
                 continue
-            used_cables.add(c["id"])
+            use_cables(c)
             if kind == F.REMOVE:
                 out.append({F.REMOVE: c["id"]})
             elif kind == F.DOWN:
@@ -131,37 +304,35 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
             # a stray device patched into a port that already has its planned cable: two LLDP
             # neighbours on one port. (An extra cable between two spare ports stays dark: spare
             # ports are shut by the rendered config, so verify cannot see it after a push.)
-            c = fresh_cable(host)
+            c = cable_pool.choice(rng)
             if not c:
                 continue
-            used_cables.add(c["id"])
-            used_ports.add((c["b"]["device"], c["b"]["port"]))
+            use_cables(c)
+            use_port((c["b"]["device"], c["b"]["port"]))
             out.append({F.EXTRA: {"a": {"device": f"lab-stray{len(out) + 1}", "port": "eth0"},
                                   "b": {"device": c["b"]["device"], "port": c["b"]["port"]}}})
         elif kind == F.LLDP_OFF:
-            busy = {c["a"]["device"] for c in host if c["id"] in used_cables}
-            cands = [s for s in servers if s not in busy and s not in lldp_off_servers]
-            if not cands:
+            s = server_pool.choice(rng)
+            if s is None:
                 continue
-            s = rng.choice(cands)
             lldp_off_servers.add(s)
-            used_cables.update(c["id"] for c in host if c["a"]["device"] == s)
+            server_pool.discard(server_pos[s])
+            use_cables(*(host[i] for i in of_server.get(s, ())))
             out.append({F.LLDP_OFF: s})
     return out
 
 
-def apply_faults(model: LabModel, faults: dict) -> list[dict]:
-    """Apply faults to the lab model; return the expected verify findings, one per fault."""
+def apply_faults(model: LabModel, faults: dict, source: str = "faults") -> list[dict]:
+    """Apply faults (checked first: :func:`checked_faults`) to the lab model; return the expected verify findings,
+    one per fault. A fault naming a cable, device or port the plan does not have raises InputErrors, all at once."""
+    faults = checked_faults(faults, source)
     problems: list[Problem] = []
     expected: list[dict] = []
     w = model.wiring
     plan_cables = {c["id"]: c for c in model.plan["cables"]}
     extra_n = 0
     for i, f in enumerate(faults.get("cabling", [])):
-        where = f"faults.cabling[{i}]"
-        if not isinstance(f, dict) or len(f) != 1:
-            problems.append(Problem(where, "each fault is a mapping with one key", f"one of {', '.join(CABLING_KINDS)}"))
-            continue
+        where = f"cabling[{i}]"
         (kind, arg), = f.items()
         try:
             if kind == F.SWAP:
@@ -209,18 +380,14 @@ def apply_faults(model: LabModel, faults: dict) -> list[dict]:
             problems.append(Problem(where, f"{kind}: {exc!s} is not a cable, device or port of this plan"))
     for name, spec in (faults.get("devices") or {}).items():
         if name not in model.switches:
-            problems.append(Problem(f"faults.devices.{name}", "no such switch in the plan"))
+            problems.append(Problem(f"devices.{name}", "no such switch in the plan"))
             continue
-        try:
-            spec = dict(spec or {})
-            if "reject_line" in spec:
-                spec["reject_lines"] = [spec.pop("reject_line")]
-            model.faults[name] = DeviceFaults(**spec)
-        except TypeError as exc:
-            problems.append(Problem(f"faults.devices.{name}", str(exc),
-                                    "refuse_login, banner_delay, no_banner, drop_after, reject_lines, delay, ask_password_change, write_fault (fail, drop, fail_once)"))
+        spec = dict(spec or {})
+        if "reject_line" in spec:
+            spec["reject_lines"] = list(spec.get("reject_lines", [])) + [spec.pop("reject_line")]
+        model.faults[name] = DeviceFaults(**spec)
     if problems:
-        raise InputErrors(problems, "invalid faults")
+        raise _refuse(problems, source)
     # what each fault looks like once the plan's config is pushed (planned ports up, others shut)
     planned = {(e["device"], e["port"]) for c in model.plan["cables"] for e in (c["a"], c["b"])}
     for e in expected:

@@ -7,11 +7,97 @@ both ends are up (admin up on switches, not forced down, the peer's LLDP agent o
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
+from typing_extensions import NotRequired, TypedDict
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
+
+from zcube_deploy.errors import Problem
+from zcube_deploy.plan.model import validation_problems
 from zcube_deploy.vocabulary import FaultKind, FixOp
 
 End = tuple[str, str]  # (device, port)
+
+
+# ---- the shape of each physical action (a verify.json finding's `fix` entries), checked before any is applied
+@with_config(ConfigDict(strict=True, extra="ignore"))  # a plan cable's end may carry more than device and port
+class _End(TypedDict):
+    device: str
+    port: str
+
+
+_OP = ConfigDict(strict=True, extra="forbid")
+
+
+@with_config(_OP)
+class _Move(TypedDict):
+    op: str
+    cable: str
+    to: _End
+    end: NotRequired[Literal["a", "b"]]
+
+
+@with_config(_OP)
+class _Connect(TypedDict):
+    op: str
+    cable: str
+    a: _End
+    b: _End
+
+
+@with_config(_OP)
+class _Cable(TypedDict):
+    op: str
+    cable: str
+
+
+@with_config(_OP)
+class _Port(TypedDict):
+    op: str
+    device: str
+    port: str
+
+
+@with_config(_OP)
+class _Server(TypedDict):
+    op: str
+    server: str
+
+
+@with_config(_OP)
+class _PortKeep(TypedDict):
+    op: str
+    device: str
+    port: str
+    keep: str
+
+
+OPERATION_SHAPES: dict[FixOp, TypeAdapter] = {
+    FixOp.MOVE: TypeAdapter(_Move), FixOp.CONNECT: TypeAdapter(_Connect), FixOp.REMOVE: TypeAdapter(_Cable),
+    FixOp.RESEAT: TypeAdapter(_Port), FixOp.LLDP_ON: TypeAdapter(_Server), FixOp.FIX_HOSTNAME: TypeAdapter(_Cable),
+    FixOp.UNPLUG: TypeAdapter(_Port), FixOp.UNPLUG_EXCEPT: TypeAdapter(_PortKeep)}
+
+
+def operation_problems(ops: object, where: str) -> list[Problem]:
+    """Every shape problem of a list of physical actions (``where``: the data path of the list), none if good."""
+    if not isinstance(ops, list):
+        return [Problem(where, f"expected a list of operations, found {type(ops).__name__}")]
+    problems: list[Problem] = []
+    for i, op in enumerate(ops):
+        at = f"{where}[{i}]"
+        kind = op.get("op") if isinstance(op, dict) else None
+        if not isinstance(kind, str) or kind not in OPERATION_SHAPES:
+            problems.append(Problem(at, f"not a wiring operation: 'op' is {kind!r}" if isinstance(op, dict) else
+                                    f"expected a mapping, found {type(op).__name__}", f"op: one of {', '.join(FixOp)}"))
+            continue
+        try:
+            OPERATION_SHAPES[FixOp(kind)].validate_python(op)
+        except ValidationError as exc:
+            problems += [Problem(p.path, p.message) for p in validation_problems(exc, at)]
+    return problems
 
 
 @dataclass(slots=True)
@@ -30,7 +116,9 @@ class Wiring:
     forced_down: set[End] = field(default_factory=set)
     lldp_off: set[str] = field(default_factory=set)  # servers whose LLDP agent sends nothing
     announced_name: dict[str, str] = field(default_factory=dict)  # cable id -> hostname the NIC end announces
-    _at: dict[End, list[str]] = field(default_factory=dict)
+    # end -> the cable plugged there (its ID), or a tuple of IDs when there are several (an extra cable): one
+    # string per end instead of a list for the 393,216 ends of a 64k fabric
+    _at: dict[End, str | tuple[str, ...]] = field(default_factory=dict)
     generation: int = 0  # bumped by every change (reindex, apply): caches of the protocol model key on it
 
     @classmethod
@@ -48,14 +136,20 @@ class Wiring:
 
     def reindex(self) -> None:
         self.generation += 1
-        at: dict[End, list[str]] = {}
+        at: dict[End, str | tuple[str, ...]] = {}
         for c in self.cables.values():
-            at.setdefault(c.a, []).append(c.id)
-            at.setdefault(c.b, []).append(c.id)
+            for end in (c.a, c.b):
+                had = at.get(end)
+                at[end] = c.id if had is None else ((had,) if isinstance(had, str) else had) + (c.id,)
         self._at = at
 
+    def ids_at(self, end: End) -> tuple[str, ...]:
+        """The IDs of the cables plugged into ``end``, in cable order."""
+        ids = self._at.get(end, ())
+        return (ids,) if isinstance(ids, str) else ids
+
     def cables_at(self, end: End) -> list[Cable]:
-        return [self.cables[i] for i in self._at.get(end, ())]
+        return [self.cables[i] for i in self.ids_at(end)]
 
     def peers(self, end: End) -> list[tuple[Cable, End]]:
         out = []
@@ -89,36 +183,40 @@ class Wiring:
     def apply(self, op: dict) -> None:
         """Apply one physical action (what a technician does after `zcube verify`).
 
-        ops: vocabulary.FixOp (their fields are documented there).
+        ops: vocabulary.FixOp (their fields are documented there; their shapes are ``OPERATION_SHAPES``).
         """
-        kind = op["op"]
         self.generation += 1
-        if kind == FixOp.MOVE:
-            self.move(op["cable"], (op["to"]["device"], op["to"]["port"]), op.get("end", "b"))
-        elif kind == FixOp.CONNECT:
-            self.add(op["cable"], (op["a"]["device"], op["a"]["port"]), (op["b"]["device"], op["b"]["port"]), planned=True)
-        elif kind == FixOp.REMOVE:
-            if op["cable"] in self.cables:
-                self.remove(op["cable"])
-        elif kind == FixOp.RESEAT:
-            self.forced_down.discard((op["device"], op["port"]))
-        elif kind == FixOp.LLDP_ON:
-            self.lldp_off.discard(op["server"])
-        elif kind == FixOp.FIX_HOSTNAME:
-            self.announced_name.pop(op["cable"], None)
-        elif kind == FixOp.UNPLUG:
-            self.remove_at((op["device"], op["port"]))
-        elif kind == FixOp.UNPLUG_EXCEPT:
-            for c in self.cables_at((op["device"], op["port"])):
-                if c.id != op["keep"]:
-                    del self.cables[c.id]
-            self.reindex()
-        else:
-            raise ValueError(f"unknown wiring operation {kind!r}")
+        try:
+            action = _ACTIONS[FixOp(op["op"])]
+        except ValueError:
+            raise ValueError(f"unknown wiring operation {op['op']!r}") from None
+        action(self, op)
+
+    def apply_all(self, ops: object, where: str = "operations") -> int:
+        """Apply a whole list of physical actions, or none: every shape is checked first, then the list is
+        applied to a copy, and only a list that applies whole replaces this wiring. Raises ValueError naming
+        every problem (a bad list changes nothing)."""
+        problems = operation_problems(ops, where)
+        if problems:
+            raise ValueError("; ".join(str(p) for p in problems))
+        trial = self.copy()
+        for i, op in enumerate(ops):  # type: ignore[arg-type]  # a list: checked above
+            try:
+                trial.apply(op)
+            except KeyError as exc:
+                raise ValueError(f"{where}[{i}]: {op['op']}: no cable {exc} in the lab's wiring (nothing applied)") from None
+        vars(self).update(vars(trial))
+        return len(ops)  # type: ignore[arg-type]
+
+    def _unplug_except(self, op: dict) -> None:
+        for c in self.cables_at((op["device"], op["port"])):
+            if c.id != op["keep"]:
+                del self.cables[c.id]
+        self.reindex()
 
     def remove_at(self, end: End) -> list[str]:
         """Remove every cable plugged into ``end`` (an unexpected neighbour); returns their IDs."""
-        ids = list(self._at.get(end, ()))
+        ids = list(self.ids_at(end))
         for i in ids:
             del self.cables[i]
         self.reindex()
@@ -135,3 +233,17 @@ class Wiring:
             FaultKind.LLDP_OFF: sorted(self.lldp_off),
             "announced_name": dict(sorted(self.announced_name.items())),
         }
+
+
+# what each physical action does to the wiring (FixOp -> action)
+_ACTIONS: dict[FixOp, Callable[[Wiring, dict], object]] = {
+    FixOp.MOVE: lambda w, op: w.move(op["cable"], (op["to"]["device"], op["to"]["port"]), op.get("end", "b")),
+    FixOp.CONNECT: lambda w, op: w.add(op["cable"], (op["a"]["device"], op["a"]["port"]), (op["b"]["device"], op["b"]["port"]),
+                                       planned=True),
+    FixOp.REMOVE: lambda w, op: w.remove(op["cable"]) if op["cable"] in w.cables else None,
+    FixOp.RESEAT: lambda w, op: w.forced_down.discard((op["device"], op["port"])),
+    FixOp.LLDP_ON: lambda w, op: w.lldp_off.discard(op["server"]),
+    FixOp.FIX_HOSTNAME: lambda w, op: w.announced_name.pop(op["cable"], None),
+    FixOp.UNPLUG: lambda w, op: w.remove_at((op["device"], op["port"])),
+    FixOp.UNPLUG_EXCEPT: Wiring._unplug_except,
+}

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.inventory import ResolvedInventory
-from zcube_deploy.plan.ipam import cidr, net_bounds, next_pow2, ntoa, prefix_for
+from zcube_deploy.ipv4 import cidr, ntoa
+from zcube_deploy.plan.ipam import net_bounds, next_pow2, prefix_for
 
 
 def plane_layout(S: int, K: int, m: int) -> dict:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from zcube_deploy import __version__
 from zcube_deploy.errors import InputErrors, PlanError, Problem
 from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.plan import addressing as addr
@@ -36,6 +35,7 @@ from zcube_deploy.plan.model import SCHEMA_VERSION
 from zcube_deploy.plan.placement import place_switches
 from zcube_deploy.safety import check_interface, check_name
 from zcube_deploy.topology.sizing import size_fabric
+from zcube_deploy.version import __version__
 
 Stage = Callable[[ResolvedInventory, dict], dict]
 

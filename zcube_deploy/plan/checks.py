@@ -19,7 +19,7 @@ from functools import cached_property
 
 from zcube_deploy.errors import InvariantViolation, Problem
 from zcube_deploy.inventory import ResolvedInventory
-from zcube_deploy.plan.ipam import aton, ntoa
+from zcube_deploy.ipv4 import aton, ntoa
 from zcube_deploy.topology.forwarding import network_from_plan, switch_tables
 
 EXHAUSTIVE_PAIRS = 50_000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zcube_deploy.plan.ipam import ntoa
+from zcube_deploy.ipv4 import ntoa
 from zcube_deploy.topology.forwarding import switch_tables
 
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.inventory import ResolvedInventory
+from zcube_deploy.ipv4 import aton, cidr, ntoa
 from zcube_deploy.plan.addressing import plane_layout
-from zcube_deploy.plan.ipam import aton, cidr, next_pow2, ntoa
+from zcube_deploy.plan.ipam import next_pow2
 
 
 PRIVATE_ASNS = ((64512, 65534), (4200000000, 4294967294))  # RFC 6996

@@ -1,7 +1,9 @@
 """Platforms: everything one network OS knows, in one place per platform.
 
 ``zcube_deploy/platforms/<name>/platform.yaml`` holds a platform's data (the managed scope that
-push owns, the loopback, the secret-bearing keywords masked in files and reports);
+push owns, the loopback, the secret-bearing keywords masked in files and reports), read by
+``zcube_deploy/platform_data.py`` (a base module, so that safety, the catalogs and the inventory
+know the platforms without importing this registry; its names are part of the registry's API);
 ``zcube_deploy/platforms/<name>/__init__.py`` its code: the syntax facts, the neutral parse of its
 configuration text (:func:`config_facts`), the NAPALM driver name, what verify runs and how it
 reads it, the simulated switch of the lab. Nothing outside ``platforms/`` names a platform's
@@ -15,45 +17,30 @@ own template path (RGOS, with its hier_config self-check).
 
 from __future__ import annotations
 
-from functools import lru_cache
+import importlib
 from typing import Callable
-from pathlib import Path
 
-import yaml
-
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.platform_data import DEFAULT_PLATFORM, PLATFORMS_DIR, catalog_defaults, known_platforms, platform_data
 from zcube_deploy.platforms.facts import ConfigFacts
 
-_HERE = Path(__file__).resolve().parent
-DEFAULT_PLATFORM = "ruijie_rgos"  # what an inventory gets when it names none (inventory/models.py)
+__all__ = ["DEFAULT_PLATFORM", "catalog_defaults", "config_facts", "config_readers", "known_platforms", "napalm_driver",
+           "platform_data", "platform_module", "require_device_access", "simulator", "switch_renderer"]
 
 
-def known_platforms() -> list[str]:
-    """Every platform folder (a Python package under platforms/)."""
-    return sorted(p.parent.name for p in _HERE.glob("*/__init__.py"))
+def platform_module(name: str, part: str = ""):
+    """The code of platform ``name`` (its parsers into neutral facts); ``part="lab"``: its simulated switch.
 
-
-@lru_cache(maxsize=None)
-def platform_data(name: str) -> dict:
-    """The data file of platform ``name`` ({} when it has none; a KeyError names the platforms that exist)."""
-    if name not in known_platforms():
-        raise KeyError(f"unknown platform {name!r}; known: {', '.join(known_platforms())}")
-    path = _HERE / name / "platform.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
-
-
-def catalog_defaults(name: str) -> dict:
-    """What a catalog entry of platform ``name`` gets for the fields it leaves out ({} for a platform without data)."""
-    if not (_HERE / name / "platform.yaml").is_file():
-        return {}
-    return platform_data(name).get("catalog_defaults") or {}
-
-
-def platform_module(name: str):
-    """The code of platform ``name`` (its parsers into neutral facts)."""
-    import importlib
-
+    The one dynamic import of the package (tests/test_layers.py): the registry reaches the platforms'
+    code by name, so nothing below it imports a platform package, and no platform package imports
+    its simulator (which sits a layer above it, docs/layout.md).
+    """
     platform_data(name)  # a clear KeyError for an unknown platform
-    return importlib.import_module(f"zcube_deploy.platforms.{name}")
+    return importlib.import_module(f"zcube_deploy.platforms.{name}" + (f".{part}" if part else ""))
+
+
+def _simulates(name: str) -> bool:
+    return (PLATFORMS_DIR / name / "lab" / "__init__.py").is_file()
 
 
 def switch_renderer(platform: str) -> tuple[str, Callable[[dict, dict], str]] | None:
@@ -68,8 +55,6 @@ def switch_renderer(platform: str) -> tuple[str, Callable[[dict, dict], str]] | 
 
 def require_device_access(name: str) -> None:
     """Refuse (exit 2) a push or verify on a platform without a NAPALM driver and verify commands."""
-    from zcube_deploy.errors import InputErrors, Problem
-
     module = platform_module(name)
     if not (hasattr(module, "NAPALM_DRIVER") and hasattr(module, "VERIFY_COMMANDS")):
         able = [p for p in known_platforms() if hasattr(platform_module(p), "NAPALM_DRIVER")]
@@ -86,14 +71,12 @@ def napalm_driver(name: str):
 
 
 def simulator(name: str):
-    """The simulated switch of platform ``name`` that the lab runs (``platforms/<name>/lab``)."""
-    from zcube_deploy.errors import InputErrors, Problem
-
-    module = platform_module(name) if name in known_platforms() else None
-    if module is None or not hasattr(module, "simulator"):
+    """The simulated switch of platform ``name`` that the lab runs (the package ``platforms/<name>/lab``,
+    imported on demand: it is large)."""
+    if name not in known_platforms() or not _simulates(name):
         raise InputErrors(Problem("cluster.platform", f"the lab has no simulated switch for platform {name!r}",
-                                  f"the lab simulates: {', '.join(p for p in known_platforms() if hasattr(platform_module(p), 'simulator'))}"))
-    return module.simulator()
+                                  f"the lab simulates: {', '.join(p for p in known_platforms() if _simulates(p))}"))
+    return platform_module(name, "lab")
 
 
 def config_facts(name: str, text: str) -> ConfigFacts:

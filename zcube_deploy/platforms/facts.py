@@ -51,3 +51,23 @@ class ConfigFacts:
     def routes(self) -> list[tuple[str, str | None]]:
         """``[("net/len", next hop or None), ...]``, one per static route."""
         return list(zip(self.route_prefixes, self.route_next_hops))
+
+
+class UnreadableOutput(ValueError):
+    """A switch's output that its platform's reader cannot take (e.g. a hand-edited recording with an
+    address octet over 255): the command, the line (1-based; 0 when not known), the line's text and why.
+    Offline verify reports it as bad input (exit 2, the file and line), a live run as that switch's error."""
+
+    def __init__(self, command: str, line: int, text: str, why: str):
+        self.command, self.line, self.text, self.why = command, line, text, why
+        super().__init__(f"`{command}` line {line}: {why} ({text.strip()[:120]!r})")
+
+
+def line_number(text: str, line: str) -> int:
+    """The 1-based number of the first line of ``text`` equal to ``line`` once stripped (0 when none): where
+    a reader that failed on ``line`` points (only on that error path: the readers do not count lines)."""
+    want = line.strip()
+    for i, raw in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), start=1):
+        if raw.strip() == want:
+            return i
+    return 0

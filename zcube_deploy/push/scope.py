@@ -67,25 +67,44 @@ class ManagedScope:
 
     def owns(self, line: str) -> bool:
         """Is the top-level config line ``line`` (with its sub-commands) inside the scope?"""
+        return self.why_not(line) is None
+
+    def why_not(self, line: str) -> str | None:
+        """None when the top-level line ``line`` is inside the scope; else the rule that leaves it out, in words."""
         for i, rule in enumerate(self.rules):
             m = rule.match.search(line)
             if not m:
                 continue
             test = rule.owned
+            said = _Said(rule)
             if test == "always":
-                return True
+                return None
             if test == "planned_interface":
-                return _norm(m.group("interface")) in self.interfaces
+                return None if _norm(m.group("interface")) in self.interfaces else f"{said}: not a port the plan names"
             if test == "route_in_pools":
                 try:
                     net = IPv4Network(f"{m.group('network')}/{m.group('mask')}", strict=False)
                 except ValueError:
-                    return False
-                return any(net.subnet_of(p) for p in self.pools)
+                    return f"{said}: not a network and mask"
+                if any(net.subnet_of(p) for p in self.pools):
+                    return None
+                return f"{said}: {net} lies outside the plan's pools ({', '.join(map(str, self.pools))})"
             if test == "rendered_section":
-                return i in self.intended_sections
-            return _key(line) in self.intended_keys
-        return False
+                return None if i in self.intended_sections else f"{said}: the plan renders no such section"
+            if _key(line) in self.intended_keys:
+                return None
+            return f"{said}: the plan renders no line with its key (the line without its last word)"
+        return "no rule of the managed scope matches it"
+
+
+class _Said:
+    """A rule named in a refusal (built only when a refusal is worded: owns() runs for every line of a config)."""
+
+    def __init__(self, rule: ScopeRule):
+        self.rule = rule
+
+    def __format__(self, spec: str) -> str:
+        return f"rule `{self.rule.match.pattern}` ({self.rule.owned})"
 
 
 def _norm(interface: str) -> str:

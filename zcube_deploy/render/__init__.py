@@ -18,9 +18,9 @@ from zcube_deploy.plan.consistency import View, server_row, switch_row
 from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import switch_renderer
-from zcube_deploy.render.jinja import template
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view, sysctl_view
+from zcube_deploy.templating import template
 
 # what rendering reads of a plan (the cable list, the largest part, is not needed)
 PLAN_FIELDS = projection(

@@ -13,7 +13,7 @@ import ipaddress
 from functools import lru_cache
 
 from zcube_deploy.errors import RenderError
-from zcube_deploy.plan.ipam import dotted_mask
+from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.platforms import known_platforms, platform_module
 from zcube_deploy.safety import DESCRIPTIONS_RE, check_description, check_interface, check_name
 

@@ -2,7 +2,7 @@
 
 - :func:`switch_tables` is the one interface to a plan's switch forwarding state: per switch, the
   entries ``(network, prefix len, next hops, source)`` that its routing section's ``mode`` yields
-  (mode static: the configured static routes; mode bgp: the converged best paths of plan/bgp.py).
+  (mode static: the configured static routes; mode bgp: the converged best paths of topology/bestpaths.py).
   Consumers ask it instead of reading ``switches[].routes`` (a mode-static detail) themselves.
 - :func:`host_tables` is the same for the NIC ports' policy tables (``servers[].nics[].routes``).
 - :func:`reconverges` is the one difference of failure behaviour between routing kinds that the
@@ -20,6 +20,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from typing import NamedTuple
+
+from zcube_deploy.ipv4 import MASKS, aton, ntoa
+from zcube_deploy.topology.bestpaths import best_routes, plan_sessions
 
 ROUTING_KINDS = ("static", "bgp")
 RECONVERGING_KINDS = frozenset({"bgp"})  # kinds whose switches recompute their entries after a failure
@@ -39,8 +42,6 @@ class Entry(NamedTuple):
 
     @property
     def prefix(self) -> str:
-        from zcube_deploy.plan.ipam import ntoa
-
         return f"{ntoa(self.network)}/{self.prefix_len}"
 
 
@@ -56,8 +57,6 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
     a computed kind (mode bgp) to destinations within that many switch hops (1: the direct paths);
     a configured table (mode static) is returned whole, every route of it being a direct path.
     """
-    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
-
     mode = routing["mode"]
     if mode == "static":
         out: dict[str, list[Entry]] = {}
@@ -65,12 +64,10 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
             rows = out[sw["name"]] = []
             for rt in sw["routes"]:
                 net, plen = rt["prefix"].split("/")
-                rows.append(_new_entry(Entry, (_aton(net), int(plen), (_aton(rt["next_hop"]),),
+                rows.append(_new_entry(Entry, (aton(net), int(plen), (aton(rt["next_hop"]),),
                                                "static-fallback" if rt.get("fallback") else "static")))
         return out
     if mode == "bgp":
-        from zcube_deploy.plan.bgp import best_routes, plan_sessions
-
         best = best_routes(*plan_sessions(switches), max_as_path=max_as_path)
         return {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
     raise ValueError(f"routing mode {mode!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
@@ -99,8 +96,6 @@ def pinned_tables(routing: dict, switches: list[dict]) -> dict[str, list[Entry]]
 def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], list[tuple[int, int, int, int, str]]]:
     """Per (server, NIC port): its policy table as (network, prefix len, gateway, metric, device),
     in plan order (device: the port the route leaves on, by default the NIC port itself)."""
-    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
-
     out = {}
     prefixes: dict[str, tuple[int, int]] = {}  # a destination is shared by the ports of a group and plane: read once
     gateways: dict[str, int] = {}  # a port's routes share one or two gateways
@@ -113,10 +108,10 @@ def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], li
                 dest = prefixes.get(to)
                 if dest is None:
                     net, plen = to.split("/")
-                    dest = prefixes[to] = (_aton(net), int(plen))
+                    dest = prefixes[to] = (aton(net), int(plen))
                 gw = gateways.get(via)
                 if gw is None:
-                    gw = gateways[via] = _aton(via)
+                    gw = gateways[via] = aton(via)
                 rows.append((dest[0], dest[1], gw, rt["metric"], rt.get("dev", port)))
     return out
 
@@ -127,21 +122,19 @@ def network_from_plan(routing: dict, switches: list[dict], nics: dict[str, list[
     ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`);
     ``sources``: when given, only these (server, port) get their policy tables (a walk reads the
     table of its source port alone; every port still owns its address)."""
-    from zcube_deploy.plan.ipam import aton as _aton  # fast, socket-based (imported here: plan imports this module)
-
     net = Network()
     if tables is None:
         tables = switch_tables(routing, switches, max_as_path)
     for sw in switches:
         routes = [(e[0], e[1], nh) for e in tables[sw["name"]] for nh in e[2]]
-        net.add_switch(sw["name"], [(i["name"], _aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
+        net.add_switch(sw["name"], [(i["name"], aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
     if sources is not None:
         hosts = host_tables({server: [nic for nic in entries if (server, nic["port"]) in sources] for server, entries in nics.items()})
     else:
         hosts = host_tables(nics)
     for server, entries in nics.items():
         for nic in entries:
-            net.add_host_port(server, nic["port"], _aton(nic["address"]), hosts.get((server, nic["port"]), []))
+            net.add_host_port(server, nic["port"], aton(nic["address"]), hosts.get((server, nic["port"]), []))
     return net
 
 
@@ -160,8 +153,7 @@ class Network:
         for port, addr, plen in interfaces:
             self.owner[addr] = name
             self.port_of[addr] = (name, port)
-            mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-            conn.setdefault(plen, set()).add(addr & mask)
+            conn.setdefault(plen, set()).add(addr & MASKS[plen])
         table: dict[int, dict[int, list[int]]] = defaultdict(dict)
         for net, plen, nh in routes:
             table[plen].setdefault(net, []).append(nh)
@@ -179,14 +171,13 @@ class Network:
 
     def connected_to(self, device: str, addr: int) -> bool:
         for plen, nets in self.connected[device].items():
-            if addr & ((0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF) in nets:
+            if addr & MASKS[plen] in nets:
                 return True
         return False
 
     def lookup(self, device: str, dst: int) -> list[int]:
         for plen, nets in self.tables[device].items():
-            mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-            hops = nets.get(dst & mask)
+            hops = nets.get(dst & MASKS[plen])
             if hops is not None:
                 return hops
         return []

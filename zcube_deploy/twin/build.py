@@ -1,7 +1,7 @@
 """``zcube twin up`` and ``zcube twin down``: build the twin of a plan and remove every trace of it.
 
-Order of ``up`` (each step measured in twin.json["timings"]): render the host files and the FRR
-configs; raise the ARP-table limits of the initial namespace (the neighbour table is global,
+Order of ``up`` (``prepare``, then the named ``STEPS``, each measured in twin.json["timings"]):
+render the host files and the FRR configs; raise the ARP-table limits of the initial namespace (the neighbour table is global,
 pitfall 1); create the namespaces; set the switches' and servers' sysctls (before the veths exist,
 so they inherit ``conf.default``); create one veth pair per cable, each end directly in its
 namespace with a unique ifindex (pitfall 4); configure every server from its rendered netplan and
@@ -20,11 +20,14 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
+from zcube_deploy.render import render_all
 from zcube_deploy.topology.forwarding import switch_tables
 from zcube_deploy.twin import hostfiles, netns
 from zcube_deploy.twin.names import device_names
@@ -101,34 +104,44 @@ def _bgp_sessions(plan: dict) -> int:
     return sum(1 for sw in plan["switches"] for i in sw["interfaces"] if i["kind"] == "fabric") // 2
 
 
-def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = None, log=print) -> dict:
-    """Build the twin of ``plan`` in ``out_dir``; returns the twin description (also DIR/twin.json)."""
-    require_support()
-    from zcube_deploy.render import render_all
+@dataclass
+class Build:
+    """One `twin up`: the plan, where everything goes, and what the steps share."""
 
-    out = Path(out_dir).resolve()
+    plan: dict
+    out: Path
+    mode: str                                   # the plan's routing mode
+    names: dict[str, dict[str, str]]            # device -> plan port -> Linux interface name
+    ns_of: dict[str, str]                       # device -> its namespace
+    run_dirs: dict[str, Path]                   # switch -> FRR's run directory
+    host_cmds: dict[str, list[str]]             # server -> `ip -batch` lines of its netplan file
+    host_sysctls: dict[str, list[tuple[str, str]]]
+    links: list[dict]
+    state: dict = field(default_factory=dict)   # twin.json
+
+    @property
+    def switches(self) -> list[dict]:
+        return self.plan["switches"]
+
+    @property
+    def servers(self) -> list[dict]:
+        return self.plan["servers"]
+
+
+def _refuse_running(out: Path) -> None:
     if (out / TWIN_FILE).exists():
         state = json.loads((out / TWIN_FILE).read_text())
         if any(ns in netns.existing_namespaces() for ns in state.get("namespaces", {}).values()):
             raise InputErrors(Problem(str(out / TWIN_FILE), "a twin is already running from this folder",
                                       f"remove it first: zcube twin down {out}"))
-    out.mkdir(parents=True, exist_ok=True)
-    timings: dict[str, float] = {}
-    t_all = t0 = time.monotonic()
-    mode = frr.routing_mode(plan)
-    render_all(plan, out / "rendered")
+
+
+def prepare(plan: dict, out: Path, slow: dict | None, prefix: str, run_base: Path) -> Build:
+    """Every switch's FRR config (DIR/frr/<switch>/frr.conf and its run directory), the servers' rendered
+    netplan and sysctl files read back, every veth end numbered."""
     names = port_names(plan)
-    sessions = _bgp_sessions(plan) if mode == "bgp" else 0
-    slow = SLOW_BFD if (mode == "bgp" and (slow_bfd if slow_bfd is not None else sessions > SLOW_BFD_ABOVE_SESSIONS)) else None
-    prefix = _new_prefix()
     switches, servers = plan["switches"], plan["servers"]
-    ns_of = {d["name"]: prefix + d["name"] for d in switches + servers}
     run_dirs = {}
-    # FRR runs as user frr: its run directories live under /run (reachable by frr whatever DIR's permissions are);
-    # the configurations are also written to DIR/frr/<switch>/frr.conf and the logs copied there by `down`
-    run_base = RUN_BASE / prefix.rstrip("-")
-    RUN_BASE.mkdir(mode=0o755, exist_ok=True)
-    run_base.mkdir(mode=0o755)
     for sw in switches:
         rd = run_base / sw["name"]
         text = frr.render_switch(plan, sw, names[sw["name"]].__getitem__, slow)
@@ -143,8 +156,6 @@ def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = 
         host_cmds[srv["name"]], host_sysctls[srv["name"]] = cmds, sysctls
         problems += p + q
     hostfiles.check(problems)
-    timings["render_ms"] = _ms(t0)
-
     links = _links(plan)
     idx = IFINDEX_BASE
     for l in links:
@@ -153,81 +164,146 @@ def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = 
             e["ifname"] = names[e["device"]][e["port"]]
             e["ifindex"] = idx
             idx += 1
-    state = {
-        "version": 1, "plan": str((Path(plan_path) / "plan.json" if Path(plan_path).is_dir() else Path(plan_path)).resolve()), "cluster": plan["cluster"]["name"], "mode": mode,
-        "prefix": prefix, "dir": str(out), "run_base": str(run_base),
-        "namespaces": dict(sorted(ns_of.items())),
-        "interfaces": names,
-        "links": links,
-        "switches": {sw["name"]: {"netns": ns_of[sw["name"]], "run_dir": str(run_dirs[sw["name"]]), "asn": sw.get("asn"),
-                                  "pids": {}} for sw in switches},
-        "bfd": ({"plan": plan["routing"]["bfd"], "others": slow,
-                 "note": (f"{sessions} BFD sessions: the twin runs them at {slow['interval_ms']} ms x {slow['multiplier']} "
-                          "and puts each session under test on the plan's profile while it is tested") if slow else
-                 f"all {sessions} sessions at the plan's profile"} if mode == "bgp" else None),
+    return Build(plan, out, frr.routing_mode(plan), names, {d["name"]: prefix + d["name"] for d in switches + servers},
+                 run_dirs, host_cmds, host_sysctls, links)
+
+
+def _bfd_state(plan: dict, mode: str, slow: dict | None) -> dict | None:
+    if mode != "bgp":
+        return None
+    sessions = _bgp_sessions(plan)
+    note = (f"{sessions} BFD sessions: the twin runs them at {slow['interval_ms']} ms x {slow['multiplier']} "
+            "and puts each session under test on the plan's profile while it is tested") if slow else \
+        f"all {sessions} sessions at the plan's profile"
+    return {"plan": plan["routing"]["bfd"], "others": slow, "note": note}
+
+
+def initial_state(b: Build, plan_path: str, prefix: str, run_base: Path, slow: dict | None, timings: dict) -> dict:
+    """twin.json as it is written before the first namespace exists (so that `down` can clean up a failed build)."""
+    return {
+        "version": 1, "plan": str((Path(plan_path) / "plan.json" if Path(plan_path).is_dir() else Path(plan_path)).resolve()),
+        "cluster": b.plan["cluster"]["name"], "mode": b.mode,
+        "prefix": prefix, "dir": str(b.out), "run_base": str(run_base),
+        "namespaces": dict(sorted(b.ns_of.items())),
+        "interfaces": b.names,
+        "links": b.links,
+        "switches": {sw["name"]: {"netns": b.ns_of[sw["name"]], "run_dir": str(b.run_dirs[sw["name"]]), "asn": sw.get("asn"),
+                                  "pids": {}} for sw in b.switches},
+        "bfd": _bfd_state(b.plan, b.mode, slow),
         "host_sysctls_saved": {}, "timings": timings, "state": "building",
     }
-    _save(out, state)
+
+
+def step_namespaces(b: Build) -> None:
+    """The machine's ARP-table limits raised (kept to restore), then every namespace in one batch."""
+    b.state["host_sysctls_saved"] = _raise_arp_limits()
+    _save(b.out, b.state)
+    netns.batch([f"netns add {n}" for n in b.ns_of.values()])
+
+
+def step_sysctls(b: Build) -> None:
+    """Switches' and servers' sysctls, before the veths exist so that they inherit ``conf.default``."""
+    for sw in b.switches:
+        netns.set_sysctls(b.ns_of[sw["name"]], SWITCH_SYSCTLS)
+    for srv in b.servers:
+        netns.set_sysctls(b.ns_of[srv["name"]], SERVER_BASE_SYSCTLS)
+        # like systemd-sysctl at boot: before the NICs appear (conf.default reaches them) ...
+        netns.set_sysctls(b.ns_of[srv["name"]], b.host_sysctls[srv["name"]], strict=False)
+
+
+def step_veths(b: Build) -> None:
+    """One veth pair per cable, each end created in its namespace with its own ifindex (switch ends at the plan's MTU)."""
+    mtu = b.plan["settings"].get("switch_mtu", 9216)
+    switch_names = {s["name"] for s in b.switches}
+    lines = []
+    for l in b.links:
+        a, z = l["a"], l["b"]
+        ma = f" mtu {mtu}" if a["device"] in switch_names else ""
+        mz = f" mtu {mtu}" if z["device"] in switch_names else ""
+        lines.append(f"link add {a['ifname']} index {a['ifindex']} netns {b.ns_of[a['device']]}{ma} type veth "
+                     f"peer name {z['ifname']} index {z['ifindex']} netns {b.ns_of[z['device']]}{mz}")
+    netns.batch(lines)
+
+
+def step_configure(b: Build) -> None:
+    """Links up; every server configured from its netplan file (``ip -batch``), its sysctls set again."""
+    per_ns = {}
+    for sw in b.switches:
+        per_ns[b.ns_of[sw["name"]]] = ["link set dev lo up"] + [f"link set dev {b.names[sw['name']][i['name']]} up" for i in sw["interfaces"]]
+    for srv in b.servers:
+        per_ns[b.ns_of[srv["name"]]] = ["link set dev lo up"] + b.host_cmds[srv["name"]]
+    netns.batches(per_ns)
+    for srv in b.servers:  # ... and again once they exist (udev re-applies per-interface keys)
+        absent = netns.set_sysctls(b.ns_of[srv["name"]], b.host_sysctls[srv["name"]], strict=False)
+        if absent:
+            raise InputErrors(Problem(f"hosts/{srv['name']}.sysctl.conf", f"no such setting in the twin: {', '.join(absent[:5])}"))
+
+
+def step_frr_start(b: Build) -> None:
+    errors = runtime.start([(b.ns_of[sw["name"]], b.run_dirs[sw["name"]]) for sw in b.switches], frr.daemons(b.plan))
+    for sw in b.switches:
+        b.state["switches"][sw["name"]]["pids"] = runtime.pids(b.run_dirs[sw["name"]])
+    _save(b.out, b.state)
+    if errors:
+        raise netns.TwinSystemError("FRR did not start:\n  " + "\n  ".join(errors[:10]))
+
+
+def step_converge(b: Build) -> None:
+    left = wait_converged(b.plan, b.state)
+    if left:
+        raise netns.TwinSystemError("routes did not converge within the time limit: " + "; ".join(left[:5]))
+
+
+# each step timed into twin.json["timings"] as "<name>_ms"
+STEPS: list[tuple[str, Callable[[Build], None]]] = [
+    ("namespaces", step_namespaces),
+    ("sysctls", step_sysctls),
+    ("veths", step_veths),
+    ("configure", step_configure),
+    ("frr_start", step_frr_start),
+    ("converge", step_converge),
+]
+
+
+def up(plan: dict, plan_path: str, out_dir: str | Path, slow_bfd: bool | None = None, log=print) -> dict:
+    """Build the twin of ``plan`` in ``out_dir``; returns the twin description (also DIR/twin.json).
+
+    Render the plan, ``prepare``, write twin.json, then STEPS in order; a step that fails marks the twin
+    failed and takes down whatever was built."""
+    require_support()
+    out = Path(out_dir).resolve()
+    _refuse_running(out)
+    out.mkdir(parents=True, exist_ok=True)
+    timings: dict[str, float] = {}
+    t_all = t0 = time.monotonic()
+    render_all(plan, out / "rendered")
+    mode = frr.routing_mode(plan)
+    sessions = _bgp_sessions(plan) if mode == "bgp" else 0
+    slow = SLOW_BFD if (mode == "bgp" and (slow_bfd if slow_bfd is not None else sessions > SLOW_BFD_ABOVE_SESSIONS)) else None
+    prefix = _new_prefix()
+    # FRR runs as user frr: its run directories live under /run (reachable by frr whatever DIR's permissions are);
+    # the configurations are also written to DIR/frr/<switch>/frr.conf and the logs copied there by `down`
+    run_base = RUN_BASE / prefix.rstrip("-")
+    RUN_BASE.mkdir(mode=0o755, exist_ok=True)
+    run_base.mkdir(mode=0o755)
+    b = prepare(plan, out, slow, prefix, run_base)
+    timings["render_ms"] = _ms(t0)
+    b.state = initial_state(b, plan_path, prefix, run_base, slow, timings)
+    _save(out, b.state)
     try:
-        t0 = time.monotonic()
-        state["host_sysctls_saved"] = _raise_arp_limits()
-        _save(out, state)
-        netns.batch([f"netns add {n}" for n in ns_of.values()])
-        timings["namespaces_ms"] = _ms(t0)
-        t0 = time.monotonic()
-        for sw in switches:
-            netns.set_sysctls(ns_of[sw["name"]], SWITCH_SYSCTLS)
-        for srv in servers:
-            netns.set_sysctls(ns_of[srv["name"]], SERVER_BASE_SYSCTLS)
-            # like systemd-sysctl at boot: before the NICs appear (conf.default reaches them) ...
-            netns.set_sysctls(ns_of[srv["name"]], host_sysctls[srv["name"]], strict=False)
-        timings["sysctls_ms"] = _ms(t0)
-        t0 = time.monotonic()
-        mtu = plan["settings"].get("switch_mtu", 9216)
-        switch_names = {s["name"] for s in switches}
-        lines = []
-        for l in links:
-            a, b = l["a"], l["b"]
-            ma = f" mtu {mtu}" if a["device"] in switch_names else ""
-            mb = f" mtu {mtu}" if b["device"] in switch_names else ""
-            lines.append(f"link add {a['ifname']} index {a['ifindex']} netns {ns_of[a['device']]}{ma} type veth "
-                         f"peer name {b['ifname']} index {b['ifindex']} netns {ns_of[b['device']]}{mb}")
-        netns.batch(lines)
-        timings["veths_ms"] = _ms(t0)
-        t0 = time.monotonic()
-        per_ns = {}
-        for sw in switches:
-            per_ns[ns_of[sw["name"]]] = ["link set dev lo up"] + [f"link set dev {names[sw['name']][i['name']]} up" for i in sw["interfaces"]]
-        for srv in servers:
-            per_ns[ns_of[srv["name"]]] = ["link set dev lo up"] + host_cmds[srv["name"]]
-        netns.batches(per_ns)
-        for srv in servers:  # ... and again once they exist (udev re-applies per-interface keys)
-            absent = netns.set_sysctls(ns_of[srv["name"]], host_sysctls[srv["name"]], strict=False)
-            if absent:
-                raise InputErrors(Problem(f"hosts/{srv['name']}.sysctl.conf", f"no such setting in the twin: {', '.join(absent[:5])}"))
-        timings["configure_ms"] = _ms(t0)
-        t0 = time.monotonic()
-        errors = runtime.start([(ns_of[sw["name"]], run_dirs[sw["name"]]) for sw in switches], frr.daemons(plan))
-        for sw in switches:
-            state["switches"][sw["name"]]["pids"] = runtime.pids(run_dirs[sw["name"]])
-        _save(out, state)
-        if errors:
-            raise netns.TwinSystemError("FRR did not start:\n  " + "\n  ".join(errors[:10]))
-        timings["frr_start_ms"] = _ms(t0)
-        t0 = time.monotonic()
-        left = wait_converged(plan, state)
-        timings["converge_ms"] = _ms(t0)
-        if left:
-            raise netns.TwinSystemError("routes did not converge within the time limit: " + "; ".join(left[:5]))
+        for name, step in STEPS:
+            t0 = time.monotonic()
+            step(b)
+            timings[f"{name}_ms"] = _ms(t0)
         timings["total_ms"] = _ms(t_all)
-        state["state"] = "up"
-        _save(out, state)
+        b.state["state"] = "up"
+        _save(out, b.state)
     except BaseException:
-        state["state"] = "failed"
-        _save(out, state)
+        b.state["state"] = "failed"
+        _save(out, b.state)
         down(out, log=lambda *_: None)
         raise
-    return state
+    return b.state
 
 
 def expected_routes(plan: dict) -> dict[str, tuple[str, set[str]]]:
@@ -257,8 +333,6 @@ def installed_routes(ns: str, proto: str = "") -> set[str]:
 def fib(ns: str) -> list[str]:
     """The switch's IPv4 main table as text without kernel object ids: routes and every nexthop."""
     p = subprocess.run(["nsenter", f"--net={netns.NETNS_DIR / ns}", "ip", "-4", "route", "show"], capture_output=True, text=True)
-    import re
-
     return sorted(re.sub(r" nhid \d+", "", l).strip() for l in p.stdout.splitlines() if "linkdown" not in l)
 
 

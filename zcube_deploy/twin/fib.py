@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 import threading
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from zcube_deploy.twin.netns import NETNS_DIR
@@ -140,8 +141,47 @@ def _dead_prefix(t: dict[tuple[str, str], tuple], prefixes: set[str]) -> bool:
     return any(p in prefixes and nh for (p, _), nh in t.items())
 
 
+@dataclass(frozen=True)
+class Timeline:
+    """Epoch times of a FIB's convergence after a failure (None: never got there), overall or for one switch."""
+
+    next_hops: float | None        # from then on no live next hop to a dead address
+    prefixes: float | None         # from then on no dead switch's prefix held
+    last_change: float | None      # the last route change of any kind
+    per_switch: dict[str, Timeline] = field(default_factory=dict)
+
+
+def _switch_timeline(t: dict[tuple[str, str], tuple], evs: list, d: set[str], prefixes: set[str], t_fail: float,
+                     clean_at_end: bool) -> Timeline:
+    """One switch's replay (see ``timeline``)."""
+    next_hops = None if _dead_next_hop(t, d) else t_fail
+    pfx = None if _dead_prefix(t, prefixes) else t_fail
+    last = None
+    for ts, _prefix, deleted, lines in evs:
+        if ts < t_fail:
+            continue
+        key = _route_key(lines)
+        if deleted:
+            t.pop(key, None)
+        else:
+            t[key] = tuple(sorted(_nexthops(lines)))
+        last = ts
+        if _dead_next_hop(t, d):
+            next_hops = None
+        elif next_hops is None:
+            next_hops = ts
+        if _dead_prefix(t, prefixes):
+            pfx = None
+        elif pfx is None:
+            pfx = ts
+    if clean_at_end:
+        next_hops = t_fail if next_hops is None else next_hops
+        pfx = t_fail if pfx is None else pfx
+    return Timeline(next_hops, pfx, last)
+
+
 def timeline(start: dict[str, dict[tuple[str, str], tuple]], events: dict[str, list], dead: dict[str, set[str]],
-             prefixes: set[str], t_fail: float, end_clean: dict[str, bool] | None = None) -> dict:
+             prefixes: set[str], t_fail: float, end_clean: dict[str, bool] | None = None) -> Timeline:
     """Replay each switch's route events onto its table read before the failure.
 
     Per switch and overall (the latest switch; None when one never got there): ``next_hops``, the last time
@@ -153,47 +193,12 @@ def timeline(start: dict[str, dict[tuple[str, str], tuple]], events: dict[str, l
     whether its table read at the end is clean; a switch clean at the end whose replay is not was cleaned
     without a route event: the kernel skips a ``linkdown`` next hop from the moment of the carrier loss and
     says nothing (static routes over a cut link stay that way), so it counts as clean at the failure time."""
-    per = {}
-    for sw, evs in events.items():
-        t = dict(start.get(sw, {}))
-        d = dead.get(sw, set())
-        at = {"next_hops": None if _dead_next_hop(t, d) else t_fail, "prefixes": None if _dead_prefix(t, prefixes) else t_fail}
-        last = None
-        for ts, _prefix, deleted, lines in evs:
-            if ts < t_fail:
-                continue
-            key = _route_key(lines)
-            if deleted:
-                t.pop(key, None)
-            else:
-                t[key] = tuple(sorted(_nexthops(lines)))
-            last = ts
-            for what, dirty in (("next_hops", _dead_next_hop(t, d)), ("prefixes", _dead_prefix(t, prefixes))):
-                if dirty:
-                    at[what] = None
-                elif at[what] is None:
-                    at[what] = ts
-        if end_clean and end_clean.get(sw):
-            at = {k: (t_fail if v is None else v) for k, v in at.items()}
-        per[sw] = {**at, "last_change": last}
+    per = {sw: _switch_timeline(dict(start.get(sw, {})), evs, dead.get(sw, set()), prefixes, t_fail, bool(end_clean and end_clean.get(sw)))
+           for sw, evs in events.items()}
 
-    def latest(what):
-        xs = [v[what] for v in per.values()]
+    def latest(xs: list[float | None]) -> float | None:
         return None if any(x is None for x in xs) else max(xs, default=t_fail)
 
-    return {"per_switch": per, "next_hops": latest("next_hops"), "prefixes": latest("prefixes"),
-            "last_change": max([v["last_change"] for v in per.values() if v["last_change"] is not None], default=None)}
-
-
-def converged_at(end: dict[str, dict[str, tuple]], events: dict[str, list], dead: dict[str, set[str]],
-                 prefixes: set[str], t_fail: float, start: dict[str, dict[tuple[str, str], tuple]] | None = None) -> float | None:
-    """Epoch time from which no surviving switch holds a dead next hop or a dead prefix, when the tables read
-    at the end are clean (None: still a dead next hop or prefix at the end). With ``start`` (the tables before
-    the failure) the events are replayed (``timeline``); without, the time of the last change."""
-    if not is_clean(end, dead, prefixes):
-        return None
-    if start is not None:
-        tl = timeline(start, events, dead, prefixes, t_fail)
-        return None if tl["next_hops"] is None or tl["prefixes"] is None else max(tl["next_hops"], tl["prefixes"])
-    times = [ts for evs in events.values() for ts, *_ in evs if ts >= t_fail]
-    return max(times, default=t_fail)
+    return Timeline(next_hops=latest([v.next_hops for v in per.values()]), prefixes=latest([v.prefixes for v in per.values()]),
+                    last_change=max([v.last_change for v in per.values() if v.last_change is not None], default=None),
+                    per_switch=per)

@@ -1,37 +1,65 @@
-"""Terminal tables for the twin's results (rich)."""
+"""Terminal tables for the twin's results (rich), each readable in an 80-column terminal.
+
+The failures are two tables (convergence; reachability measured against predicted) rather than
+one of thirteen columns, which an 80-column terminal cut to one letter per header.
+"""
 
 from __future__ import annotations
 
 from rich.table import Table
+
+from zcube_deploy.twin.test import FailureMeasurement, TwinReport
 
 
 def _ms(v) -> str:
     return "-" if v is None else f"{v:.0f}"
 
 
-def test_tables(report: dict) -> list:
-    b = report["baseline"]
-    base = Table(title=f"twin {report['cluster']} ({report['routing']}): baseline", title_justify="left")
+def _ok(f: FailureMeasurement) -> str:
+    return "[green]ok[/]" if f.ok else "[red]FAIL[/]"
+
+
+def baseline_table(report: TwinReport) -> Table:
+    b = report.baseline
+    t = Table(title=f"twin {report.cluster} ({report.routing}): baseline", title_justify="left")
     for col in ("pairs tested", "of", "unreachable", "< 2 switches", "pred != 2", "s"):
-        base.add_column(col, justify="right")
-    base.add_row(str(b["pairs_tested"]), str(b["pairs_total"]), str(b["unreachable"]), str(b["fewer_than_2_switches"]),
-                 str(b["predicted_not_2_switches"]), f"{b['seconds']:.1f}")
-    tables = [base]
-    if report.get("failures"):
-        t = Table(title=f"failures ({report['failure_mode']}); GPU/port pairs measured vs predicted by the analysis", title_justify="left")
-        for col in ("failure", "flows", "conv ms", "FIB ms", "pfx ms", "lost", "GPU prs", "GPU bad", "pred", "port bad", "pred", "diff", "ok"):
-            t.add_column(col, justify="right" if col not in ("failure", "ok") else "left", no_wrap=col == "failure")
-        checks = {c["name"].split(" (")[0]: c["ok"] for c in report["checks"][1:]}
-        for r in report["failures"]:
-            conv = _ms(r["converge_ms"]) if r["converged"] else "never"
-            if not r["probe_flows"]:
-                conv = "n/a"
-            ok = checks.get(r["failure"], False)
-            fib = _ms(r.get("fib_converge_ms")) if r.get("fib_switches_watched") else "n/a"
-            pfx = _ms(r.get("fib_dead_prefixes_ms")) if r.get("fib_switches_watched") and r.get("fib_dead_prefixes_ms_per_switch") else "n/a"
-            t.add_row(r["failure"], str(len(r["probe_flows"])), conv, fib, pfx, str(r["packets_lost"]), str(r["gpu_pairs_measured"]),
-                      str(r["gpu_pairs_unreachable"]), str(r["gpu_pairs_unreachable_predicted"]),
-                      str(r["port_pairs_unreachable"]), str(r["port_pairs_unreachable_predicted"]), str(r["disagreements"]),
-                      "[green]ok[/]" if ok else "[red]FAIL[/]")
-        tables.append(t)
-    return tables
+        t.add_column(col, justify="right")
+    t.add_row(str(b.pairs_tested), str(b.pairs_total), str(b.unreachable), str(b.fewer_than_2_switches),
+              str(b.predicted_not_2_switches), f"{b.seconds:.1f}")
+    return t
+
+
+def convergence_table(report: TwinReport) -> Table:
+    """Per failure: the probe flows across it, their longest outage, the FIBs' convergence, packets lost."""
+    t = Table(title=f"failures ({report.failure_mode}): convergence (ms after the failure)", title_justify="left")
+    t.add_column("failure", overflow="fold")
+    for col in ("flows", "outage", "FIB", "prefixes", "lost"):
+        t.add_column(col, justify="right")
+    t.add_column("ok")
+    for f in report.failures:
+        conv = "n/a" if not f.flows else (_ms(f.converge_ms) if f.converged else "never")
+        watched = f.fib.switches_watched
+        fib = _ms(f.fib.converge_ms) if watched else "n/a"
+        pfx = _ms(f.fib.dead_prefixes_ms) if watched and f.fib.dead_prefixes_ms_per_switch else "n/a"
+        t.add_row(f.failure.label, str(len(f.flows)), conv, fib, pfx, str(f.packets_lost), _ok(f))
+    return t
+
+
+def reachability_table(report: TwinReport) -> Table:
+    """Per failure: GPU and port pairs unreachable, measured / predicted by the analysis, and how many differ."""
+    t = Table(title=f"failures ({report.failure_mode}): unreachable, measured / predicted by the analysis", title_justify="left")
+    t.add_column("failure", overflow="fold")
+    # headers on two lines: a header's width is its longest line, so the table stays within 80 columns
+    for col in ("GPU\npairs", "GPU pairs\nunreachable", "port\npairs", "port pairs\nunreachable", "differ"):
+        t.add_column(col, justify="right")
+    t.add_column("ok")
+    for f in report.failures:
+        c = f.comparison
+        t.add_row(f.failure.label, str(c.gpu_pairs), f"{c.gpu_unreachable} / {c.gpu_unreachable_predicted}", str(c.port_pairs),
+                  f"{c.port_unreachable} / {c.port_unreachable_predicted}", str(len(c.disagreements)), _ok(f))
+    return t
+
+
+def twin_test_tables(report: TwinReport) -> list[Table]:
+    """The tables `zcube twin test` prints."""
+    return [baseline_table(report)] + ([convergence_table(report), reachability_table(report)] if report.failures else [])

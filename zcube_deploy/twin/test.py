@@ -20,6 +20,8 @@ import json
 import random
 import subprocess
 import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from zcube_deploy.analysis import predict
@@ -221,8 +223,195 @@ def _wait_restored(plan: dict, state: dict, before: dict, timeout: float = 60.0)
     return False
 
 
-def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list[str] | None = None, mode: str = "carrier",
-        gpu_pairs: int = GPU_PAIRS_PER_FAILURE, log=lambda *_: None) -> dict:
+# ------------------------------------------------------------------------ the measurement records
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The healthy fabric: every cross-group port pair reachable over exactly two switches."""
+
+    pairs_tested: int
+    pairs_total: int
+    unreachable: int
+    fewer_than_2_switches: int
+    predicted_not_2_switches: int
+    examples: list[list[str]]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.unreachable and not self.fewer_than_2_switches and not self.predicted_not_2_switches
+
+    def check(self) -> Check:
+        return Check("baseline: every pair reachable over exactly 2 switches", self.ok)
+
+
+@dataclass(frozen=True)
+class FibConvergence:
+    """When the surviving switches' FIBs were clean after a failure (ms after it; None: never, or not clean at the end)."""
+
+    switches_watched: int = 0
+    converge_ms: float | None = None               # no switch forwards to a dead next hop any more
+    dead_prefixes_ms: float | None = None          # no switch holds a dead switch's prefix (None when none dies)
+    last_change_ms: float | None = None
+    next_hops_ms_per_switch: dict[str, float | None] | None = None
+    dead_prefixes_ms_per_switch: dict[str, float | None] | None = None
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    src: str
+    dst: str
+    measured: bool
+    predicted: bool
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Reachability measured after a failure against the analysis' prediction, per port pair and per GPU pair."""
+
+    gpu_pairs: int
+    port_pairs: int
+    gpu_unreachable: int
+    gpu_unreachable_predicted: int
+    port_unreachable: int
+    port_unreachable_predicted: int
+    disagreements: list[Disagreement]      # every port pair whose measured outcome is not the predicted one
+
+
+def compare(groups: list[tuple[tuple, list[tuple[str, str]]]], measured: dict[tuple[str, str], bool],
+            predicted: dict[tuple[str, str], bool]) -> Comparison:
+    """Measured against predicted. ``groups``: each GPU pair with its port pairs (both directions); a GPU
+    pair is reachable when some port pair of it is. Pure: the known-bad case feeds it a disagreement."""
+    port_pairs = [pr for _, prs in groups for pr in prs]
+    return Comparison(
+        gpu_pairs=len(groups), port_pairs=len(port_pairs),
+        gpu_unreachable=sum(not any(measured[pr] for pr in prs) for _, prs in groups),
+        gpu_unreachable_predicted=sum(not any(predicted[pr] for pr in prs) for _, prs in groups),
+        port_unreachable=sum(1 for v in measured.values() if not v),
+        port_unreachable_predicted=sum(1 for v in predicted.values() if not v),
+        disagreements=[Disagreement(a, b, measured[(a, b)], predicted[(a, b)]) for a, b in port_pairs
+                       if measured[(a, b)] != predicted[(a, b)]])
+
+
+@dataclass(frozen=True)
+class FailureMeasurement:
+    """One failure injected, measured and repaired."""
+
+    failure: failures.Failure
+    mode: str
+    routing: str
+    flows: list[traffic.FlowRecord]     # probe flows across the failed element
+    fib: FibConvergence
+    comparison: Comparison
+    restored: bool                       # every FIB as before the failure once it was repaired
+
+    @property
+    def converged(self) -> bool:
+        return all(f.recovered for f in self.flows)
+
+    @property
+    def converge_ms(self) -> float | None:
+        """The longest outage of a probe flow (0 without flows; None when a flow never came back)."""
+        if not self.converged:
+            return None
+        return max([f.outage_ms for f in self.flows if f.outage_ms is not None], default=0.0) if self.flows else None
+
+    @property
+    def packets_lost(self) -> int:
+        return sum(f.lost or 0 for f in self.flows)
+
+    @property
+    def ok(self) -> bool:
+        """Measured = predicted, flows back, FIBs restored; mode bgp: converged (flows and FIBs) within the limit."""
+        bgp = self.routing == "bgp"
+        fib_ok = not bgp or not self.fib.switches_watched or (self.fib.converge_ms is not None and self.fib.converge_ms <= CONVERGE_LIMIT_MS)
+        flows_ok = self.converge_ms is None or not bgp or self.converge_ms <= CONVERGE_LIMIT_MS
+        return not self.comparison.disagreements and self.converged and self.restored and fib_ok and flows_ok
+
+    def check(self) -> Check:
+        limit = f", converged <= {CONVERGE_LIMIT_MS:.0f} ms" if self.routing == "bgp" else ""
+        return Check(f"{self.failure.label} ({self.mode}): measured = predicted{limit}", self.ok)
+
+    def as_dict(self) -> dict:
+        c, fw = self.comparison, self.fib
+        return {
+            "failure": self.failure.label, "spec": self.failure.spec, "mode": self.mode,
+            "probe_flows": [asdict(f) for f in self.flows],
+            "converge_ms": self.converge_ms, "converged": self.converged, "packets_lost": self.packets_lost,
+            "fib_converge_ms": fw.converge_ms, "fib_switches_watched": fw.switches_watched,
+            "fib_dead_prefixes_ms": fw.dead_prefixes_ms, "fib_last_change_ms": fw.last_change_ms,
+            "fib_next_hops_ms_per_switch": fw.next_hops_ms_per_switch,
+            "fib_dead_prefixes_ms_per_switch": fw.dead_prefixes_ms_per_switch,
+            "predicted_probes_survive": True,
+            "gpu_pairs_measured": c.gpu_pairs, "port_pairs_measured": c.port_pairs,
+            "gpu_pairs_unreachable": c.gpu_unreachable, "gpu_pairs_unreachable_predicted": c.gpu_unreachable_predicted,
+            "port_pairs_unreachable": c.port_unreachable, "port_pairs_unreachable_predicted": c.port_unreachable_predicted,
+            "disagreements": len(c.disagreements), "disagreement_examples": [asdict(d) for d in c.disagreements[:5]],
+            "restored": self.restored,
+        }
+
+
+@dataclass(frozen=True)
+class TwinReport:
+    """What `zcube twin test` measured; ``as_dict`` is the JSON report (DIR/test-report.json)."""
+
+    twin: str
+    cluster: str
+    routing: str
+    failure_mode: str
+    seed: int
+    bfd: dict | None
+    baseline: Baseline
+    failures: list[FailureMeasurement]
+
+    @property
+    def checks(self) -> list[Check]:
+        return [self.baseline.check()] + [f.check() for f in self.failures]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+    @property
+    def bfd_note(self) -> str | None:
+        return self.bfd["note"] if self.bfd and self.bfd.get("others") else None
+
+    def as_dict(self) -> dict:
+        out = {"twin": self.twin, "cluster": self.cluster, "routing": self.routing, "failure_mode": self.failure_mode,
+               "seed": self.seed, "bfd": self.bfd, "checks": [asdict(c) for c in self.checks],
+               "baseline": asdict(self.baseline), "failures": [f.as_dict() for f in self.failures], "ok": self.ok}
+        if self.bfd_note:
+            out["bfd_note"] = self.bfd_note
+        return out
+
+
+# ------------------------------------------------------------------------ the steps
+@dataclass
+class Session:
+    """One `twin test` run: the twin, its plan, the ports and the options."""
+
+    state: dict
+    plan: dict
+    ports: Ports
+    routing: str
+    mode: str
+    seed: int
+    gpu_pairs: int
+    log: Callable[[str], None]
+    fib_before: dict = field(default_factory=dict)
+
+    @property
+    def slow_bfd(self) -> dict | None:
+        return (self.state.get("bfd") or {}).get("others")
+
+
+def open_session(out_dir: str | Path, mode: str, seed: int, gpu_pairs: int, log) -> Session:
+    """The twin in ``out_dir``, checked to be up, with its plan and ports."""
     state = build.load(out_dir)
     if state.get("state") != "up" or not set(state["namespaces"].values()) <= set(netns.existing_namespaces()):
         raise InputErrors(Problem(str(Path(out_dir) / build.TWIN_FILE), f"the twin is not up (state {state.get('state')!r})",
@@ -230,144 +419,125 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
     if mode not in failures.MODES:
         raise InputErrors(Problem("--mode", f"{mode!r} is not one of {', '.join(failures.MODES)}"))
     plan = json.loads(Path(state["plan"]).read_text())
-    fails = failures.parse(fail or [], state, seed)
-    ports = Ports(plan, state)
-    routing = frr.routing_mode(plan)
-    report: dict = {"twin": state["dir"], "cluster": state["cluster"], "routing": routing, "failure_mode": mode, "seed": seed,
-                    "bfd": state.get("bfd"), "checks": []}
+    return Session(state, plan, Ports(plan, state), frr.routing_mode(plan), mode, seed, gpu_pairs, log)
 
-    # 1. baseline
+
+def measure_baseline(s: Session, pairs: int | None) -> Baseline:
+    """Cross-group port pairs with TTL 3 (must be answered) and TTL 2 (must not), against the predicted paths."""
     t0 = time.monotonic()
-    pp, total = ports.cross_group_pairs(pairs, seed)
-    log(f"baseline: {len(pp)} of {total} cross-group port pairs, TTL 3 then TTL 2")
-    reach = traffic.ping_pairs(pp, ports.ns_of, ttl=3)
+    pp, total = s.ports.cross_group_pairs(pairs, s.seed)
+    s.log(f"baseline: {len(pp)} of {total} cross-group port pairs, TTL 3 then TTL 2")
+    reach = traffic.ping_pairs(pp, s.ports.ns_of, ttl=3)
     # TTL 2: "time exceeded" comes back from the second switch at once; an echo reply would take a millisecond or
     # two in the twin, so 60 ms is ample and most of these fping runs only wait (hence twice the parallelism)
-    short = traffic.ping_pairs([p for p in pp if reach[p]], ports.ns_of, ttl=2, timeout_ms=60, retry=False,
+    short = traffic.ping_pairs([p for p in pp if reach[p]], s.ports.ns_of, ttl=2, timeout_ms=60, retry=False,
                                jobs=2 * traffic.JOBS)
     t_ping = time.monotonic() - t0
-    fw = predict.Forwarding(plan)
+    fw = predict.Forwarding(s.plan)
     pred_hops = {}
     for p in pp:
         path = fw.path(*p)
         pred_hops[p] = len(path) if path else 0
     unreachable = [p for p in pp if not reach[p]]
     not_two = [p for p in pp if reach[p] and short.get(p)]
-    pred_not_two = [p for p in pp if pred_hops[p] != 2]
-    report["baseline"] = {"pairs_tested": len(pp), "pairs_total": total, "unreachable": len(unreachable),
-                          "fewer_than_2_switches": len(not_two), "predicted_not_2_switches": len(pred_not_two),
-                          "examples": [list(p) for p in (unreachable + not_two)[:10]], "seconds": round(t_ping, 2)}
-    report["checks"].append({"name": "baseline: every pair reachable over exactly 2 switches",
-                             "ok": not unreachable and not not_two and not pred_not_two})
+    return Baseline(pairs_tested=len(pp), pairs_total=total, unreachable=len(unreachable), fewer_than_2_switches=len(not_two),
+                    predicted_not_2_switches=sum(1 for p in pp if pred_hops[p] != 2),
+                    examples=[list(p) for p in (unreachable + not_two)[:10]], seconds=round(t_ping, 2))
 
-    # 2. failures
+
+def _fib_watch(s: Session, f: failures.Failure) -> tuple[list[str], dict[str, set[str]], set[str]]:
+    """(switches whose FIB must change, the next hops each loses, the prefixes that must go) under failure ``f``."""
+    dead, dead_prefixes = _dead_hops(s.plan, f)
+    if s.routing != "bgp":
+        dead_prefixes = set()  # static routes are not withdrawn: only the next hops over dead links go
+        if s.mode == "silent":
+            dead = {}  # and a silent failure takes nothing out of a static FIB: nothing to watch
+    watched = [n for n in s.state["switches"] if n not in f.switches and (n in dead or dead_prefixes)]
+    return watched, dead, dead_prefixes
+
+
+def fib_convergence(watched: list[str], start_tables: dict, events: dict, end_tables: dict, dead: dict[str, set[str]],
+                    dead_prefixes: set[str], t_fail: float) -> FibConvergence:
+    """The FIB timeline (route events replayed onto the tables read before the failure), in ms after it;
+    every time is None unless the tables read at the end are clean."""
+    if not watched:
+        return FibConvergence(0, None, None, None, {}, {} if dead_prefixes else None)
+    clean_end = fib.is_clean(end_tables, dead, dead_prefixes)
+    end_clean = {n: fib.is_clean({n: t}, dead, dead_prefixes) for n, t in end_tables.items()}
+    tl = fib.timeline(start_tables, events, dead, dead_prefixes, t_fail, end_clean)
+
+    def ms(t):
+        return round((t - t_fail) * 1000, 1) if t is not None and clean_end else None
+
+    per_switch = sorted(tl.per_switch.items())
+    return FibConvergence(
+        switches_watched=len(watched), converge_ms=ms(tl.next_hops),
+        dead_prefixes_ms=ms(tl.prefixes) if dead_prefixes else None, last_change_ms=ms(tl.last_change),
+        next_hops_ms_per_switch={n: ms(v.next_hops) for n, v in per_switch},
+        dead_prefixes_ms_per_switch={n: ms(v.prefixes) for n, v in per_switch} if dead_prefixes else None)
+
+
+def compare_reachability(s: Session, f: failures.Failure, k: int, after) -> Comparison:
+    """GPU pairs the failure touches (and others), every port pair pinged once settled, against ``after``'s prediction."""
+    cables, switches = set(f.cables), set(f.switches)
+    touched_sw = switches | {l[end]["device"] for l in s.state["links"] if l["cable"] in cables for end in ("a", "b")
+                             if l[end]["device"] in s.state["switches"]}
+    groups = [((a, b), s.ports.gpu_port_pairs(a, b)) for a, b in _gpu_pairs_for(s.ports, touched_sw, cables, s.gpu_pairs, s.seed + k)]
+    port_pairs = [pr for _, prs in groups for pr in prs]
+    measured = traffic.ping_pairs(port_pairs, s.ports.ns_of, ttl=None, timeout_ms=300)
+    return compare(groups, measured, dict(zip(port_pairs, after(port_pairs))))
+
+
+def measure_failure(s: Session, f: failures.Failure, k: int) -> FailureMeasurement:
+    """Inject ``f``, measure the probe flows' outage, the FIBs' convergence and reachability against the
+    prediction, repair it (always, even when the measurement fails) and wait for the FIBs to be as before."""
+    fw_after = predict.Forwarding(s.plan, set(f.cables), set(f.switches), s.mode)
+
+    def after(prs):
+        return [fw_after.probe(a, b) for a, b in prs]
+
+    sessions = _fabric_sessions(s.plan, f) if s.routing == "bgp" else []
+    if s.slow_bfd and sessions:
+        _set_bfd(s.plan, s.state, sessions, frr.BFD_PROFILE)
+        time.sleep(1.0)
+    probes = traffic.start_probes(_probe_flows(s.plan, s.state, s.ports, f, after), s.ports.ns_of)
+    watched, dead, dead_prefixes = _fib_watch(s, f)
+    start_tables = {n: fib.full_table(s.state["switches"][n]["netns"]) for n in watched}
+    monitors = {n: fib.Monitor(s.state["switches"][n]["netns"]) for n in watched}
+    time.sleep(0.2)
+    t_fail = time.time()
+    try:
+        failures.inject(s.state, f, s.mode)
+        bfd = s.plan.get("routing", {}).get("bfd", {"interval_ms": 300, "multiplier": 3})
+        time.sleep(1.5 + (bfd["interval_ms"] * bfd["multiplier"] / 1000 if s.routing == "bgp" else 0))
+        flows = [p.stop(t_fail) for p in probes]
+        events = {n: m.stop() for n, m in monitors.items()}
+        monitors = {}
+        end_tables = {n: fib.table(s.state["switches"][n]["netns"]) for n in watched}
+        convergence = fib_convergence(watched, start_tables, events, end_tables, dead, dead_prefixes, t_fail)
+        comparison = compare_reachability(s, f, k, after)
+    finally:  # an interrupted or failed measurement never leaves the failure (or a probe) in place
+        for p in [*probes, *monitors.values()]:
+            if p.proc.poll() is None:
+                p.proc.kill()
+                p.proc.wait()
+        failures.repair(s.state, f, s.mode)
+    restored = _wait_restored(s.plan, s.state, s.fib_before)
+    if s.slow_bfd and sessions:
+        _set_bfd(s.plan, s.state, sessions, frr.SLOW_BFD_PROFILE)
+    return FailureMeasurement(f, s.mode, s.routing, flows, convergence, comparison, restored)
+
+
+def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list[str] | None = None, mode: str = "carrier",
+        gpu_pairs: int = GPU_PAIRS_PER_FAILURE, log=lambda *_: None) -> TwinReport:
+    """The baseline, then each failure in turn (injected, measured, repaired)."""
+    s = open_session(out_dir, mode, seed, gpu_pairs, log)
+    fails = failures.parse(fail or [], s.state, seed)
+    baseline = measure_baseline(s, pairs)
+    s.fib_before = fib.shape(_tables(s.state))
     results = []
-    slow = (state.get("bfd") or {}).get("others")
-    fib_before = fib.shape(_tables(state))
     for k, f in enumerate(fails):
         log(f"failure {k + 1}/{len(fails)}: {f.label} ({mode})")
-        cables, switches = set(f.cables), set(f.switches)
-
-        # the analysis' forwarding state under this failure (and this failure mode)
-        fw_after = predict.Forwarding(plan, cables, switches, mode)
-
-        def after(prs, fw_after=fw_after):
-            return [fw_after.probe(a, b) for a, b in prs]
-
-        sessions = _fabric_sessions(plan, f) if routing == "bgp" else []
-        if slow and sessions:
-            _set_bfd(plan, state, sessions, frr.BFD_PROFILE)
-            time.sleep(1.0)
-        flows = _probe_flows(plan, state, ports, f, after)
-        probes = traffic.start_probes(flows, ports.ns_of)
-        dead, dead_prefixes = _dead_hops(plan, f)
-        if routing != "bgp":
-            dead_prefixes = set()  # static routes are not withdrawn: only the next hops over dead links go
-            if mode == "silent":
-                dead = {}  # and a silent failure takes nothing out of a static FIB: nothing to watch
-        watched = [n for n in state["switches"] if n not in f.switches and (n in dead or dead_prefixes)]
-        start_tables = {n: fib.full_table(state["switches"][n]["netns"]) for n in watched}
-        monitors = {n: fib.Monitor(state["switches"][n]["netns"]) for n in watched}
-        time.sleep(0.2)
-        watch: dict = {}
-        t_fail = time.time()
-        try:
-            failures.inject(state, f, mode)
-            bfd = plan.get("routing", {}).get("bfd", {"interval_ms": 300, "multiplier": 3})
-            settle = 1.5 + (bfd["interval_ms"] * bfd["multiplier"] / 1000 if routing == "bgp" else 0)
-            time.sleep(settle)
-            flow_results = [p.stop(t_fail) for p in probes]
-            events = {n: m.stop() for n, m in monitors.items()}
-            monitors = {}
-            end_tables = {n: fib.table(state["switches"][n]["netns"]) for n in watched}
-            # the tables read at the end must be clean; when they are, the replayed events say since when
-            clean_end = fib.is_clean(end_tables, dead, dead_prefixes) if watched else None
-            end_clean = {n: fib.is_clean({n: t}, dead, dead_prefixes) for n, t in end_tables.items()}
-            tl = fib.timeline(start_tables, events, dead, dead_prefixes, t_fail, end_clean) if watched else {}
-
-            def ms(t, t_fail=t_fail, clean_end=clean_end):
-                return round((t - t_fail) * 1000, 1) if t is not None and clean_end else None
-
-            watch = {"fib_switches_watched": len(watched), "fib_converge_ms": ms(tl.get("next_hops")),
-                     "fib_dead_prefixes_ms": ms(tl.get("prefixes")) if dead_prefixes else None,
-                     "fib_last_change_ms": ms(tl.get("last_change")),
-                     "fib_next_hops_ms_per_switch": {n: ms(v["next_hops"]) for n, v in sorted(tl.get("per_switch", {}).items())},
-                     "fib_dead_prefixes_ms_per_switch": {n: ms(v["prefixes"]) for n, v in sorted(tl.get("per_switch", {}).items())}
-                     if dead_prefixes else None}
-            touched_sw = switches | {l[end]["device"] for l in state["links"] if l["cable"] in cables for end in ("a", "b")
-                                     if l[end]["device"] in state["switches"]}
-            gp = _gpu_pairs_for(ports, touched_sw, cables, gpu_pairs, seed + k)
-            port_pairs = [pr for a, b in gp for pr in ports.gpu_port_pairs(a, b)]
-            measured = traffic.ping_pairs(port_pairs, ports.ns_of, ttl=None, timeout_ms=300)
-            predicted = dict(zip(port_pairs, after(port_pairs)))
-            disagree = [pr for pr in port_pairs if measured[pr] != predicted[pr]]
-            m_bad = p_bad = 0
-            for a, b in gp:
-                prs = ports.gpu_port_pairs(a, b)
-                m_bad += not any(measured[pr] for pr in prs)
-                p_bad += not any(predicted[pr] for pr in prs)
-            outages = [r["outage_ms"] for r in flow_results]
-            converged = all(r["recovered"] for r in flow_results)
-            converge_ms = max([o for o in outages if o is not None], default=0.0) if flow_results else None
-            lost = sum(r["lost"] or 0 for r in flow_results)
-        finally:  # an interrupted or failed measurement never leaves the failure (or a probe) in place
-            for p in [*probes, *monitors.values()]:
-                if p.proc.poll() is None:
-                    p.proc.kill()
-                    p.proc.wait()
-            failures.repair(state, f, mode)
-        restored = _wait_restored(plan, state, fib_before)
-        if slow and sessions:
-            _set_bfd(plan, state, sessions, frr.SLOW_BFD_PROFILE)
-        res = {
-            "failure": f.label, "spec": f.spec, "mode": mode,
-            "probe_flows": flow_results,
-            "converge_ms": converge_ms if converged else None,
-            "fib_converge_ms": watch.get("fib_converge_ms"), "fib_switches_watched": watch.get("fib_switches_watched", 0),
-            "fib_dead_prefixes_ms": watch.get("fib_dead_prefixes_ms"), "fib_last_change_ms": watch.get("fib_last_change_ms"),
-            "fib_next_hops_ms_per_switch": watch.get("fib_next_hops_ms_per_switch"),
-            "fib_dead_prefixes_ms_per_switch": watch.get("fib_dead_prefixes_ms_per_switch"),
-            "converged": converged,
-            "packets_lost": lost,
-            "predicted_probes_survive": True,
-            "gpu_pairs_measured": len(gp), "port_pairs_measured": len(port_pairs),
-            "gpu_pairs_unreachable": m_bad, "gpu_pairs_unreachable_predicted": p_bad,
-            "port_pairs_unreachable": sum(1 for v in measured.values() if not v),
-            "port_pairs_unreachable_predicted": sum(1 for v in predicted.values() if not v),
-            "disagreements": len(disagree),
-            "disagreement_examples": [{"src": a, "dst": b, "measured": measured[(a, b)], "predicted": predicted[(a, b)]}
-                                      for a, b in disagree[:5]],
-            "restored": restored,
-        }
-        results.append(res)
-        fib_ms = watch.get("fib_converge_ms")
-        fib_ok = routing != "bgp" or not watch.get("fib_switches_watched") or (fib_ms is not None and fib_ms <= CONVERGE_LIMIT_MS)
-        ok = (not disagree and converged and restored and fib_ok
-              and (converge_ms is None or routing != "bgp" or converge_ms <= CONVERGE_LIMIT_MS))
-        report["checks"].append({"name": f"{f.label} ({mode}): measured = predicted"
-                                 + (f", converged <= {CONVERGE_LIMIT_MS:.0f} ms" if routing == "bgp" else ""), "ok": ok})
-    report["failures"] = results
-    if state.get("bfd") and state["bfd"].get("others"):
-        report["bfd_note"] = state["bfd"]["note"]
-    report["ok"] = all(c["ok"] for c in report["checks"])
-    return report
+        results.append(measure_failure(s, f, k))
+    return TwinReport(twin=s.state["dir"], cluster=s.state["cluster"], routing=s.routing, failure_mode=mode, seed=seed,
+                      bfd=s.state.get("bfd"), baseline=baseline, failures=results)

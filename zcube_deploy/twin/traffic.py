@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from zcube_deploy.twin.netns import NETNS_DIR
 
@@ -67,6 +68,20 @@ def ping_pairs(pairs: list[tuple[str, str]], ns_of_address: dict[str, str], ttl:
     return {p: result[p] for p in pairs}
 
 
+@dataclass(frozen=True)
+class FlowRecord:
+    """One probe flow across a failure: what it sent and got back, and its outage."""
+
+    src: str
+    dst: str
+    sent: int
+    received: int
+    lost: int | None                # None when fping reported no count
+    recovered: bool                 # replies came after the failure
+    outage_ms: float | None         # the largest gap in replies less one period (None: never came back, or no reply before)
+    flowing_before: bool
+
+
 class Probe:
     """An ``fping -l -D -p 10`` flow from one port address to another, for outage and loss measurement."""
 
@@ -75,7 +90,7 @@ class Probe:
         self.proc = subprocess.Popen(["nsenter", f"--net={NETNS_DIR / ns}", "fping", "-D", "-l", "-p", str(period_ms),
                                       "-t", "1000", "-S", src, dst], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def stop(self, t_fail: float) -> dict:
+    def stop(self, t_fail: float) -> FlowRecord:
         self.proc.send_signal(signal.SIGINT)
         try:
             out, err = self.proc.communicate(timeout=5)
@@ -103,9 +118,8 @@ class Probe:
         outage = max(0.0, max(gaps, default=0.0) - PROBE_PERIOD_MS / 1000) if (recovered and last_before) else None
         seqs = {s for _, s in replies}
         lost = sent - len(seqs) if sent else None
-        return {"src": self.src, "dst": self.dst, "sent": sent, "received": len(seqs), "lost": lost,
-                "recovered": recovered, "outage_ms": round(outage * 1000, 1) if outage is not None else None,
-                "flowing_before": bool(before)}
+        return FlowRecord(src=self.src, dst=self.dst, sent=sent, received=len(seqs), lost=lost, recovered=recovered,
+                          outage_ms=round(outage * 1000, 1) if outage is not None else None, flowing_before=bool(before))
 
 
 def start_probes(flows: list[tuple[str, str]], ns_of_address: dict[str, str]) -> list[Probe]:

@@ -26,8 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from ipaddress import IPv4Address, IPv4Network
 
+from zcube_deploy.ipv4 import ntoa
+from zcube_deploy.topology import forwarding
 from zcube_deploy.verify.observation import Observation, as_observations
-from zcube_deploy.vocabulary import CABLE_KINDS, BgpCause
+from zcube_deploy.vocabulary import CABLE_KINDS, BgpCause, Fact
 
 __all__ = [
     "CABLE_KINDS",
@@ -66,27 +68,32 @@ def planned_peers(plan: dict) -> dict[str, set[str]]:
 
 
 def session_counts(plan: dict, observed: Mapping[str, Observation | Mapping], scope: set[str]) -> dict:
-    """{"planned": planned sessions with an end in scope, "established": those Established at every observed end}."""
+    """{"planned": planned sessions with an end in scope, "established": those Established at every observed end,
+    "unobserved": those whose state was observed at neither end}."""
     observed = as_observations(observed)
     planned = planned_sessions(plan, scope)
-    up = 0
+    up = unseen = 0
     for s in planned:
         states = [session_state(observed, s["a"], s["b"]), session_state(observed, s["b"], s["a"])]
         up += all(st in (None, "Established") for st in states) and any(states)
-    return {"planned": len(planned), "established": up}
+        unseen += not any(states)
+    return {"planned": len(planned), "established": up, "unobserved": unseen}
 
 
 def bfd_problem(s: dict, observed: Mapping[str, Observation]) -> str | None:
     """Why the BFD session of an Established session is not Up at an observed end (a missing line at
     either end first), or None when it is Up wherever observed."""
     ends = [(me, peer, _bgp(observed, me["device"])) for me, peer in ((s["a"], s["b"]), (s["b"], s["a"]))]
-    ends = [(me, peer, b) for me, peer, b in ends if b is not None]
+    # (an end whose BFD sessions were not collected says nothing: its not_checked finding says so)
+    ends = [(me, peer, b) for me, peer, b in ends if b is not None and not observed[me["device"]].lacks(Fact.BFD)]
     down = [(me, peer, b.bfd.get(peer["address"])) for me, peer, b in ends]
     down = [(me, peer, st) for me, peer, st in down if st != "Up"]
     if not down:
         return None
     for me, peer, b in ends:
         cfg = b.config
+        if observed[me["device"]].lacks(Fact.BGP_CONFIG):
+            continue
         if me["port"] not in cfg.bfd_ports:
             return f"{me['device']} {me['port']} has no BFD configured on the port"
         if peer["address"] not in cfg.fall_over_bfd:
@@ -97,7 +104,7 @@ def bfd_problem(s: dict, observed: Mapping[str, Observation]) -> str | None:
 
 def _bgp(observed: Mapping[str, Observation], device: str):
     o = observed.get(device)
-    return None if o is None else o.bgp
+    return None if o is None or o.lacks(Fact.BGP_SESSIONS) else o.bgp
 
 
 def session_state(observed: Mapping[str, Observation], end: dict, peer: dict) -> str | None:
@@ -120,12 +127,16 @@ def likely_cause(s: dict, observed: Mapping[str, Observation], cable_findings: d
     ends = [(s["a"], s["b"]), (s["b"], s["a"])]
     for me, _peer in ends:
         o = observed.get(me["device"])
-        if o is not None and not o.is_up(me["port"]):
+        if o is not None and not o.lacks(Fact.LINK) and not o.is_up(me["port"]):
             return BgpCause.LINK_DOWN, f"{me['device']} {me['port']} has no link", None
     net = IPv4Network(f"{s['a']['address']}/{s['prefix_len']}", strict=False)
+    unread = []  # ends whose BGP configuration was not collected: no cause can be read from it
     for me, peer in ends:
         b = _bgp(observed, me["device"])
         if b is None:
+            continue
+        if (why := observed[me["device"]].lacks(Fact.BGP_CONFIG)) is not None:
+            unread.append(f"{me['device']} ({why})")
             continue
         cfg = b.config
         if cfg.asn is None:
@@ -148,6 +159,8 @@ def likely_cause(s: dict, observed: Mapping[str, Observation], cable_findings: d
                 return BgpCause.WRONG_PEER_ADDRESS, (f"{me['device']} has neighbour {others[0]}, which the plan does not have; "
                                                       f"the peer {peer['device']} on this link is {peer['address']}"), None
             return BgpCause.NOT_CONFIGURED, f"{me['device']} has no neighbour {peer['address']} ({peer['device']} {peer['port']})", None
+    if unread:
+        return BgpCause.UNKNOWN, f"the BGP configuration of {', '.join(unread)} was not read: the cause is not known", None
     return BgpCause.UNKNOWN, "both ends are configured as planned and their ports are up: check BFD and the switches' logs", None
 
 
@@ -176,16 +189,13 @@ def expected_routes(plan: dict, sources: set[str], down_cables: set[str]) -> dic
     switch should install): the plan's mode-bgp forwarding state (topology/forwarding.py's
     ``switch_tables``: shortest AS paths, ECMP across every equal-length path, the plan's multipath
     relax) over the planned fabric minus ``down_cables``, at most ``routing.maximum_paths``."""
-    from zcube_deploy.plan.ipam import ntoa
-    from zcube_deploy.topology.forwarding import switch_tables
-
     rt = plan.get("routing") or {}
     max_paths = int(rt.get("maximum_paths") or 1)
     # a session over a down cable carries no routes: the fabric without those links
     switches = [sw if not any(i["cable"] in down_cables for i in sw["interfaces"] if i["kind"] == "fabric")
                 else {**sw, "interfaces": [i for i in sw["interfaces"] if i["kind"] != "fabric" or i["cable"] not in down_cables]}
                 for sw in plan["switches"]]
-    tables = switch_tables(rt, switches)  # the plan is in mode bgp (classify calls this only then)
+    tables = forwarding.switch_tables(rt, switches)  # the plan is in mode bgp (classify calls this only then)
     out = {}
     for src in sorted(sources):
         routes = {}

@@ -32,10 +32,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from ipaddress import IPv4Network
 
+from zcube_deploy.ipv4 import ntoa
 from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module
+from zcube_deploy.topology import forwarding
+from zcube_deploy.verify import bgp
 from zcube_deploy.verify.observation import Neighbour, Observation, as_observations
+from zcube_deploy.vocabulary import Check, Fact, FixOp
 from zcube_deploy.vocabulary import FindingKind as K
-from zcube_deploy.vocabulary import FixOp
 
 KINDS = tuple(K)
 
@@ -59,6 +62,8 @@ class Context:
         self.bgp_sessions_command: str = getattr(plat, "BGP_SESSIONS_COMMAND", "its BGP session summary")
         self.obs = observed
         self.scope = set(observed) if scope is None else scope & set(observed)
+        # the switches whose LLDP neighbours and link state were collected: the cabling classifiers' world
+        self.lldp_scope = {sw for sw in self.scope if observed[sw].lacks(Fact.LLDP, Fact.LINK) is None}
         self.cable = {c["id"]: c for c in plan["cables"]}
         self.end_of: dict[End, tuple[str, str]] = {}  # (device, port) -> (cable id, 'a'|'b')
         self._far: dict[tuple[str, End], End] = {}  # (cable id, one end) -> the other end
@@ -83,18 +88,22 @@ class Context:
         self.where.update({s["name"]: (s["rack"], s["u"]) for s in plan["servers"]})
         self._pools: list | None = None
         self.unplugged: set[frozenset[End]] = set()  # both ends of the off-plan cables classify_off_plan_port reports
-        # check -> {reason: [switch]}: switches a per-switch check could not run on (made visible in the summary)
+        # check -> {reason: [switch]}: switches a per-switch check could not run on (not_checked findings)
         self.not_checked: dict[str, dict[str, list[str]]] = {}
         self._in_pools: dict[str, bool] = {}  # prefix -> inside the plan's pools (the same prefixes on every switch)
         self._ident: dict[Neighbour, End | None] = {}
         # identity -> switch ports in scope seeing it
         self.seen_at: dict[End, list[End]] = defaultdict(list)
-        for sw in sorted(self.scope):
+        for sw in sorted(self.lldp_scope):
             for port, ns in self.obs[sw].lldp.items():
                 for n in ns:
                     ident = self.identity(n)
                     if ident is not None:
                         self.seen_at[ident].append((sw, port))
+
+    def skip(self, check: Check, sw: str, why: str) -> None:
+        """``check`` could not run on ``sw`` (``why``): a not_checked finding, never a pass."""
+        self.not_checked.setdefault(check, {}).setdefault(why, []).append(sw)
 
     def identity(self, n: Neighbour) -> End | None:
         """(device, port) of the plan that an LLDP neighbour is, or None when it is nobody of the plan."""
@@ -170,6 +179,9 @@ def _ip_sort(addr: str) -> tuple[int, ...]:
 def classify_hostname(ctx: Context) -> list[dict]:
     out = []
     for sw in sorted(ctx.scope):
+        if (why := ctx.obs[sw].lacks(Fact.HOSTNAME)) is not None:
+            ctx.skip(Check.HOSTNAME, sw, why)
+            continue
         h = ctx.obs[sw].hostname
         if h != sw:
             out.append(finding(K.HOSTNAME, [], [ctx.end(sw, "")], f"{sw} is configured as {h!r}; the plan names it {sw}",
@@ -178,25 +190,25 @@ def classify_hostname(ctx: Context) -> list[dict]:
     return out
 
 
-# why the management check could not run on a switch (verify.json's summary "not_checked", the report's Notes)
+# why the management check could not run on a switch for lack of plan data (else: why its addresses were not observed)
 NO_MGMT_PLAN = "the plan has no management interface or prefix length (models.switch.mgmt_interface, settings.mgmt_prefix_len)"
 NO_MGMT_ADDRESS = "the plan gives the switch no management address"
-NO_ADDRESSES = "no interface addresses were observed (no running config collected, e.g. an older recording)"
+NO_SESSIONS = "no BGP session state was observed"
 
 
 def classify_management(ctx: Context) -> list[dict]:
     """The management address (push never changes it: a difference is for the operator to resolve).
-    A switch that cannot be checked is listed in ``ctx.not_checked[K.MANAGEMENT]`` with the reason."""
-    mgmt_if = (ctx.plan.get("models", {}).get("switch") or {}).get("mgmt_interface")
+    A switch that cannot be checked (no addresses observed, no management data in the plan) is a
+    not_checked finding with the reason."""
+    mgmt_if = ((ctx.plan.get("models") or {}).get("switch") or {}).get("mgmt_interface")
     plen = (ctx.plan.get("settings") or {}).get("mgmt_prefix_len")
     out = []
-    skipped = ctx.not_checked.setdefault(K.MANAGEMENT, {})
     for sw in sorted(ctx.scope):
         addrs = ctx.obs[sw].addresses
         want = ctx.switches[sw].get("mgmt_address")
-        why = (NO_MGMT_PLAN if not mgmt_if or plen is None else NO_MGMT_ADDRESS if not want else NO_ADDRESSES if not addrs else None)
+        why = (NO_MGMT_PLAN if not mgmt_if or plen is None else NO_MGMT_ADDRESS if not want else ctx.obs[sw].lacks(Fact.ADDRESSES))
         if why is not None:
-            skipped.setdefault(why, []).append(sw)
+            ctx.skip(Check.MANAGEMENT, sw, why)
             continue
         have = list(addrs.get(mgmt_if, ()))
         if f"{want}/{plen}" not in have:
@@ -210,13 +222,21 @@ def classify_management(ctx: Context) -> list[dict]:
 def classify_static_routes(ctx: Context) -> list[dict]:
     """Mode static: every rendered route (the same-group fallbacks included) installed, nothing else in the pools."""
     out = []
-    tables = planned_static_routes(ctx.plan, [ctx.switches[sw] for sw in sorted(ctx.scope)])
+    checked = []
     for sw in sorted(ctx.scope):
+        if (why := ctx.obs[sw].lacks(Fact.ROUTES)) is not None:
+            ctx.skip(Check.ROUTES, sw, why)
+        else:
+            checked.append(sw)
+    tables = planned_static_routes(ctx.plan, [ctx.switches[sw] for sw in checked])
+    for sw in checked:
         want = tables[sw]
         # routes outside the plan's pools (management, an operator's own) are not the plan's business
         have = {r for r in ctx.obs[sw].static_routes if ctx.in_pools(r[0])}
         o = ctx.obs[sw]
-        down_hops = {itf["peer"]["address"] for itf in ctx.switches[sw]["interfaces"] if itf["kind"] == "fabric" and not o.is_up(itf["name"])}
+        # routes over a fabric link without link are the cabling finding's (unless link state was not collected)
+        down_hops = set() if o.lacks(Fact.LINK) else {itf["peer"]["address"] for itf in ctx.switches[sw]["interfaces"]
+                                                      if itf["kind"] == "fabric" and not o.is_up(itf["name"])}
         missing = sorted(r for r in want - have if r[1] not in down_hops)
         extra = sorted(have - want)
         if missing or extra:
@@ -233,9 +253,6 @@ def classify_static_routes(ctx: Context) -> list[dict]:
 def planned_static_routes(plan: dict, switches: list[dict]) -> dict[str, set[tuple[str, str]]]:
     """Per switch: the (prefix, next hop) pairs the plan's forwarding state gives it in mode static, read
     through topology/forwarding.py's ``switch_tables`` (the one interface to forwarding state)."""
-    from zcube_deploy.plan.ipam import ntoa
-    from zcube_deploy.topology.forwarding import switch_tables
-
     text: dict[int, str] = {}  # the same next hops and networks recur on every switch: convert each once
 
     def s(n: int) -> str:
@@ -244,16 +261,21 @@ def planned_static_routes(plan: dict, switches: list[dict]) -> dict[str, set[tup
             r = text[n] = ntoa(n)
         return r
 
-    tables = switch_tables(plan.get("routing") or {"mode": "static"}, switches)
+    tables = forwarding.switch_tables(plan.get("routing") or {"mode": "static"}, switches)
     return {sw: {(f"{s(e[0])}/{e[1]}", s(h)) for e in rows for h in e[2]} for sw, rows in tables.items()}
 
 
 def classify_bgp_routes(ctx: Context, down_cables: set[str]) -> list[dict]:
     """Mode bgp: installed B routes against the plan's shortest AS paths over the sessions that are up."""
-    from zcube_deploy.verify import bgp
-
     out = []
-    sources = {sw for sw in ctx.scope if ctx.obs[sw].bgp is not None}
+    sources = set()
+    for sw in sorted(ctx.scope):
+        o = ctx.obs[sw]
+        why = o.lacks(Fact.ROUTES, Fact.BGP_SESSIONS) or (NO_SESSIONS if o.bgp is None else None)
+        if why is not None:  # (the B routes expected depend on the sessions that are up)
+            ctx.skip(Check.ROUTES, sw, why)
+        else:
+            sources.add(sw)
     want_all = bgp.expected_routes(ctx.plan, sources, down_cables)
     for sw in sorted(sources):
         want, have = want_all[sw], ctx.obs[sw].bgp_routes
@@ -277,10 +299,14 @@ def classify_bgp_routes(ctx: Context, down_cables: set[str]) -> list[dict]:
 def classify_bgp(ctx: Context, cable_findings: list[dict]) -> tuple[list[dict], set[str]]:
     """Mode bgp: planned sessions not Established (or Established without BFD Up), with their likely cause;
     returns the findings and the cables whose session is down."""
-    from zcube_deploy.verify import bgp
-
     by_cable = {c: f for f in cable_findings if f["kind"] in bgp.CABLE_KINDS for c in f["cables"]}
     peers = bgp.planned_peers(ctx.plan)
+    for sw in sorted(ctx.scope):  # a switch without session state: its sessions are judged from their other ends only
+        o = ctx.obs[sw]
+        if (why := o.lacks(Fact.BGP_SESSIONS) or (NO_SESSIONS if o.bgp is None else None)) is not None:
+            ctx.skip(Check.BGP, sw, why)
+        if (why := o.lacks(Fact.BFD)) is not None:
+            ctx.skip(Check.BFD, sw, why)
     out, down = [], set()
     for s in bgp.planned_sessions(ctx.plan, ctx.scope):
         a, b = s["a"], s["b"]
@@ -288,7 +314,7 @@ def classify_bgp(ctx: Context, cable_findings: list[dict]) -> tuple[list[dict], 
         if all(st in (None, "Established") for st in states):
             why = bgp.bfd_problem(s, ctx.obs) if any(states) else None
             if why is None:
-                continue  # Established where observed (or no BGP output at all: a recording made before)
+                continue  # Established where observed (or observed at neither end: a not_checked finding says so)
             cause, ref = bgp.BgpCause.BFD, None
         else:
             down.add(s["cable"])
@@ -433,7 +459,7 @@ def classify_swapped(ctx: Context, v: PortView, done: set[str]) -> tuple[list[di
     did, ident, d_home = fo
     if did in done:
         return [], set()
-    if not (d_home[0] in ctx.scope and v.expected in [ctx.identity(n) for n in ctx.obs[d_home[0]].neighbours(d_home[1])]):
+    if not (d_home[0] in ctx.lldp_scope and v.expected in [ctx.identity(n) for n in ctx.obs[d_home[0]].neighbours(d_home[1])]):
         return None
     sw, port, cid, exp = v.switch, v.port, v.cable, v.expected
     fix = [ctx.move_home(cid, (sw, port)), ctx.move_home(did, d_home)]
@@ -480,7 +506,9 @@ def port_views(ctx: Context, sw: str, skip_ok: bool = False) -> Iterable[PortVie
 
 def classify_planned_ports(ctx: Context, done: set[str]) -> list[dict]:
     out: list[dict] = []
-    for sw in sorted(ctx.scope):
+    for sw in sorted(ctx.scope - ctx.lldp_scope):
+        ctx.skip(Check.CABLING, sw, ctx.obs[sw].lacks(Fact.LLDP, Fact.LINK))
+    for sw in sorted(ctx.lldp_scope):
         for v in port_views(ctx, sw, skip_ok=True):
             if v.cable in done:
                 continue
@@ -496,10 +524,10 @@ def classify_planned_ports(ctx: Context, done: set[str]) -> list[dict]:
 # ------------------------------------------------------------------ per unplanned switch port
 def classify_unplanned_ports(ctx: Context, done: set[str]) -> list[dict]:
     """wrong_peer for a planned cable plugged into an unused port, unexpected for anything else seen there."""
-    planned_ports = {(s, i["name"]) for s in ctx.scope for i in ctx.switches[s]["interfaces"]}
+    planned_ports = {(s, i["name"]) for s in ctx.lldp_scope for i in ctx.switches[s]["interfaces"]}
     reported: set[frozenset] = set()
     out = []
-    for sw in sorted(ctx.scope):
+    for sw in sorted(ctx.lldp_scope):
         for port, ns in sorted(ctx.obs[sw].lldp.items()):
             if (sw, port) in planned_ports:
                 continue
@@ -548,7 +576,7 @@ def group_silent_servers(ctx: Context, findings: list[dict]) -> list[dict]:
         if len(fs) < 2:
             continue
         planned = [c["id"] for c in ctx.plan["cables"] if c["kind"] == "host" and c["a"]["device"] == server
-                   and c["b"]["device"] in ctx.scope]
+                   and c["b"]["device"] in ctx.lldp_scope]
         cables = sorted(c for f in fs for c in f["cables"])
         rack, u = ctx.where.get(server, ("?", 0))
         whole = sorted(planned) == cables
@@ -587,9 +615,30 @@ def _classify(ctx: Context) -> list[dict]:
         findings += sessions + classify_bgp_routes(ctx, down)
     else:
         findings += classify_static_routes(ctx)
-    findings = group_silent_servers(ctx, findings)
+    findings = group_silent_servers(ctx, findings) + not_checked_findings(ctx)
     findings.sort(key=lambda f: (f["ends"][0]["rack"], -int(f["ends"][0]["u"] or 0), f["ends"][0]["device"], f["ends"][0]["port"], f["kind"]))
     return findings
+
+
+def not_checked_findings(ctx: Context) -> list[dict]:
+    """One ``not_checked`` finding per switch and reason: the checks that could not run there and why (a
+    recording without one command is one finding naming every check that command feeds)."""
+    checks: dict[tuple[str, str], list[str]] = defaultdict(list)  # (switch, why) -> checks
+    for check_name, reasons in ctx.not_checked.items():
+        for why, switches in reasons.items():
+            for sw in switches:
+                checks[(sw, why)].append(check_name)
+    out = []
+    for (sw, why), names in sorted(checks.items()):
+        names = [c for c in Check if c in names]  # in the order the checks run
+        what = " and ".join(f"the {c} check" for c in names)
+        todo = (f"give the plan what it lacks (re-plan from an inventory that has it) and verify {sw} again" if why in (NO_MGMT_PLAN, NO_MGMT_ADDRESS)
+                else f"collect what is missing from {sw} (verify it live, or record it again with --record) and verify again")
+        f = finding(K.NOT_CHECKED, [], [ctx.end(sw, "")], f"{what} of {sw} could not run: {why}", todo, [],
+                    checks=list(names), reason=why)
+        f["id"] = _fid(K.NOT_CHECKED, sw, *names)
+        out.append(f)
+    return out
 
 
 def summarize(findings: list[dict], not_checked: dict[str, dict[str, list[str]]] | None = None) -> dict:
@@ -598,16 +647,23 @@ def summarize(findings: list[dict], not_checked: dict[str, dict[str, list[str]]]
     by_kind = Counter(f["kind"] for f in findings)
     by_rack = Counter(f["ends"][0]["rack"] for f in findings)
     out = {"findings": len(findings), "by_kind": dict(sorted(by_kind.items())), "worst_racks": by_rack.most_common(5)}
+    if by_kind[K.NOT_CHECKED]:
+        out["not_checked_switches"] = len({f["ends"][0]["device"] for f in findings if f["kind"] == K.NOT_CHECKED})
     if not_checked:
-        out["not_checked"] = {k: [{"reason": why, "switches": len(names), "names": sorted(names)[:20]}
+        out[K.NOT_CHECKED] = {k: [{"reason": why, "switches": len(names), "names": sorted(names)[:20]}
                                   for why, names in sorted(v.items())] for k, v in sorted(not_checked.items())}
     return out
+
+
+def to_list(findings: list[dict]) -> list[dict]:
+    """The findings the terminal lists one by one: all but not_checked (those are :func:`notes`, grouped)."""
+    return [f for f in findings if f["kind"] != K.NOT_CHECKED]
 
 
 def notes(summary: dict) -> list[str]:
     """One plain sentence per check that did not run on some switches (the CLI and verify.xlsx show them)."""
     out = []
-    for check_name, rows in (summary.get("not_checked") or {}).items():
+    for check_name, rows in (summary.get(K.NOT_CHECKED) or {}).items():
         for r in rows:
             more = f" and {r['switches'] - len(r['names'])} more" if r["switches"] > len(r["names"]) else ""
             out.append(f"the {check_name} check was not run on {r['switches']} switch{'es' if r['switches'] != 1 else ''} "

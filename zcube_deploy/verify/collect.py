@@ -9,6 +9,7 @@ from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver
+from zcube_deploy.platforms.facts import UnreadableOutput
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.verify.observation import Observation
 from zcube_deploy.verify.observe import commands, observe, record_name
@@ -33,7 +34,10 @@ def collect_device(name: str, host: str, port: int, creds, known_hosts: str | No
         make_private_dir(record)
         for cmd, text in outputs.items():
             write_private(record / name / record_name(cmd), text)
-    return observe(outputs, platform), None
+    try:
+        return observe(outputs, platform), None
+    except UnreadableOutput as exc:  # the switch said something its platform's reader cannot take
+        return None, f"could not read its output: {exc}"
 
 
 def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None, concurrency: int = 32, timeout: float = 30,
@@ -86,14 +90,29 @@ def per_host_known_hosts(known_hosts: str | None, hosts: list[tuple[str, int]], 
     return out
 
 
-def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> Observation:
-    """One switch's recording, parsed and typed (in a worker process: both are per-switch work)."""
-    outputs = {}
+def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> tuple[Observation | None, list[Problem]]:
+    """One switch's recording, parsed and typed (in a worker process: both are per-switch work), or the
+    problems of its files (a directory where a file should be, an unreadable file, a line its platform's
+    reader cannot take). A command without its file is not observed: the checks reading it are not_checked."""
+    outputs, absent, problems = {}, {}, []
     for cmd in commands(platform):
         f = sd / record_name(cmd)
-        if f.exists():
-            outputs[cmd] = f.read_bytes().decode("utf-8", errors="replace")
-    return Observation.from_dict(observe(outputs, platform))
+        if not f.exists():
+            absent[cmd] = f"`{cmd}` was not recorded (no {f.name} in the switch's folder)"
+        elif not f.is_file():
+            problems.append(Problem(str(f), "is not a file", f"the recorded output of `{cmd}` (or remove it: that check is then not run)"))
+        else:
+            try:
+                outputs[cmd] = f.read_bytes().decode("utf-8", errors="replace")
+            except OSError as exc:
+                problems.append(Problem(str(f), f"cannot be read: {exc.strerror or exc}"))
+    if problems:
+        return None, problems
+    try:
+        return Observation.from_dict(observe(outputs, platform, absent)), []
+    except UnreadableOutput as exc:
+        return None, [Problem(f"{sd / record_name(exc.command)}" + (f", line {exc.line}" if exc.line else ""),
+                              f"the recorded output cannot be read: {exc.why}", "a recording is what the switch printed; re-record it")]
 
 
 def replay(directory: str | Path, names: list[str], jobs: int | None = None,
@@ -106,6 +125,8 @@ def replay(directory: str | Path, names: list[str], jobs: int | None = None,
     if not d.is_dir():
         raise InputErrors(Problem(str(d), "no such recordings folder", "record one with `zcube verify PLAN --record DIR`"))
     present = [n for n in names if (d / n).is_dir()]
+    problems = [Problem(str(d / n), "is not a folder", f"{n}'s recorded outputs belong in the folder {d / n}")
+                for n in names if (d / n).exists() and n not in present]
     errors = {n: "no recording" for n in names if n not in present}
     jobs = jobs or min(2, os.cpu_count() or 1)
     if jobs > 1 and len(present) > 32 and "fork" in multiprocessing.get_all_start_methods():
@@ -113,4 +134,7 @@ def replay(directory: str | Path, names: list[str], jobs: int | None = None,
             results = pool.starmap(_replay_one, [(d / n, platform) for n in present], chunksize=8)
     else:
         results = [_replay_one(d / n, platform) for n in present]
-    return dict(zip(present, results)), errors
+    problems += [p for _, ps in results for p in ps]
+    if problems:
+        raise InputErrors(problems, "unreadable recordings")
+    return {n: obs for n, (obs, _) in zip(present, results)}, errors

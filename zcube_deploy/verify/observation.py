@@ -51,8 +51,10 @@ class Bgp:
 class Observation:
     """One switch: hostname, link state, LLDP neighbours, addresses, installed routes, BGP.
 
-    ``addresses``: port -> ["a.b.c.d/len", ...] from the running config (empty: not collected; the
-    management check is skipped). ``bgp`` None: BGP state not collected (an older recording)."""
+    ``addresses``: port -> ["a.b.c.d/len", ...] from the running config. ``bgp`` None: BGP state not
+    collected (an older recording). ``unavailable``: the parts of the report that were not collected
+    (vocabulary.Fact -> why, e.g. that its command was not recorded): the checks that read
+    them are ``not_checked`` findings, never passed."""
     hostname: str | None
     up: Mapping[str, bool]  # port -> link up
     lldp: Mapping[str, tuple[Neighbour, ...]] = field(default_factory=dict)
@@ -60,6 +62,14 @@ class Observation:
     static_routes: tuple[tuple[str, str], ...] = ()  # (prefix, next hop)
     bgp_routes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # prefix -> next hops
     bgp: Bgp | None = None
+    unavailable: Mapping[str, str] = field(default_factory=dict)
+
+    def lacks(self, *facts: str) -> str | None:
+        """Why the first of ``facts`` that was not collected is missing; None when all were."""
+        for f in facts:
+            if f in self.unavailable:
+                return self.unavailable[f]
+        return None
 
     def neighbours(self, port: str) -> tuple[Neighbour, ...]:
         return self.lldp.get(port, ())
@@ -89,6 +99,7 @@ class Observation:
             static_routes=tuple((r[0], r[1]) for r in d.get("static_routes") or ()),
             bgp_routes={p: tuple(h) for p, h in (d.get("bgp_routes") or {}).items()},
             bgp=bgp,
+            unavailable=dict(d.get("unavailable") or {}),
         )
 
 

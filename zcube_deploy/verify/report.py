@@ -10,6 +10,8 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from zcube_deploy.verify.classify import notes
+from zcube_deploy.vocabulary import FindingKind
 from zcube_deploy.xlsx import new_workbook, save_workbook
 
 COLUMNS = [("Rack", 8), ("U", 5), ("Device", 12), ("Port", 32), ("Kind", 11), ("Cable(s)", 16), ("What is wrong", 60),
@@ -56,9 +58,7 @@ def write_reports(findings: list[dict], summary: dict, errors: dict[str, str], o
             c.alignment = wrap
             cells.append(c)
         ws.append(cells)
-    if summary.get("not_checked"):  # checks that could not run on some switches: said, not silently skipped
-        from zcube_deploy.verify.classify import notes
-
+    if summary.get(FindingKind.NOT_CHECKED):  # checks that could not run on some switches: said, not silently skipped
         ws3 = wb.create_sheet("Notes")
         ws3.column_dimensions["A"].width = 120
         ws3.append(["Not checked"])

@@ -16,6 +16,7 @@ from typing import Callable
 
 from zcube_deploy.errors import RenderError
 from zcube_deploy.safety import check_description, check_name
+from zcube_deploy.templating import template
 
 TEMPLATE = "frr.conf.j2"
 PLATFORM = "frr"
@@ -114,6 +115,4 @@ def switch_view(plan: dict, sw: dict, names: Callable[[str], str] | None = None,
 
 def render_switch(plan: dict, sw: dict, names: Callable[[str], str] | None = None, slow_bfd: dict | None = None) -> str:
     """The FRR configuration (frr.conf) of one switch."""
-    from zcube_deploy.render.jinja import template
-
     return template(PLATFORM, TEMPLATE).render(switch_view(plan, sw, names, slow_bfd))

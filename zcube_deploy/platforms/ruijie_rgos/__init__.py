@@ -7,7 +7,9 @@ What the rest of the tool asks a platform (the seam, see docs/platforms.md), and
 - ``CONFIG_SUFFIX``, ``LOOPBACK``, ``MASK_STYLE``: syntax facts the views and readers need.
 - :func:`config_facts`: config text -> the neutral facts (hostname, interfaces with addresses in
   prefix-length form, static routes, BGP) that render's self-check and the routing proof read.
-- :func:`l3_facts`, :func:`top_level_lines`, :func:`parse_config`: push's management guard and scope.
+- :func:`l3_facts`, :func:`top_level_lines`, :func:`parse_config`: push's management guard and scope;
+  :func:`numbered_sections`, :func:`section_interface`, ``NEGATION`` (``sections.py``): push's check of a
+  config file before it is sent; :func:`config_drift` (``hconfig.py``): push's read-back after a rollback.
 - ``VERIFY_COMMANDS`` and :func:`observe` (``observations.py``): what verify runs and how it is read.
 - ``names.py`` (interface names and abbreviations: the one table), ``parsers.py`` (TextFSM),
   ``hconfig.py`` (the hier_config driver for push remediation), ``lab/`` (the simulated switch).
@@ -21,20 +23,24 @@ from itertools import compress, repeat
 from operator import not_
 from ipaddress import IPv4Interface, IPv4Network
 
+from zcube_deploy.ipv4 import DOTTED_MASKS, MASK_LENS
 from zcube_deploy.platforms.facts import ConfigFacts
-from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
+from zcube_deploy.platforms.ruijie_rgos.hconfig import config_drift, parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
+from zcube_deploy.platforms.ruijie_rgos.sections import NEGATION, numbered_sections, section_interface
 
 NAME = "ruijie_rgos"
 NAPALM_DRIVER = "ruijie_rgos"
 CONFIG_SUFFIX = ".cfg"
 LOOPBACK = "Loopback 0"
 BGP_SESSIONS_COMMAND = "show ip bgp summary"  # named in verify's fix texts
+RUNNING_CONFIG_COMMAND = "show running-config"  # what audit compares with the rendered config
 port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name the plan uses
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
-__all__ = ["CONFIG_SUFFIX", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "VERIFY_COMMANDS", "config_facts", "l3_facts", "long_name",
-           "observe", "parse_config", "short_name", "simulator", "top_level_lines"]
+__all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drift_rows", "l3_facts", "long_name", "numbered_sections",
+           "observe", "parse_config", "section_interface", "short_name", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 _ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
@@ -66,6 +72,17 @@ def l3_facts(config_text: str) -> dict:
     return {"interfaces": interfaces, "routes": routes}
 
 
+def drift_rows(running: str, intended: str, owns=None) -> list:
+    """Config drift of ``running`` from ``intended`` inside ``owns``, as neutral rows (drift.py; audit's kinds).
+
+    (drift.py is imported here, when asked, not at the top: through the driver's remediation it
+    loads netmiko and napalm, which render, plan and the offline commands never need.)
+    """
+    from zcube_deploy.platforms.ruijie_rgos.drift import drift_rows as rows
+
+    return rows(running, intended, owns)
+
+
 def top_level_lines(config_text: str) -> list[str]:
     """The top-level lines of an RGOS config (volatile lines and comments dropped)."""
     return [c.text for c in parse_config(config_text).children]
@@ -73,12 +90,7 @@ def top_level_lines(config_text: str) -> list[str]:
 
 # ---- the neutral parsed form (render's self-check, the routing proof)
 
-_PLEN = {".".join(str((((0xFFFFFFFF << (32 - n)) & 0xFFFFFFFF) >> s) & 255) for s in (24, 16, 8, 0)): n for n in range(33)}
-
-
-def _plen(mask: str) -> int | None:
-    """'255.255.255.254' -> 31; None for a string that is not a contiguous dotted mask."""
-    return _PLEN.get(mask)
+_PLEN = MASK_LENS  # dotted mask -> prefix length, the 33 contiguous masks only
 
 
 # Every pattern starts with a literal "\n" (the text is read with one put in front): a pattern
@@ -312,7 +324,7 @@ def _general_facts(text: str) -> ConfigFacts:
 # - a description line carries no fact wherever it stands.
 # tests/test_parsers.py checks that a confirmed text reads as the expected facts over mutated configs.
 
-_MASK = {plen: mask for mask, plen in _PLEN.items()}  # prefix length -> dotted mask: the reader's own table, inverted
+_MASK = dict(enumerate(DOTTED_MASKS))  # prefix length -> dotted mask: the reader's table, inverted
 _DESCRIPTION = re.compile(r"\n description [^\n]*+")  # a description line (a port's): no fact in it
 _WHITE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # the ASCII characters that are white space to the reader's \S and \s
 _NOT_DIGIT_START = re.compile(r"\n[^0-9]")
@@ -427,17 +439,28 @@ def _confirms_facts(text: str, e: ConfigFacts) -> bool:
 # reads, is not among them: nothing verify compares comes from it)
 VERIFY_COMMANDS = ("show running-config", "show interface status", "show lldp neighbors detail", "show ip route",
                    "show ip bgp summary", "show bfd neighbors")
+# which command each part of verify's observation comes from (vocabulary.Fact's values): a part whose
+# command was not collected, or was answered with a CLI error, is not observed (a not_checked finding)
+FACT_COMMANDS = {"hostname": "show running-config", "addresses": "show running-config", "bgp_config": "show running-config",
+                 "link": "show interface status", "lldp": "show lldp neighbors detail", "routes": "show ip route",
+                 "bgp_sessions": "show ip bgp summary", "bfd": "show bfd neighbors"}
+# the CLI's answers to a command it does not take (docs/ruijie.md): the command's data is not there.
+# ("% BGP instance is not running." is an answer: no BGP process.)
+_CLI_ERRORS = ("% Invalid input", "% Incomplete command", "% Ambiguous command", "% Unknown command", "% Unrecognized command")
+
+
+def command_error(output: str) -> str | None:
+    """The CLI's error line when ``output`` is a refusal of the command rather than its output, else None."""
+    for line in output.replace("\r", "\n").split("\n")[:5]:
+        line = line.strip()
+        if line.startswith(_CLI_ERRORS):
+            return line[:200]
+    return None
 
 
 def observe(outputs: dict[str, str]) -> dict:
     """{command: raw text} -> verify's neutral observation (observations.py)."""
+    # imported here: the show-output readers load TextFSM templates, start-up that render and push never need
     from zcube_deploy.platforms.ruijie_rgos.observations import observe as _observe
 
     return _observe(outputs)
-
-
-def simulator():
-    """The simulated RGOS switch the lab runs (imported on demand: it is large)."""
-    from zcube_deploy.platforms.ruijie_rgos import lab
-
-    return lab

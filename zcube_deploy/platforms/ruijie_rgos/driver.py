@@ -4,8 +4,9 @@ RGOS has no candidate configuration (ruijie.md): the candidate is kept on the cl
 ``compare_config`` returns the hierarchical remediation (hier_config) from the running config to
 the candidate, one CLI line per text line; ``commit_config`` sends it, reads the running config
 back, and only saves (``write``) when no remediation remains; ``rollback`` sends the remediation
-back to the running config the last commit started from, and never saves. A save that answers an
-error, times out or loses its session raises ``StartupNotConfirmed`` (a ``CommitError``,
+back to the running config the last commit started from, and never saves. A save that does not
+answer RGOS's success line ``[OK]`` (an error, a timeout, a lost session, any other answer) raises
+``StartupNotConfirmed`` (a ``CommitError``,
 zcube_deploy/platforms/contract.py): the running config holds the change, the startup config may or may not.
 
 Callers use only the NAPALM contract. Documented ``optional_args`` (besides netmiko's):
@@ -27,6 +28,7 @@ until this session sends configuration (one read per push instead of three).
 from __future__ import annotations
 
 import re
+import select
 import time
 from pathlib import Path
 
@@ -46,6 +48,7 @@ ERROR_RE = re.compile(r"^\s*% (Invalid input|Incomplete command|Ambiguous comman
 LOGICAL = ("Loopback", "VLAN", "AggregatePort", "Tunnel", "Mgmt")
 CHUNK = 200
 PROMPT_RE = re.compile(r"\)#")  # one config-mode prompt comes back per line sent
+SAVED_RE = re.compile(r"^\s*\[OK\]\s*$", re.M)  # `write` succeeded: RGOS's `[OK]`, on a line of its own
 # how a technician checks the startup config after an unconfirmed save (push's "what to do" text)
 STARTUP_CHECK = "compare `show startup-config` with `show running-config` on the switch"
 
@@ -77,6 +80,29 @@ def scoped_tree(text: str, owns=None):
     return tree
 
 
+def send_units(lines: list[str]) -> list[list[str]]:
+    """``lines`` (a remediation: top-level lines, indented sub-lines, ``exit``) cut into what is written at once: each
+    unit ends with a section's opening line, whose answer is read before the section's indented lines go (they
+    start the next unit, with what follows up to the next opening line). A rejected opening line therefore stops
+    its block: none of its indented lines is sent. At most CHUNK lines per unit.
+
+    >>> send_units(["hostname A", "interface X 0/1", " shutdown", "exit", "interface X 0/2", " shutdown", "exit",
+    ...             "ip route 1.1.1.0 255.255.255.0 2.2.2.2"])
+    [['hostname A', 'interface X 0/1'], [' shutdown', 'exit', 'interface X 0/2'], [' shutdown', 'exit', 'ip route 1.1.1.0 255.255.255.0 2.2.2.2']]
+    """
+    units: list[list[str]] = []
+    unit: list[str] = []
+    for i, line in enumerate(lines):
+        unit.append(line)
+        opens = not line.startswith(" ") and line != "exit" and i + 1 < len(lines) and lines[i + 1].startswith(" ")
+        if opens or len(unit) >= CHUNK:
+            units.append(unit)
+            unit = []
+    if unit:
+        units.append(unit)
+    return units
+
+
 def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
     """CLI lines that take ``running`` to ``intended``: interface blocks whole, each closed by 'exit'.
 
@@ -86,9 +112,24 @@ def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
     wf = WorkflowRemediation(scoped_tree(running, owns), scoped_tree(intended, owns))
     remediation = wf.remediation_config
     _keep_overwritten_in_place(remediation)
+    return _cli_lines(remediation)
+
+
+def merge_lines(running: str, candidate: str, owns=None) -> list[str]:
+    """CLI lines that add ``candidate`` to ``running`` (a merge: the candidate's lines ``running`` lacks, nothing
+    negated), in the form of :func:`remediation_lines`.
+
+    >>> merge_lines("hostname A\\nmtu forwarding 9216\\n", "mtu forwarding 9216\\nmtu forwarding 9000\\n")
+    ['mtu forwarding 9000']
+    """
+    return _cli_lines(scoped_tree(candidate, owns).difference(scoped_tree(running, owns)))
+
+
+def _cli_lines(tree) -> list[str]:
+    """A hier_config tree as CLI lines: each top-level section followed by its indented lines and 'exit'."""
     lines: list[str] = []
     open_block = False
-    for child in remediation.all_children_sorted():
+    for child in tree.all_children_sorted():
         if child.depth() == 1:
             if open_block:
                 lines.append("exit")
@@ -248,9 +289,18 @@ class RuijieRGOSDriver(NetworkDriver):
         return out
 
     def get_interfaces(self) -> dict:
+        """Every port of ``show interface status``: state and speed from it; description, shutdown and MTU from the
+        running config (the port's ``mtu N``, else the global ``mtu forwarding N``: the interface value wins, ruijie.md).
+        What neither says is napalm's value for unknown: ``mtu`` -1, ``mac_address`` "" (no command read here shows a
+        port's MAC), ``last_flapped`` -1.0, ``speed`` -1.0."""
         rows = parse("show interface status", self._send("show interface status"))
         cfg = parse_config(self._send("show running-config"))
-        desc, shut = {}, set()
+        desc, shut, mtu = {}, set(), {}
+        default_mtu = -1
+        for top in cfg.children:
+            m = re.fullmatch(r"mtu forwarding (\d+)", top.text)
+            if m:
+                default_mtu = int(m.group(1))
         for itf in cfg.get_children(startswith="interface "):
             name = itf.text[len("interface "):]
             for c in itf.children:
@@ -258,6 +308,9 @@ class RuijieRGOSDriver(NetworkDriver):
                     desc[name] = c.text[len("description "):]
                 if c.text == "shutdown":
                     shut.add(name)
+                m = re.fullmatch(r"mtu (\d+)", c.text)
+                if m:
+                    mtu[name] = int(m.group(1))
         out = {}
         for r in rows:
             name = long_name(r["interface"])
@@ -267,7 +320,7 @@ class RuijieRGOSDriver(NetworkDriver):
                 "description": desc.get(name, ""),
                 "last_flapped": -1.0,
                 "speed": _speed_mbps(r["speed"]),
-                "mtu": 9216,
+                "mtu": mtu.get(name, default_mtu),
                 "mac_address": "",
             }
         return out
@@ -312,7 +365,7 @@ class RuijieRGOSDriver(NetworkDriver):
     def _preflight(self, candidate: str, exc_type) -> None:
         if not self.preflight_on_load or self.device is None:
             return
-        missing = self.preflight(candidate)
+        missing = self._missing_interfaces(candidate)
         if missing:
             raise exc_type(f"pre-flight: the device has no interface {missing[0]!r}"
                            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
@@ -322,26 +375,30 @@ class RuijieRGOSDriver(NetworkDriver):
         self.merge = False
 
     def compare_config(self) -> str:
-        return "\n".join(self.pending_lines())
+        return "\n".join(self._pending_lines())
 
-    def pending_lines(self, running: str | None = None) -> list[str]:
+    def _pending_lines(self, running: str | None = None) -> list[str]:
         if self.candidate is None:
             return []
         if running is None:
             running = self._running if self._running is not None else self._send("show running-config")
         if self.merge:
-            merged = running.rstrip().removesuffix("end") + "\n" + self.candidate
-            return remediation_lines(running, merged, self.owns)
+            return merge_lines(running, self.candidate, self.owns)
         return remediation_lines(running, self.candidate, self.owns)
 
-    def preflight(self, intended: str) -> list[str]:
+    def _missing_interfaces(self, intended: str) -> list[str]:
         """Interfaces the intended config names that the device does not have."""
         have = {long_name(r["interface"]) for r in parse("show interface status", self._send("show interface status"))}
         names = re.findall(r"^interface (.+?)\s*$", intended, re.M)
         return [n for n in names if long_name(n) not in have and not n.startswith(LOGICAL)]
 
-    def apply_lines(self, lines: list[str]) -> str:
-        """Enter config mode, send ``lines``, leave; raise CommitError on any RGOS error message."""
+    def _apply_lines(self, lines: list[str]) -> str:
+        """Enter config mode, send ``lines``, leave; raise CommitError at the first line the device rejects.
+
+        A section's opening line is sent and its answer read before its indented lines go (:func:`send_units`): a
+        rejected ``interface X`` stops its block there, so a lenient CLI never takes the block's lines in global
+        mode, and the error is the device's own words about the line it rejected. (netmiko's per-line
+        ``send_config_set`` searches the whole accumulated output after every line: O(lines^2).)"""
         for line in lines:
             assert_safe_line(line)
         self._running = None  # the device changes from here on
@@ -349,11 +406,8 @@ class RuijieRGOSDriver(NetworkDriver):
         dev.config_mode(config_command="configure terminal", pattern=r"\)#")
         out = ""
         try:
-            # in blocks: each block is written at once and read back until one config prompt per line
-            # has come back; then the echo is scanned for RGOS errors. (netmiko's per-line
-            # send_config_set searches the whole accumulated output after every line: O(lines^2).)
-            for i in range(0, len(lines), CHUNK):
-                out += self._send_block(lines[i:i + CHUNK])
+            for unit in send_units(lines):
+                out += self._send_block(unit)
         except CommitError:
             raise
         except Exception as exc:
@@ -368,6 +422,8 @@ class RuijieRGOSDriver(NetworkDriver):
         return out
 
     def _send_block(self, block: list[str]) -> str:
+        """Write ``block`` at once, read until one config prompt per line has come back, then raise CommitError
+        naming the first line whose answer is an RGOS error, with the error in the device's words."""
         dev = self.device
         dev.write_channel("".join(line + dev.RETURN for line in block))
         out = ""
@@ -380,40 +436,50 @@ class RuijieRGOSDriver(NetworkDriver):
                 continue
             if time.monotonic() > deadline:
                 raise CommitError(f"the device stopped answering after {PROMPT_RE.subn('', out)[1]} of {need} lines")
-            time.sleep(0.005)
-        m = ERROR_RE.search(out)
-        if m:
-            before = out[: m.start()].splitlines()
-            cmd = next((ln.split("#", 1)[1].strip() for ln in reversed(before) if ")#" in ln and ln.split("#", 1)[1].strip()), "?")
-            raise CommitError(f"the device rejected {cmd!r}: {m.group(0).strip()}")
+            _wait_for_data(dev)
+        if ERROR_RE.search(out):
+            answers = PROMPT_RE.split(out)  # answers[k]: line k's echo and answer, then the next prompt's start
+            for line, answer in zip(block, answers):
+                if ERROR_RE.search(answer):
+                    words = " ".join(ln.strip() for ln in answer.replace("\r", "").splitlines() if ln.strip().startswith("%"))
+                    raise CommitError(f"the device rejected {line.strip()!r}: {words}")
+            raise CommitError(f"the device answered an error: {ERROR_RE.search(out).group(0).strip()}")
         return out
 
     def commit_config(self, message: str = "", revert_in: int | None = None) -> None:
+        """Apply the candidate, read it back, then save. ``revert_in`` (a commit confirmed within N seconds, else
+        reverted by the device) is refused: RGOS has no such commit, and a client-side timer is no promise."""
+        if revert_in is not None:
+            raise NotImplementedError("commit_config(revert_in=...): RGOS has no commit that reverts itself; "
+                                      "commit, then rollback() if the change is not wanted")
         if self.candidate is None:
             raise CommitError("no candidate loaded")
         self.backup = self._running if self._running is not None else self._send("show running-config")
-        lines = self.pending_lines(self.backup)
+        lines = self._pending_lines(self.backup)
         if lines:
-            self.apply_lines(lines)
-            left = self.pending_lines()
+            self._apply_lines(lines)
+            left = self._pending_lines()
             if left:
                 raise CommitError(f"{len(left)} lines still differ after the commit, e.g. {left[0]!r}")
         try:
-            self.save()
+            self._save()
         except Exception as exc:  # applied and confirmed, but the save may have written all, part or none of it
             why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StartupNotConfirmed(_redact(f"the running config is as intended, but `write` was not confirmed: {why}", self.password, self.secret),
                                       check=STARTUP_CHECK) from None
         self.candidate = None
 
-    def save(self) -> None:
-        """``write``; raises CommitError unless the device confirms it."""
+    def _save(self) -> None:
+        """``write``; raises CommitError unless the device answers the exact success line ``[OK]`` on a line of its
+        own (SAVED_RE), saying what it answered instead."""
         if self.device is None:
             raise ConnectionException("not connected")
         out = self.device.save_config()
-        if "OK" not in out:  # RGOS answers `[OK]` (ruijie.md does not show the exact line: any OK is taken)
-            tail = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("%")]
-            raise CommitError("write answered " + (repr(tail[0]) if tail else "no [OK]"))
+        if not SAVED_RE.search(out):
+            said = [ln.strip() for ln in out.replace("\r", "").splitlines() if ln.strip() and not ln.strip().startswith("write")]
+            errors = [ln for ln in said if ln.startswith("%")]
+            raise CommitError("write answered " + (repr(errors[0]) if errors else repr(" / ".join(said[-3:])) if said else "nothing")
+                              + ", not the success line [OK]")
 
     def rollback(self) -> None:
         """Push the remediation back to the backup taken by the last commit, or to ``optional_args["rollback_to"]``
@@ -423,10 +489,20 @@ class RuijieRGOSDriver(NetworkDriver):
             raise CommitError("no backup to roll back to")
         lines = remediation_lines(self._send("show running-config"), backup, self.owns)
         if lines:
-            self.apply_lines(lines)
+            self._apply_lines(lines)
         left = remediation_lines(self._send("show running-config"), backup, self.owns)
         if left:
             raise CommitError(f"rollback incomplete: {len(left)} lines still differ")
+
+
+def _wait_for_data(dev) -> None:
+    """Until the session has something to read (at most 50 ms): select() on the SSH channel, which wakes at once
+    when an answer arrives (a unit per section makes many short round trips); a fixed pause where it cannot."""
+    chan = getattr(dev, "remote_conn", None)
+    try:
+        select.select([chan], [], [], 0.05)
+    except (TypeError, ValueError, OSError):  # no channel with a file descriptor (a test double): poll
+        time.sleep(0.005)
 
 
 def _read(filename, config, exc_type) -> str:

@@ -11,17 +11,14 @@ both on the mocked outputs and on a lab's recordings.
 from __future__ import annotations
 
 import re
-import socket
-import struct
 from ipaddress import IPv4Interface
 
-from zcube_deploy.platforms.ruijie_rgos import _PLEN  # dotted mask -> prefix length: the platform's one table
-
-_PACK = struct.Struct("!I").pack
-
-
-def ntoa(value: int) -> str:
-    return socket.inet_ntoa(_PACK(value))
+from zcube_deploy.ipv4 import MASK_LENS as _PLEN  # dotted mask -> prefix length: the one table
+from zcube_deploy.ipv4 import ntoa
+from zcube_deploy.ipv4 import parse as _aton  # dotted quad -> int, None when not one
+from zcube_deploy.platforms.ruijie_rgos.bgp_parse import parse_config
+from zcube_deploy.platforms.ruijie_rgos.bgp_parse import prefix_len as _mask_len
+from zcube_deploy.platforms.facts import UnreadableOutput, line_number
 
 # ---------------------------------------------------------------- show lldp neighbors detail
 # the template's states: Start (port header, neighbour index), Neighbor (fields), Description
@@ -107,6 +104,15 @@ def lldp_detail(text: str) -> list[dict[str, str]]:
 _ADDR = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 
 
+def _interface(address: str, mask: str, line: str, text: str) -> str:
+    """"a.b.c.d/len" of an address line; an address or mask out of range (a hand-edited recording) is
+    :class:`UnreadableOutput` naming the line, not a traceback."""
+    try:
+        return str(IPv4Interface(f"{address}/{mask}"))
+    except ValueError as exc:
+        raise UnreadableOutput("show running-config", line_number(text, line), line, str(exc)) from None
+
+
 def interface_addresses(config_text: str) -> dict[str, list[str]]:
     """{interface: ["a.b.c.d/len", ...]} of every `interface` block of an RGOS config (l3_facts' "interfaces")."""
     out: dict[str, list[str]] = {}
@@ -123,7 +129,7 @@ def interface_addresses(config_text: str) -> dict[str, list[str]]:
         if cur is not None:
             m = _ADDR.match(line.strip())
             if m:
-                out[cur].append(str(IPv4Interface(f"{m.group(1)}/{m.group(2)}")))
+                out[cur].append(_interface(m.group(1), m.group(2), line, config_text))
     return out
 
 
@@ -192,17 +198,13 @@ _CFG_ITF = re.compile(r"^interface (.+?)\s*$")
 
 
 def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
-    """(``interface_addresses(text)``, the BGP part of ``lab.bgp.parse_config(text)`` that verify reads:
+    """(``interface_addresses(text)``, the BGP part of ``bgp_parse.parse_config(text)`` that verify reads:
     {"asn", "neighbors", "addresses", "bfd_ports", "fall_over_bfd"} as observations.observe_bgp gives it)
     in one pass over the text, without parse_config's work on everything else (its static routes, its
     ipaddress objects). Text whose whitespace is not only spaces and newlines (the two readers treat tabs
     and lone CRs differently) is read by the two readers themselves."""
-    from zcube_deploy.platforms.ruijie_rgos.lab.bgp import _aton, _mask_len
-
     text = config_text.replace("\r\n", "\n")
     if _ODD_SPACE.search(text):
-        from zcube_deploy.platforms.ruijie_rgos.lab.bgp import parse_config
-
         return interface_addresses(config_text), bgp_config_of(parse_config(config_text))
     addrs: dict[str, list[str]] = {}
     itfs: dict[str, list] = {}  # parse_config's interfaces: name -> [address text or None, has bfd interval]
@@ -231,7 +233,7 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
         if cur_a is not None:
             m = _ADDR.match(line)
             if m:
-                cur_a.append(str(IPv4Interface(f"{m.group(1)}/{m.group(2)}")) if m.group(2) not in _PLEN
+                cur_a.append(_interface(m.group(1), m.group(2), line, text) if m.group(2) not in _PLEN
                              or ntoa(_aton(m.group(1)) or 0) != m.group(1) else f"{m.group(1)}/{_PLEN[m.group(2)]}")
         if block == "itf":
             words = line.split()
@@ -264,7 +266,7 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
 
 
 def bgp_config_of(cfg) -> dict:
-    """The BGP part of a parsed config (lab.bgp.SwitchConfig) that verify reads."""
+    """The BGP part of a parsed config (bgp_parse.SwitchConfig) that verify reads."""
     return {"asn": cfg.bgp.asn if cfg.bgp else None,
             "neighbors": {a: n.remote_as for a, n in sorted(cfg.bgp.neighbors.items())} if cfg.bgp else {},
             "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},

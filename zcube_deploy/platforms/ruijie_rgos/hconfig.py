@@ -77,3 +77,23 @@ _DRIVER = HConfigDriverRuijieRGOS()
 def parse_config(text: str) -> HConfig:
     """Parse RGOS config text (running or intended) into a hier_config tree."""
     return get_hconfig(_DRIVER, strip_volatile(text))
+
+
+def config_drift(have: str, want: str) -> list[str]:
+    """The lines in which config ``have`` differs from ``want``, volatile lines aside: ``+ line`` in ``have`` only,
+    ``- line`` in ``want`` only, a sub-line after its section's line and " / " (push's read-back after a rollback).
+
+    >>> config_drift("hostname A\\ninterface X 0/1\\n shutdown\\nbfd interval 300\\n", "hostname A\\ninterface X 0/1\\nlogging on\\n")
+    ['+ interface X 0/1 / shutdown', '+ bfd interval 300', '- logging on']
+    """
+    a, b = parse_config(have), parse_config(want)
+    return [f"+ {line}" for line in _paths(a.difference(b))] + [f"- {line}" for line in _paths(b.difference(a))]
+
+
+def _paths(tree: HConfig) -> list[str]:
+    """Every leaf of ``tree`` as its path of lines joined by " / ", in order."""
+    out = []
+    for child in tree.all_children_sorted():
+        if not child.children:
+            out.append(" / ".join(p.text for p in child.lineage()))
+    return out

@@ -64,7 +64,8 @@ class Interface:
     address: tuple[str, str] | None = None  # (address, dotted mask)
     shutdown: bool = False
     bfd: str | None = None  # "bfd interval X min_rx Y multiplier Z" (platforms/ruijie_rgos/lab/router.py)
-    extra: list[str] = field(default_factory=list)  # sub-commands the lab does not model, verbatim
+    # sub-commands the lab does not model, verbatim, in order; None until the first (512 switches x 514 ports: no empty dicts)
+    extra: dict[str, None] | None = None
 
     def lines(self) -> list[str]:
         out = []
@@ -76,7 +77,7 @@ class Interface:
             out.append(f" ip address {self.address[0]} {self.address[1]}")
         if self.bfd:
             out.append(f" {self.bfd}")
-        out += [f" {x}" for x in self.extra]
+        out += [f" {x}" for x in self.extra or ()]
         if self.shutdown:
             out.append(" shutdown")
         return out
@@ -87,20 +88,20 @@ class Verbatim:
     """A configuration line the lab does not model, with its sub-commands, kept as entered."""
 
     text: str
-    children: list["Verbatim"] = field(default_factory=list)
+    children: dict[str, "Verbatim"] = field(default_factory=dict)  # by their text (one entry per text), in order
     body: list[str] = field(default_factory=list)  # a multi-line banner's text lines, as entered
 
     def lines(self, depth: int = 0) -> list[str]:
         out = [" " * depth + self.text] + self.body
-        for c in self.children:
+        for c in self.children.values():
             out += c.lines(depth + 1)
         return out
 
 
-def _verbatim_lines(blocks: list[Verbatim]) -> list[str]:
+def _verbatim_lines(blocks: dict[str, Verbatim]) -> list[str]:
     """Unmodelled sections as RGOS shows them: a '!' after each section with sub-commands and after the group."""
     out: list[str] = []
-    for v in blocks:
+    for v in blocks.values():
         out += v.lines() + (["!"] if v.children else [])
     if out and out[-1] != "!":
         out.append("!")
@@ -112,15 +113,17 @@ def _words_match(entry: str, text: str) -> bool:
     return entry == text or entry.startswith(text + " ")
 
 
-def _remove(entries: list, text: str, key=lambda e: e.text) -> bool:
+def _remove(entries: dict, text: str) -> bool:
+    """Remove the entry keyed ``text`` (keys are single-spaced), else the first one that ``text`` starts."""
     text = " ".join(text.split())
-    for exact in (True, False):
-        for i, e in enumerate(entries):
-            k = " ".join(key(e).split())
-            if (k == text) if exact else _words_match(k, text):
-                del entries[i]
-                return True
-    return False
+    if text in entries:
+        del entries[text]
+        return True
+    key = next((k for k in entries if _words_match(k, text)), None)
+    if key is None:
+        return False
+    del entries[key]
+    return True
 
 
 @dataclass
@@ -133,7 +136,7 @@ class SwitchState:
     serial: str = "G1RL71S00000"
     hostname: str = DEFAULT_HOSTNAME
     global_lines: list[str] = field(default_factory=list)
-    routes: list[str] = field(default_factory=list)  # "ip route N M NH", in entry order
+    routes: dict[str, None] = field(default_factory=dict)  # "ip route N M NH", in entry order
     interfaces: dict[str, Interface] = field(default_factory=dict)
     startup: str = ""
     config_log: list[str] = field(default_factory=list)  # every line entered in config mode
@@ -143,7 +146,8 @@ class SwitchState:
     generation: int = 0  # bumped by every configuration line: the lab's protocol model caches on it
     # unmodelled top-level sections, verbatim, by where they stand: before the interfaces ("pre"),
     # between the interfaces and the static routes ("mid"), after the routes ("post")
-    verbatim: dict[str, list[Verbatim]] = field(default_factory=lambda: {"pre": [], "mid": [], "post": []})
+    # (each region's sections keyed by their single-spaced text: one section per text, found in constant time)
+    verbatim: dict[str, dict[str, Verbatim]] = field(default_factory=lambda: {"pre": {}, "mid": {}, "post": {}})
     region: str = "mid"  # where a new unmodelled section goes
 
     def __post_init__(self) -> None:
@@ -164,7 +168,7 @@ class SwitchState:
         body += _verbatim_lines(self.verbatim["mid"])
         if self.bgp is not None:
             body += self.bgp.render() + ["!"]
-        body += self.routes + (["!"] if self.routes else [])
+        body += list(self.routes) + (["!"] if self.routes else [])
         body += _verbatim_lines(self.verbatim["post"])
         body.append("end")
         text = "\n".join(body) + "\n"
@@ -172,8 +176,9 @@ class SwitchState:
             return text
         return f"Building configuration...\nCurrent configuration : {len(text)} bytes\n\n{text}"
 
-    def all_verbatim(self) -> list[Verbatim]:
-        return self.verbatim["pre"] + self.verbatim["mid"] + self.verbatim["post"]
+    def find_verbatim(self, text: str) -> Verbatim | None:
+        """The unmodelled top-level section whose text is ``text`` (single-spaced), wherever it stands."""
+        return next((r[text] for r in self.verbatim.values() if text in r), None)
 
     def remove_verbatim(self, text: str) -> bool:
         return any(_remove(self.verbatim[r], text) for r in ("pre", "mid", "post"))
@@ -188,7 +193,11 @@ class SwitchState:
         self.region = "pre"
         sess = Session(self, enable_secret="", lldp=lambda *_: "", link_up=lambda *_: True)
         sess.mode = "config"
+        banner_line = 0
         for n, raw in enumerate(text.replace("\r", "").splitlines(), 1):
+            if sess.banner is not None:  # a multi-line banner's text, verbatim, up to its delimiter
+                sess.feed(raw)
+                continue
             if not raw.strip() or raw.lstrip().startswith("!") or re.match(r"^(version |end$|Building |Current configuration)", raw):
                 continue
             indent = len(raw) - len(raw.lstrip(" "))
@@ -198,13 +207,20 @@ class SwitchState:
             elif sess.mode == "config":
                 raise ValueError(f"line {n}: {raw.strip()!r}: an indented line outside any section")
             reply = sess.feed(raw)
+            if sess.banner is not None:
+                banner_line = n
             if "%" in reply:
                 raise ValueError(f"line {n}: {raw.strip()!r}: {reply.strip().splitlines()[-1]}")
+            if not sess.mode.startswith("config") or sess.awaiting:
+                raise ValueError(f"line {n}: {raw.strip()!r}: leaves configuration mode (a baseline is configuration lines only)")
             if indent == 0:
                 if raw.startswith("interface ") and self.region == "pre":
                     self.region = "mid"
                 elif raw.startswith("ip route ") and sess.mode == "config" and self.region != "post" and self.routes:
                     self.region = "post"
+        if sess.banner is not None:
+            raise ValueError(f"line {banner_line}: {sess.banner[0].text!r}: the banner is not closed by its delimiter "
+                             f"{sess.banner[1]!r}")
         self.config_log.clear()
         self.region = "mid"
         self.startup = self.running_config(header=False)
@@ -230,7 +246,8 @@ class Session:
 
     def __init__(self, state: SwitchState, enable_secret: str, lldp: Callable[[SwitchState, bool], str],
                  link_up: Callable[[SwitchState, str], bool], ask_password_change: bool = False,
-                 reject: list[str] | None = None, routing: Callable | None = None, write_fault: str | None = None):
+                 reject: list[str] | None = None, routing: Callable | None = None, write_fault: str | None = None,
+                 sublines: str = "reject"):
         self.sw = state
         self.secret = enable_secret
         self.lldp = lldp
@@ -242,6 +259,10 @@ class Session:
         self.awaiting: str | None = "password_change" if ask_password_change else None
         self.closed = False
         self.orphan = False  # the last unindented line was a rejected `interface X`: its indented sub-lines are rejected
+        # what happens to the sub-lines of a rejected `interface X`: "reject" (each rejected, the strict CLI) or
+        # "global" (the lenient-CLI fault: the session is left in global configuration mode, where each sub-line
+        # that is a valid global command is accepted, e.g. a stray `bfd interval ...`, and the others rejected)
+        self.sublines = sublines
         self.abort = False  # set by a command: the connection drops at once, before the answer (the lab's server does it)
         self.write_fault = write_fault  # the lab fault on `write`: None, "fail" (nothing saved), "drop" (saved, answer lost), "fail_once"
         self.reject = [r.strip() for r in (reject or [])]
@@ -303,16 +324,27 @@ class Session:
                 return self._invalid(line, indent)
             self.orphan = False
             if any(stripped == r or stripped.startswith(r + " ") for r in self.reject):
-                self.orphan = _opens_interface(stripped)
-                return self._invalid(line, 0)
+                text = self._invalid(line, 0)  # the caret under the prompt the line was typed at
+                self._rejected_interface(stripped)
+                return text
         entered = self.mode
         try:
             if self.mode == "config-sub":
                 return self._sub_line(line)
             return self._dispatch(line)
         except _CliError as err:
-            self.orphan = entered.startswith("config") and not indent and _opens_interface(stripped)
+            if entered.startswith("config") and not indent:
+                self._rejected_interface(stripped)
             return err.text
+
+    def _rejected_interface(self, stripped: str) -> None:
+        """A configuration line was rejected: when it is `interface X`, its sub-lines follow the ``sublines`` fault."""
+        if not _opens_interface(stripped):
+            return
+        if self.sublines == "global":  # the lenient CLI: the sub-lines are taken in global configuration mode
+            self.mode, self.interface, self.stack = "config", None, []
+        else:
+            self.orphan = True
 
     def _invalid(self, line: str, offset: int) -> str:
         col = len(self.prompt()) + offset
@@ -384,10 +416,10 @@ class Session:
         text = " ".join(line.split())
         if self.mode == "config-if":  # a global command in interface mode leaves the interface, as on RGOS
             self.mode, self.interface = "config", None
-        existing = next((v for v in self.sw.all_verbatim() if v.text == text), None)
+        existing = self.sw.find_verbatim(text)
         block = existing or Verbatim(text)
         if existing is None:
-            self.sw.verbatim[self.sw.region].append(block)
+            self.sw.verbatim[self.sw.region][text] = block
         mode = next((m for prefix, m in BLOCK_MODES if text.startswith(prefix)), None)
         if mode is not None:
             self.mode, self.stack = "config-sub", [(block, mode)]
@@ -406,13 +438,14 @@ class Session:
     def _verbatim_if(self, line: str) -> str:
         text = " ".join(line.split())
         itf = self.sw.interfaces[self.interface]
-        if text not in itf.extra:
-            itf.extra.append(text)
+        if itf.extra is None:
+            itf.extra = {}
+        itf.extra.setdefault(text, None)
         return ""
 
     def _no_verbatim_if(self, line: str) -> str:
         itf = self.sw.interfaces[self.interface]
-        _remove(itf.extra, line.split(None, 1)[1], key=lambda e: e)
+        _remove(itf.extra or {}, line.split(None, 1)[1])
         return ""
 
     def _sub_line(self, line: str) -> str:
@@ -437,10 +470,10 @@ class Session:
         if first == "no" and len(words) > 1:
             _remove(block.children, text.split(None, 1)[1])
             return ""
-        existing = next((c for c in block.children if c.text == text), None)
+        existing = block.children.get(text)
         child = existing or Verbatim(text)
         if existing is None:
-            block.children.append(child)
+            block.children[text] = child
         mode = next((m for prefix, m in NESTED_MODES if text.startswith(prefix)), None)
         if mode is not None:
             self.stack.append((child, f"{self.stack[-1][1]}-{mode}" if mode == "af" else mode))
@@ -654,8 +687,7 @@ class Session:
         sub = self._match(line, words, 1, ["route", "address"])
         if sub == "route":
             text = self._route_words(line, words, 2)
-            if text not in self.sw.routes:
-                self.sw.routes.append(text)
+            self.sw.routes.setdefault(text, None)
             return ""
         if self.mode != "config-if":
             raise _CliError(self._invalid(line, _offset(line, 1)))
@@ -731,7 +763,7 @@ class Session:
                 text = self._route_words(line, words, 3)
                 if text not in sw.routes:
                     return "% Static route does not exist."
-                sw.routes.remove(text)
+                del sw.routes[text]
             else:
                 self._need_if(line)
                 sw.interfaces[self.interface].address = None

@@ -1,4 +1,5 @@
-"""The Jinja2 environment: StrictUndefined, no autoescape, trim_blocks, templates from templates/<platform>/."""
+"""The config templates' Jinja2 environment: StrictUndefined, no autoescape, trim_blocks, templates from
+templates/<platform>/ (a base module: render and the platforms that render their own configs use it)."""
 
 from __future__ import annotations
 

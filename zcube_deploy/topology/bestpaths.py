@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections import deque
 
+from zcube_deploy.ipv4 import aton
+
 
 def best_routes(sessions: dict[str, list[tuple[int, str]]], originated: dict[str, list[tuple[int, int]]],
                 max_as_path: int | None = None) -> dict[str, list[tuple[int, int, list[int]]]]:
@@ -45,8 +47,6 @@ def best_routes(sessions: dict[str, list[tuple[int, str]]], originated: dict[str
 
 def plan_sessions(switches: list[dict]) -> tuple[dict, dict]:
     """(sessions, originated) of a plan's switches in mode bgp, with addresses as integers."""
-    from zcube_deploy.plan.ipam import aton
-
     sessions, originated = {}, {}
     for sw in switches:
         sessions[sw["name"]] = [(aton(i["peer"]["address"]), i["peer"]["device"]) for i in sw["interfaces"] if i["kind"] == "fabric"]

@@ -1,0 +1,176 @@
+"""zcube audit: config drift (pure, and seeded by hand edits in a pushed lab), verify's checks, metrics."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import run_zcube
+from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift
+from zcube_deploy.audit.run import AuditOptions, audit_once
+from zcube_deploy.platforms.ruijie_rgos.lab.drift import DRIFT_FAULT_KINDS, apply_drifts, plan_drifts
+from zcube_deploy.platforms import platform_module
+from zcube_deploy.push.scope import ManagedScope
+
+RGOS = platform_module("ruijie_rgos")
+
+
+@pytest.fixture(scope="module")
+def built(lab64_build):
+    plan = json.loads((lab64_build / "plan.json").read_text())
+    intended = {sw["name"]: (lab64_build / "configs" / f"{sw['name']}.cfg").read_text() for sw in plan["switches"]}
+    return lab64_build, plan, intended
+
+
+def _drift(plan, intended, name, running):
+    sw = next(s for s in plan["switches"] if s["name"] == name)
+    scope = ManagedScope.for_switch(plan, sw, RGOS.top_level_lines(intended[name]), "ruijie_rgos")
+    return config_drift(name, running, intended[name], scope.owns, RGOS.drift_rows)
+
+
+def test_no_drift_when_running_equals_rendered_and_site_lines_are_ignored(built):
+    _, plan, intended = built
+    site = "username admin privilege 15 secret 5 $1$x\nsnmp-server location hall-B\nip route 0.0.0.0 0.0.0.0 172.16.0.1\n"
+    for name in ("ZC-O001", "ZC-E002"):
+        assert _drift(plan, intended, name, intended[name] + site) == []
+
+
+def test_each_hand_edit_is_named_with_its_kind_and_fix(built):
+    _, plan, intended = built
+    text = intended["ZC-O001"]
+    port = "interface TwoHundredGigabitEthernet 0/1:2"
+    routes = [ln for ln in text.splitlines() if ln.startswith("ip route ")]
+    running = (text.replace("hostname ZC-O001", "hostname ZC-HAND")
+               .replace(f"{port}\n description gpu02 ens1f0np0 H000017", f"{port}\n description edited\n shutdown\n load-interval 30")
+               .replace(routes[0] + "\n", "")
+               + "ip route 10.0.0.64 255.255.255.240 10.200.0.7\n")
+    got = Counter((f["kind"], f["section"]) for f in _drift(plan, intended, "ZC-O001", running))
+    assert got == Counter({("config_changed", "hostname ZC-O001"): 1, ("config_changed", port): 1, ("port_shut", port): 1,
+                           ("config_stray", port): 1, ("missing_route", routes[0]): 1,
+                           ("stray_route", "ip route 10.0.0.64 255.255.255.240 10.200.0.7"): 1})
+    f = next(f for f in _drift(plan, intended, "ZC-O001", running) if f["kind"] == "port_shut")
+    assert f["fix"][0] == port and " no shutdown" in f["fix"] and f["id"].startswith("A")
+    # a changed next hop is one change, not a stray plus a missing route
+    changed = text.replace(routes[0], routes[0].rsplit(" ", 1)[0] + " 10.200.0.99")
+    assert [f["kind"] for f in _drift(plan, intended, "ZC-O001", changed)] == ["config_changed"]
+
+
+def test_drift_ids_are_stable_and_distinct(built):
+    _, plan, intended = built
+    drifts = plan_drifts(plan, intended, 60, seed=3)
+    ids = []
+    for _ in range(2):
+        ids.append(sorted(f["id"] for name in intended for f in _drift(plan, intended, name, _edited(intended[name], drifts, name))))
+    assert ids[0] == ids[1] and len(set(ids[0])) == len(ids[0]) == 60
+
+
+def _edited(text: str, drifts, name: str) -> str:
+    """Apply drifts to a config text the way the switch would show them (for the pure test)."""
+    for d in (d for d in drifts if d.switch == name):
+        if d.kind == "stray_route":
+            text += d.lines[0] + "\n"
+        elif d.kind == "missing_route":
+            text = text.replace(d.section + "\n", "")
+        else:
+            head, edit = d.section, d.lines[1].strip()
+            lines = text.split("\n")
+            i = lines.index(head)
+            j = i + 1
+            while j < len(lines) and lines[j].startswith(" "):
+                j += 1
+            block = lines[i + 1:j]
+            if edit == "no description":
+                block = [b for b in block if not b.startswith(" description ")]
+            elif edit.startswith("description "):
+                block = [(" " + edit if b.startswith(" description ") else b) for b in block]
+            elif edit == "shutdown":
+                block = [b for b in block if b != " no shutdown"] + [" shutdown"]
+            else:
+                block = block + [" " + edit]
+            lines[i + 1:j] = block
+            text = "\n".join(lines)
+    return text
+
+
+def test_kinds_of_the_lab_faults_are_the_audit_kinds():
+    assert set(DRIFT_FAULT_KINDS) == set(DRIFT_KINDS)
+
+
+@pytest.mark.lab
+def test_seeded_drifts_in_a_pushed_lab_are_all_found_and_push_repairs_them(built, tmp_path):
+    """Hand edits over SSH on a pushed lab: every one found with its kind, nothing else but their link
+    effects, the fixes repair it (push) and a second audit is clean; the CLI's exit codes and metrics."""
+    from zcube_deploy import push_configs
+    from zcube_deploy.lab.server import lab_credentials, running_lab
+
+    out, plan, intended = built
+    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
+        lab_json = str(tmp_path / "lab" / "lab.json")
+        assert push_configs(plan, out, dry_run=False, lab=lab_json)["ok"]
+        opts = AuditOptions(Path(out), lab_path=lab_json)
+        from zcube_deploy.access import credentials
+
+        creds = credentials(True)
+        clean = audit_once(plan, str(out / "plan.json"), tmp_path / "a0", opts, creds)
+        assert clean.clean, clean.findings[:3]
+        drifts = plan_drifts(plan, intended, 120, seed=11)
+        apply_drifts(lab.endpoints, lab_credentials(), drifts)
+        r = audit_once(plan, str(out / "plan.json"), tmp_path / "a1", opts, creds)
+        config = [f for f in r.findings if f.get("source") == "config"]
+        expected = Counter((d.switch, d.kind, d.section) for d in drifts)
+        assert Counter((f["device"], f["kind"], f["section"]) for f in config) == expected
+        shut = {(d.switch, d.section.split(" ", 1)[1]) for d in drifts if d.kind == "port_shut"}
+        others = [f for f in r.findings if f.get("source") != "config"]
+        routed = {d.switch for d in drifts if d.kind in ("stray_route", "missing_route", "port_shut")}
+        for f in others:  # only the drifts' own effects may show: shut ports' links down, changed routing tables
+            if f["kind"] == "down":
+                assert any((e["device"], e["port"]) in shut for e in f["ends"]), f
+            else:
+                assert f["kind"] == "route" and f["ends"][0]["device"] in routed, f
+        # the CLI: exit 1 with the findings and the metrics file, then push repairs and exit 0
+        res = run_zcube("audit", str(out / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "a2"), "--metrics", str(tmp_path / "m.prom"))
+        assert res.returncode == 1, res.stderr
+        prom = (tmp_path / "m.prom").read_text()
+        assert 'zcube_audit_findings{cluster="lab64",kind="port_shut"} %d.0' % expected_kind(drifts, "port_shut") in prom
+        assert 'zcube_audit_clean{cluster="lab64"} 0.0' in prom
+        assert push_configs(plan, out, dry_run=False, lab=lab_json)["ok"]
+        res = run_zcube("audit", str(out / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "a3"), "--metrics", str(tmp_path / "m.prom"),
+                        "--runner", "nornir")
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert 'zcube_audit_clean{cluster="lab64"} 1.0' in (tmp_path / "m.prom").read_text()
+        # offline from the recordings of the drifted run: the same findings
+        res = run_zcube("audit", str(out / "plan.json"), "--from", str(tmp_path / "a1" / "recordings"), "-o", str(tmp_path / "a4"))
+        assert res.returncode == 1
+        offline = json.loads((tmp_path / "a4" / "audit.json").read_text())["findings"]
+        assert sorted(f["id"] for f in offline) == sorted(f["id"] for f in r.findings)
+
+
+def expected_kind(drifts, kind: str) -> int:
+    return sum(d.kind == kind for d in drifts)
+
+
+def test_a_switch_without_a_recording_is_not_checked_not_clean(built, tmp_path):
+    out, plan, intended = built
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    res = run_zcube("audit", str(out / "plan.json"), "--from", str(rec), "-o", str(tmp_path / "a"))
+    assert res.returncode == 1
+    doc = json.loads((tmp_path / "a" / "audit.json").read_text())
+    nc = [f for f in doc["findings"] if f["kind"] == "not_checked" and f["check"] == "config_drift"]
+    assert {f["device"] for f in nc} == set(intended) and not doc["summary"]["clean"]
+
+
+def test_every_runs_again_and_count_stops_it(built, tmp_path):
+    out, _, _ = built
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    res = run_zcube("audit", str(out / "plan.json"), "--from", str(rec), "-o", str(tmp_path / "a"), "--every", "1", "--count", "2",
+                    "--metrics", str(tmp_path / "m.prom"))
+    assert res.returncode == 1 and res.stdout.count("] run ") == 2, res.stdout + res.stderr
+    assert "run 1:" in res.stdout and "run 2:" in res.stdout
+    assert 'zcube_audit_switches{cluster="lab64",state="audited"} 16.0' in (tmp_path / "m.prom").read_text()
+    res = run_zcube("audit", str(out / "plan.json"), "--from", str(rec), "-o", str(tmp_path / "a"), "--count", "2")
+    assert res.returncode == 2 and "--count goes with --every" in res.stderr

@@ -1,0 +1,118 @@
+"""The RGOS NAPALM driver against napalm's own conformance pieces (issue 23 item 4): napalm.base.test's method-
+signature test, and every getter's return value checked against napalm.base.models with napalm's own helper,
+over the lab. Plus what the driver reports: MTU from the device, unknowns as napalm's values, revert_in refused,
+the save confirmed only by its exact success line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from napalm.base import models
+from napalm.base.exceptions import CommitError
+from napalm.base.test import helpers
+from napalm.base.test.getters import BaseTestGetters
+
+from conftest import build_example
+from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from zcube_deploy.lab.server import running_lab
+from zcube_deploy.platforms.ruijie_rgos.driver import RuijieRGOSDriver
+
+
+class _Probe:
+    driver = RuijieRGOSDriver
+
+
+def test_napalms_method_signature_test():
+    """napalm's own test_method_signatures (napalm.base.test.getters), run on the driver: every public method exists
+    in napalm.base.NetworkDriver with the same signature (no extra public methods). (The class's other tests need
+    napalm's mocked-device fixtures; the getters' model checks run over the lab below.)"""
+    BaseTestGetters.test_method_signatures(_Probe())
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return build_example(tmp_path_factory, "lab-64.yaml")
+
+
+@pytest.fixture(scope="module")
+def device(built, tmp_path_factory):
+    out = tmp_path_factory.mktemp("lab")
+    with running_lab(json.loads((built / "plan.json").read_text()), out_dir=out) as lab:
+        host, port = lab.endpoints["ZC-O001"]
+        d = RuijieRGOSDriver(host, DEFAULT_USERNAME, DEFAULT_PASSWORD, optional_args={
+            "port": port, "secret": DEFAULT_ENABLE_SECRET, "known_hosts": str(out / "known_hosts")})
+        d.open()
+        d.lab = lab
+        try:
+            yield d
+        finally:
+            d.close()
+
+
+@pytest.mark.lab
+def test_getters_match_napalms_models(device):
+    assert helpers.test_model(models.AliveDict, device.is_alive())
+    assert helpers.test_model(models.FactsDict, device.get_facts())
+    interfaces = device.get_interfaces()
+    assert interfaces and all(helpers.test_model(models.InterfaceDict, v) for v in interfaces.values())
+    config = device.get_config()
+    assert helpers.test_model(models.ConfigDict, config)
+    lldp = device.get_lldp_neighbors()
+    assert lldp and all(helpers.test_model(models.LLDPNeighborDict, n) for ns in lldp.values() for n in ns)
+    detail = device.get_lldp_neighbors_detail()
+    assert detail and all(helpers.test_model(models.LLDPNeighborDetailDict, n) for ns in detail.values() for n in ns)
+
+
+@pytest.mark.lab
+def test_interfaces_report_what_the_device_says(device):
+    """MTU from the running config (`mtu forwarding`, a port's own `mtu` wins); MAC unknown: napalm's ""."""
+    before = device.get_interfaces()
+    port = "TwoHundredGigabitEthernet 0/1:1"
+    assert before[port]["mac_address"] == ""
+    assert before[port]["mtu"] == -1  # the site baseline sets no MTU: unknown, not a guessed 9216
+    device.load_merge_candidate(config="mtu forwarding 9000\n")
+    device.commit_config()
+    after = device.get_interfaces()
+    assert after[port]["mtu"] == 9000 and after["TwoHundredGigabitEthernet 0/2:1"]["mtu"] == 9000
+
+
+@pytest.mark.lab
+def test_revert_in_is_refused(device):
+    device.load_merge_candidate(config="hostname ZC-X\n")
+    with pytest.raises(NotImplementedError, match="revert"):
+        device.commit_config(revert_in=60)
+    device.discard_config()
+    assert "hostname ZC-X" not in device.get_config("running")["running"]
+
+
+class _Saving:
+    """A netmiko connection whose `write` answers what the test says."""
+
+    def __init__(self, answer: str):
+        self.answer = answer
+
+    def save_config(self):
+        return self.answer
+
+
+@pytest.mark.parametrize("answer", ["write\nBuilding configuration...\n[OK]\n", "Building configuration...\r\n  [OK]  \r\n"])
+def test_the_save_is_confirmed_by_its_exact_success_line(answer):
+    d = RuijieRGOSDriver("h", "u", "p")
+    d.device = _Saving(answer)
+    d._save()
+
+
+@pytest.mark.parametrize("answer, said", [
+    ("Building configuration...\n% Error: failed to write. OK?", "'% Error: failed to write. OK?'"),
+    ("Building configuration...\nNOT OK", "'Building configuration... / NOT OK'"),
+    ("Building configuration...\n[OK] but flash is full", "'Building configuration... / [OK] but flash is full'"),
+    ("", "nothing"),
+])
+def test_any_other_answer_is_not_a_save(answer, said):
+    """Known-bad cases: answers holding "OK" that are not the success line (the old check took any "OK")."""
+    d = RuijieRGOSDriver("h", "u", "p")
+    d.device = _Saving(answer)
+    with pytest.raises(CommitError) as e:
+        d._save()
+    assert str(e.value) == f"write answered {said}, not the success line [OK]"

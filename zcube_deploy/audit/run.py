@@ -1,0 +1,249 @@
+"""The audit pipeline: collect (or replay), verify's checks, config drift, audit.json and metrics.
+
+One run: the switches' outputs are recorded into ``OUT/recordings`` (live, over SSH with a thread
+pool or through Nornir) or read from a recording folder (offline); verify's checks run on them
+(LLDP against the plan, link state, routes, BGP and BFD, management: the same findings, the same
+stable IDs, and ``not_checked`` where a check could not run); then each switch's running config
+is compared with its rendered config inside the managed scope (``audit/drift.py``). Every finding
+goes to ``OUT/audit.json``; ``--metrics`` writes the counts in the Prometheus text format.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.platforms import platform_module
+from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.verify.observe import record_name
+
+RUNNERS = ("threads", "nornir")
+
+
+@dataclass
+class AuditOptions:
+    configs_dir: Path
+    lab_path: str | None = None
+    known_hosts: str | None = None
+    replay_dir: str | None = None
+    only: str | None = None
+    concurrency: int = 32
+    timeout: float = 30
+    runner: str = "threads"
+
+
+@dataclass
+class AuditResult:
+    findings: list[dict]
+    summary: dict
+    unreachable: dict[str, str]
+    scope: list[str] = field(default_factory=list)
+    paths: dict[str, str] = field(default_factory=dict)
+    duration_s: float = 0.0
+    finished: str = ""  # when the run ended, UTC (for the terminal; audit.json holds no clock)
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings and not self.unreachable
+
+
+def _intended(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, str]:
+    d = opts.configs_dir / "configs"
+    if not d.is_dir():
+        raise InputErrors(Problem(str(d), "no rendered configs here", "run `zcube render PLAN -o DIR` and give DIR with --configs"))
+    out, problems = {}, []
+    for n in names:
+        p = d / f"{n}{suffix}"
+        try:
+            out[n] = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(str(p), f"cannot read the rendered config: {exc}"))
+    if problems:
+        raise InputErrors(problems, "cannot audit")
+    return out
+
+
+def _record_nornir(plan_path: str, opts: AuditOptions, names: list[str], rec: Path, commands: tuple[str, ...]) -> dict[str, str]:
+    """Collect through Nornir (zcube_deploy.nornir.ZCubeInventory + nornir_napalm's napalm_cli); write rec/<switch>/."""
+    from nornir import InitNornir
+    from nornir_napalm.plugins.tasks import napalm_cli
+
+    from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
+
+    options = {"plan": plan_path, "lab": opts.lab_path, "known_hosts": opts.known_hosts}
+    nr = InitNornir(runner={"plugin": "threaded", "options": {"num_workers": max(1, opts.concurrency)}}, logging={"enabled": False},
+                    inventory={"plugin": "ZCubeInventory", "options": {k: v for k, v in options.items() if v}})
+    wanted = set(names)
+    result = nr.filter(filter_func=lambda h: h.name in wanted).run(task=napalm_cli, commands=list(commands))
+    errors = {}
+    make_private_dir(rec)
+    for name, multi in result.items():
+        if multi.failed:
+            exc = multi[0].exception
+            errors[name] = redact_secrets(f"{type(exc).__name__}: {exc}".splitlines()[0][:300] if exc else "failed")
+            continue
+        for cmd, text in multi[0].result.items():
+            write_private(rec / name / record_name(cmd), text)
+    return errors
+
+
+def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str], rec: Path, creds) -> dict[str, str]:
+    """Record every switch's outputs into ``rec`` (a fresh folder); returns {switch: why it could not be read}."""
+    from zcube_deploy.verify.collect import collect
+    from zcube_deploy.verify.observe import commands
+
+    platform = plan["cluster"]["platform"]
+    if opts.runner == "nornir":
+        return _record_nornir(plan_path, opts, names, rec, commands(platform))
+    from zcube_deploy.access import endpoints
+
+    eps, kh = endpoints(opts.lab_path, opts.known_hosts)
+    mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
+    targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
+    _, errors = collect(targets, creds, kh, concurrency=opts.concurrency, timeout=opts.timeout, record=rec, platform=platform)
+    return errors
+
+
+def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: Path) -> tuple[list[dict], list[str]]:
+    """Config drift of every switch with a recorded running config; the switches without one."""
+    platform = plan["cluster"]["platform"]
+    pm = platform_module(platform)
+    by_name = {s["name"]: s for s in plan["switches"]}
+    findings, missing = [], []
+    for n in names:
+        f = rec / n / record_name(pm.RUNNING_CONFIG_COMMAND)
+        if not f.is_file():
+            missing.append(n)
+            continue
+        running = f.read_bytes().decode("utf-8", errors="replace")
+        scope = ManagedScope.for_switch(plan, by_name[n], pm.top_level_lines(intended[n]), platform)
+        findings.extend(config_drift(n, running, intended[n], scope.owns, pm.drift_rows))
+    return findings, missing
+
+
+def not_checked_finding(device: str, check: str, why: str) -> dict:
+    from zcube_deploy.audit.drift import drift_id
+
+    return {"id": drift_id("not_checked", device, check, why), "kind": "not_checked", "device": device, "check": check,
+            "what": f"{check} not checked on {device}: {why}", "fix": []}
+
+
+def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, creds=None) -> AuditResult:
+    """One audit of ``plan``'s switches: writes OUT/audit.json (and OUT/recordings when live)."""
+    from zcube_deploy.verify import scope_of
+    from zcube_deploy.verify.pipeline import run_verify
+
+    started = time.monotonic()
+    if opts.runner not in RUNNERS:
+        raise InputErrors(Problem("--runner", f"unknown runner {opts.runner!r}", f"one of {', '.join(RUNNERS)}"))
+    names = scope_of(plan, opts.only)
+    platform = plan["cluster"]["platform"]
+    intended = _intended(opts, names, platform_module(platform).CONFIG_SUFFIX)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    unreachable: dict[str, str] = {}
+    if opts.replay_dir:
+        rec = Path(opts.replay_dir)
+    else:
+        rec = out_dir / "recordings"
+        fresh = out_dir / "recordings.new"
+        shutil.rmtree(fresh, ignore_errors=True)
+        unreachable = record_live(plan, plan_path, opts, names, fresh, creds)
+        fresh.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(rec, ignore_errors=True)
+        fresh.rename(rec)  # never a mix of this run's and an earlier run's outputs
+    v = run_verify(plan, None, replay_dir=str(rec), only=opts.only)
+    findings = [dict(f, source="verify") for f in v["findings"]]
+    for check, reasons in sorted(v["summary"].get("not_checked", {}).items()):
+        for r in reasons:
+            for n in r["names"]:
+                findings.append(not_checked_finding(n, check, r["reason"]))
+    drift, no_config = drift_findings(plan, [n for n in names if n not in unreachable], intended, rec)
+    findings.extend(dict(f, source="config") for f in drift)
+    for n in no_config:
+        findings.append(not_checked_finding(n, "config_drift", "no running config was read"))
+    for n, why in sorted(unreachable.items()):
+        findings.append(not_checked_finding(n, "all", f"unreachable: {why}"))
+    findings.sort(key=lambda f: (f.get("device") or _device_of(f), f["kind"], f["id"]))
+    summary = summarize(findings, names, unreachable)
+    result = AuditResult(findings, summary, unreachable, names, duration_s=round(time.monotonic() - started, 3))
+    doc = {"cluster": plan["cluster"]["name"], "mode": "offline" if opts.replay_dir else "live", "runner": opts.runner,
+           "scope": names, "summary": summary, "unreachable": unreachable, "findings": findings}
+    path = out_dir / "audit.json"
+    tmp = out_dir / "audit.json.tmp"
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    result.paths["audit"] = str(path)
+    result.finished = time.strftime("%H:%M:%S", time.gmtime())
+    return result
+
+
+def _device_of(f: dict) -> str:
+    ends = f.get("ends") or [{}]
+    return ends[0].get("device", "")
+
+
+def summarize(findings: list[dict], names: list[str], unreachable: dict[str, str]) -> dict:
+    by_kind: dict[str, int] = {}
+    for f in findings:
+        by_kind[f["kind"]] = by_kind.get(f["kind"], 0) + 1
+    return {"switches": len(names), "switches_unreachable": len(unreachable), "findings": len(findings),
+            "drift": sum(by_kind.get(k, 0) for k in DRIFT_KINDS), "not_checked": by_kind.get("not_checked", 0),
+            "by_kind": dict(sorted(by_kind.items())), "clean": not findings}
+
+
+def check_options(every: float | None, count: int | None, replay_dir: str | None, runner: str) -> None:
+    """The option combinations that make no sense, as input errors (exit 2)."""
+    problems = []
+    if count and not every:
+        problems.append(Problem("--count", "--count goes with --every", "add --every SECONDS, or drop --count"))
+    if replay_dir and runner != "threads":
+        problems.append(Problem("--runner", "--runner applies to a live audit, not to --from"))
+    if runner not in RUNNERS:
+        problems.append(Problem("--runner", f"unknown runner {runner!r}", f"one of {', '.join(RUNNERS)}"))
+    if problems:
+        raise InputErrors(problems, "bad options")
+
+
+def configs_folder(plan_path: str, configs_dir: str | None) -> tuple[str, Path]:
+    """(the plan.json path, the render output folder: ``configs_dir`` or the plan's folder)."""
+    src = Path(plan_path)
+    plan_file = src / "plan.json" if src.is_dir() else src
+    return str(plan_file), Path(configs_dir) if configs_dir else plan_file.parent
+
+
+def run_audits(plan: dict, plan_file: str, out_dir: Path, opts: AuditOptions, creds=None, metrics_path: str | None = None,
+               every: float | None = None, count: int | None = None,
+               report: Callable[[AuditResult, int | None], None] | None = None) -> AuditResult:
+    """One audit, or (``every``) one every ``every`` seconds until ``count`` runs, SIGTERM or Ctrl-C.
+
+    ``report(result, cycle)`` is called after each run (cycle None for a single run); the last result
+    is returned. A run that fails on bad input raises as usual; an interrupt between runs ends the loop.
+    """
+    from zcube_deploy.audit.metrics import write_metrics
+
+    stop = threading.Event()
+    if every and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    cycle = 0
+    while True:
+        cycle += 1
+        result = audit_once(plan, plan_file, out_dir, opts, creds)
+        if metrics_path:
+            write_metrics(metrics_path, result, plan["cluster"]["name"])
+        if report:
+            report(result, cycle if every else None)
+        if not every or (count and cycle >= count):
+            return result
+        try:
+            if stop.wait(every):
+                return result
+        except KeyboardInterrupt:
+            return result

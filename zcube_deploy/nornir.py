@@ -1,0 +1,119 @@
+"""A Nornir inventory built from plan.json: the fabric's switches as Nornir hosts.
+
+Registered as the Nornir inventory plugin ``ZCubeInventory`` (entry point group
+``nornir.plugins.inventory``), so::
+
+    from nornir import InitNornir
+    nr = InitNornir(inventory={"plugin": "ZCubeInventory",
+                               "options": {"plan": "out/plan.json", "lab": "out/lab/lab.json"}})
+
+builds one host per switch of the plan. Options (all but ``plan`` optional):
+
+- ``plan``: a plan.json or the folder holding one;
+- ``lab``: a lab.json from ``zcube lab up``: each switch's address and port come from it (instead of
+  the plan's management address and port 22), its known_hosts file is used, and the lab's
+  documented credentials are the defaults;
+- ``configs``: a render output folder (``zcube render PLAN -o DIR``): each host's NAPALM connection
+  options then carry the switch's managed scope (push/scope.py), so a configuration loaded through
+  Nornir's NAPALM tasks touches only what the plan manages, exactly as ``zcube push`` does;
+- ``known_hosts``: a known_hosts file (wins over the lab's).
+
+Credentials come from ``ZCUBE_USERNAME``, ``ZCUBE_PASSWORD`` and ``ZCUBE_ENABLE_SECRET`` (with
+``lab``, the lab's defaults where one is unset); they live in memory only. Without them (and
+without ``lab``) hosts have no username or password and a connection fails with NAPALM's own
+error; the inventory itself still loads (listing and filtering need no credentials).
+
+Hosts carry ``platform`` = the platform's NAPALM driver name (``ruijie_rgos``), groups
+``group_<odd|even>``, ``plane_<n>`` and ``rack_<rack>``, and in ``data`` the plan's facts about the
+switch (group, plane, rack, u, model, loopback, asn, management address, its number of planned
+interfaces). The inventory is a read of the plan: nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
+
+from zcube_deploy.access import lab_credentials, load_lab
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.io import read_plan
+from zcube_deploy.plan.model import projection
+from zcube_deploy.platforms import platform_module
+from zcube_deploy.push.scope import ManagedScope
+
+PLUGIN_NAME = "ZCubeInventory"
+# the plan sections the inventory reads (a projection for read_plan)
+PLAN_FIELDS = projection(switches={"name", "mgmt_address", "rack", "interfaces", "group", "plane", "u", "model", "loopback", "asn"},
+                         port_map=None, addressing=None, models=None, cluster=None)
+
+
+def _credentials(lab: bool) -> tuple[str | None, str | None, str | None]:
+    env = tuple(os.environ.get(k) or None for k in ("ZCUBE_USERNAME", "ZCUBE_PASSWORD", "ZCUBE_ENABLE_SECRET"))
+    if not lab:
+        return env  # type: ignore[return-value]
+    return lab_credentials()
+
+
+def _group_names(sw: dict) -> list[str]:
+    return [f"group_{sw['group']}", f"plane_{sw['plane']}", f"rack_{sw['rack']}"]
+
+
+class ZCubeInventory:
+    """Nornir inventory plugin: ``load()`` returns the plan's switches as a Nornir ``Inventory``."""
+
+    def __init__(self, plan: str, lab: str | None = None, configs: str | None = None, known_hosts: str | None = None) -> None:
+        self.plan_path = plan
+        self.lab_path = lab
+        self.configs = Path(configs) if configs else None
+        self.known_hosts = known_hosts
+
+    def load(self) -> Inventory:
+        plan = read_plan(self.plan_path, PLAN_FIELDS)
+        platform = plan["cluster"]["platform"]
+        driver_name = platform_module(platform).NAPALM_DRIVER
+        endpoints, lab_kh = load_lab(self.lab_path) if self.lab_path else (None, None)
+        known_hosts = self.known_hosts or lab_kh
+        username, password, secret = _credentials(bool(self.lab_path))
+        problems: list[Problem] = []
+        groups: dict[str, Group] = {}
+        hosts: dict[str, Host] = {}
+        for i, sw in enumerate(plan["switches"]):
+            name = sw["name"]
+            if endpoints is not None:
+                if name not in endpoints:
+                    problems.append(Problem(f"{self.lab_path}: switches", f"{name} (switches[{i}] of the plan) is not in the lab"))
+                    continue
+                host, port = endpoints[name]
+            else:
+                host, port = sw["mgmt_address"], 22
+            optional_args: dict[str, Any] = {"port": port, "secret": secret, "known_hosts": known_hosts}
+            if self.configs is not None:
+                scope = self._scope(plan, sw, platform, problems)
+                if scope is None:
+                    continue
+                optional_args["managed_scope"] = scope
+            for g in _group_names(sw):
+                groups.setdefault(g, Group(name=g))
+            hosts[name] = Host(
+                name=name, hostname=host, port=port, username=username, password=password, platform=driver_name,
+                groups=ParentGroups(groups[g] for g in _group_names(sw)),
+                data={"group": sw["group"], "plane": sw["plane"], "rack": sw["rack"], "u": sw.get("u"), "model": sw.get("model"),
+                      "loopback": sw.get("loopback"), "asn": sw.get("asn"), "mgmt_address": sw.get("mgmt_address"),
+                      "interfaces": len(sw.get("interfaces") or ())},
+                connection_options={"napalm": ConnectionOptions(extras={"optional_args": optional_args})},
+            )
+        if problems:
+            raise InputErrors(problems, f"cannot build the {PLUGIN_NAME} inventory")
+        return Inventory(hosts=Hosts(hosts), groups=Groups(sorted(groups.items())), defaults=Defaults())
+
+    def _scope(self, plan: dict, sw: dict, platform: str, problems: list[Problem]) -> ManagedScope | None:
+        path = self.configs / "configs" / f"{sw['name']}.cfg"
+        try:
+            intended = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(str(path), f"cannot read the rendered config: {exc}", "run `zcube render PLAN -o DIR` first"))
+            return None
+        return ManagedScope.for_switch(plan, sw, platform_module(platform).top_level_lines(intended), platform)

@@ -1,0 +1,138 @@
+"""How RGOS config drift reads: the remediation (hier_config, the lines push would send) block by block.
+
+:func:`drift_rows` turns the remediation from a running config to the rendered one (both cut to
+the managed scope) into neutral rows ``(kind, section, line, have, want, fix)``, the kinds of
+``zcube_deploy/audit/drift.py``'s vocabulary. What is RGOS here: ``no X`` negates X, ``shutdown``
+and ``no shutdown`` on a port, ``ip route PREFIX MASK HOP`` routes that several next hops share, and
+which lines the switch replaces in place (``hostname``, ``description``, ``ip address``, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+
+
+class DriftRow(NamedTuple):
+    kind: str
+    section: str  # the top-level line (the port, the route, hostname ...)
+    line: str  # the line that differs
+    have: str | None  # what the switch has
+    want: str | None  # what the plan has
+    fix: tuple[str, ...]  # the remediation lines of the block
+
+
+@dataclass(frozen=True)
+class Block:
+    """One top-level remediation line with its sub-lines (indentation removed, ``exit`` dropped)."""
+    head: str
+    children: tuple[str, ...]
+
+    def lines(self) -> tuple[str, ...]:
+        return (self.head,) + tuple(" " + c for c in self.children) + (("exit",) if self.children else ())
+
+
+def blocks(remediation: list[str]) -> list[Block]:
+    """The remediation lines (as ``remediation_lines`` writes them) grouped by top-level line."""
+    out: list[Block] = []
+    head, children = None, []
+    for line in remediation:
+        if line == "exit":
+            continue
+        if line.startswith(" "):
+            children.append(line.strip())
+            continue
+        if head is not None:
+            out.append(Block(head, tuple(children)))
+        head, children = line, []
+    if head is not None:
+        out.append(Block(head, tuple(children)))
+    return out
+
+
+def _key(line: str) -> str:
+    """The key a replacing line shares with the line it replaces: ``ip route P M`` for routes, else
+    the words before the value (``hostname``, ``description``, ``ip address``, ``mtu``, ...)."""
+    words = line.split()
+    if line.startswith("ip route "):
+        return " ".join(words[:4])
+    if line.startswith(("ip address ", "ipv6 address ", "bfd interval ", "mtu forwarding ", "neighbor ")):
+        return " ".join(words[:2])
+    return words[0] if words else ""
+
+
+def running_sections(text: str) -> dict[str, list[str]]:
+    """The running config as top-level line -> its sub-lines (stripped), in order."""
+    out: dict[str, list[str]] = {}
+    head = None
+    for raw in text.replace("\r", "").splitlines():
+        if not raw.strip() or raw.lstrip().startswith("!"):
+            continue
+        if raw[0] == " ":
+            if head is not None:
+                out[head].append(raw.strip())
+            continue
+        head = raw.rstrip()
+        out.setdefault(head, [])
+    return out
+
+
+def drift_rows(running: str, intended: str, owns=None) -> list[DriftRow]:
+    """Every difference of ``running`` from ``intended`` inside ``owns``, as neutral rows."""
+    return classify(remediation_lines(running, intended, owns), running_sections(running))
+
+
+def classify(remediation: list[str], running: dict[str, list[str]]) -> list[DriftRow]:
+    """The rows of a remediation (``remediation_lines``'s output) against ``running`` (running_sections)."""
+    bl = blocks(remediation)
+    top_have: dict[str, list[str]] = {}
+    for line in running:
+        top_have.setdefault(_key(line), []).append(line)
+    negated: dict[str, list[str]] = {}
+    for b in bl:
+        if not b.children and b.head.startswith("no "):
+            negated.setdefault(_key(b.head[3:]), []).append(b.head[3:])
+    replaced = {_key(b.head) for b in bl if not b.children and not b.head.startswith("no ")}
+    out: list[DriftRow] = []
+    for b in bl:
+        line = b.head
+        if b.children:
+            out.extend(_section_rows(b, running.get(line, [])))
+        elif line.startswith("no "):
+            if _key(line[3:]) not in replaced:  # else reported with the line that replaces it
+                kind = "stray_route" if line.startswith("no ip route ") else "config_stray"
+                out.append(DriftRow(kind, line[3:], line[3:], line[3:], None, b.lines()))
+        else:
+            gone = negated.get(_key(line), [])
+            # routes are not replaced in place (several next hops share a prefix): only a negated one was changed
+            have = gone or ([] if line.startswith("ip route ") else [h for h in top_have.get(_key(line), ()) if h != line])
+            if have:
+                out.append(DriftRow("config_changed", line, line, have[0], line, tuple(f"no {h}" for h in gone) + b.lines()))
+            else:
+                kind = "missing_route" if line.startswith("ip route ") else "config_missing"
+                out.append(DriftRow(kind, line, line, None, line, b.lines()))
+    return out
+
+
+def _section_rows(block: Block, have: list[str]) -> list[DriftRow]:
+    """The rows of one section's remediation (``interface X`` with its sub-lines)."""
+    fix = block.lines()
+    negated = {_key(c[3:]): c[3:] for c in block.children if c.startswith("no ") and c != "no shutdown"}
+    positive = {_key(c) for c in block.children if not c.startswith("no ")}
+    have_keys = {_key(c): c for c in have}
+    out = []
+    for child in block.children:
+        if child == "no shutdown":
+            out.append(DriftRow("port_shut", block.head, "shutdown", "shutdown", None, fix))
+        elif child.startswith("no "):
+            if _key(child[3:]) not in positive:  # else reported with the line that replaces it
+                out.append(DriftRow("config_stray", block.head, child[3:], child[3:], None, fix))
+        else:
+            old = negated.get(_key(child)) or have_keys.get(_key(child))
+            if old is not None and old != child:
+                out.append(DriftRow("config_changed", block.head, child, old, child, fix))
+            else:
+                out.append(DriftRow("config_missing", block.head, child, None, child, fix))
+    return out

@@ -1,0 +1,328 @@
+"""One traffic study: designs x workloads x (healthy, failed), each run through the fluid model,
+summed up in the document `zcube traffic` writes as DIR/traffic.json (docs/traffic.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.traffic import workloads as wl
+from zcube_deploy.traffic.flows import SubFlows, Transfers, build_subflows
+from zcube_deploy.traffic.fluid import run_fluid
+from zcube_deploy.traffic.net import DEFAULT_NVLINK_GBPS, DESIGN_LABELS, KIND_FABRIC, Net, NotModelled, build_design
+
+# the paper's Fig. 3b (4,096 GPUs, GPT-3 175B training, one ToR down): training slowdown per design
+PAPER_ONE_TOR_SLOWDOWN = {"zcube": 0.028, "roft": 0.469, "rail-only": 0.462, "hpn": 0.090}
+DEFAULT_BYTES = {"all-to-all": 1 << 20, "all-gather": 1 << 30, "allreduce": 1 << 30}  # per GPU pair / per GPU
+HOT_LINKS = 10
+ALL_TO_ALL_GPU_LIMIT = 8192  # per GPU pair: 67 million flows; larger fabrics use all-to-all-switch
+
+
+@dataclass
+class Options:
+    designs: tuple[str, ...] = ("zcube",)
+    workloads: tuple[str, ...] = ("all-to-all",)
+    nbytes: float | None = None
+    ring: str = "all"
+    ecmp: str = "split"
+    samples: int = 1
+    seed: int = 1
+    fail: str | None = None
+    nvlink_gbps: float = DEFAULT_NVLINK_GBPS
+    pd: wl.PdParams = field(default_factory=wl.PdParams)
+    trace: str | None = None
+
+
+def parse_list(text: str, known: tuple[str, ...], what: str, all_of: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if all_of is not None and items == ["all"]:
+        return all_of
+    bad = [x for x in items if x not in known]
+    if bad or not items:
+        raise InputErrors(Problem(f"--{what}", f"{text!r}: unknown {', '.join(bad) or 'empty list'}",
+                                  f"one or a comma-separated list of {', '.join(known)}" + (", or all" if all_of else "")))
+    return tuple(dict.fromkeys(items))
+
+
+def parse_fail(text: str | None) -> tuple[str, str] | None:
+    """'link:CABLE', 'switch:NAME', 'tor', 'random:N' -> (kind, argument)."""
+    if not text:
+        return None
+    kind, _, arg = text.partition(":")
+    if kind == "tor" and not arg:
+        return kind, ""
+    if kind in ("link", "switch") and arg:
+        return kind, arg
+    if kind == "random" and arg.isdigit() and int(arg) > 0:
+        return kind, arg
+    raise InputErrors(Problem("--fail", f"{text!r} is not link:CABLE, switch:NAME, tor or random:N (N > 0)"))
+
+
+def tor_switch(net: Net) -> int:
+    """The switch carrying the most GPU ports; ties: the first in the design's order, ZCube's even
+    (single-rail, top-of-rack) switches before its odd ones."""
+    sw = net.port_switch[net.port_switch >= 0]
+    count = np.bincount(sw, minlength=net.n_switches)
+    order = np.arange(net.n_switches)
+    if net.design == "zcube":
+        even = np.array([not name.split("-")[-1].startswith("O") for name in net.switch_names])
+        if net.table is not None:
+            even = ~net.table.is_odd
+        order = np.concatenate([order[even], order[~even]])
+    return int(order[np.argmax(count[order])])
+
+
+def failed(net: Net, spec: tuple[str, str], seed: int) -> Net | None:
+    """``net`` with the failure applied; None when the failure names an element of another design."""
+    kind, arg = spec
+    if kind in ("link", "switch"):
+        if net.design != "zcube":
+            return None
+        if kind == "switch":
+            if arg not in net.switch_names:
+                raise InputErrors(Problem("--fail", f"no switch named {arg!r} in the plan"))
+            return net.with_failure(f"switch {arg}", switches=[net.switch_names.index(arg)])
+        if arg not in net.cable_names:
+            raise InputErrors(Problem("--fail", f"no cable {arg!r} in the plan"))
+        return net.with_failure(f"cable {arg}", cables=[net.cable_names.index(arg)])
+    if kind == "tor":
+        s = tor_switch(net)
+        return net.with_failure(f"switch {net.switch_names[s]} (most GPUs)", switches=[s])
+    n = int(arg)
+    cables = len(net.cable_names)
+    if n > cables:
+        raise InputErrors(Problem("--fail", f"random:{n}: the {DESIGN_LABELS[net.design]} design has only {cables:,} cables"))
+    pick = np.sort(np.random.default_rng(seed).choice(cables, n, replace=False))
+    return net.with_failure(f"{n} random cables (seed {seed})", cables=pick)
+
+
+def transfers_for(workload: str, net: Net, opts: Options) -> tuple[Transfers | None, dict]:
+    if workload == "all-to-all-switch":
+        nb = opts.nbytes or DEFAULT_BYTES["all-to-all"]
+        return None, {"bytes": nb, "bytes_mean": "per GPU pair"}
+    if workload == "all-to-all":
+        nb = opts.nbytes or DEFAULT_BYTES[workload]
+        return wl.all_to_all(net.n_gpus, nb), {"bytes": nb, "bytes_mean": "per GPU pair"}
+    if workload in ("all-gather", "allreduce"):
+        nb = opts.nbytes or DEFAULT_BYTES[workload]
+        return wl.collective(workload, net.server_of, nb, opts.ring), {"bytes": nb, "bytes_mean": "per GPU", "ring": opts.ring}
+    if workload == "pd":
+        tr, info = wl.pd(opts.pd, net.n_gpus)
+        return tr, {"bytes": float(tr.nbytes.sum()), "bytes_mean": "in total", "pd": info}
+    tr = wl.read_trace(opts.trace, net.n_gpus)
+    return tr, {"bytes": float(tr.nbytes.sum()), "bytes_mean": "in total", "trace": str(opts.trace)}
+
+
+def _pct(x: np.ndarray) -> dict:
+    if len(x) == 0:
+        return {"min": None, "p50": None, "p99": None}
+    return {"min": float(x.min()), "p50": float(np.percentile(x, 50)), "p99": float(np.percentile(x, 99))}
+
+
+def measure(net: Net, tr: Transfers, ecmp: str, rng: np.random.Generator | None) -> dict:
+    """Run one workload on one net: the fluid run's figures (see docs/traffic.md, "Outputs")."""
+    sf = build_subflows(net, tr, ecmp, rng)
+    res = run_fluid(net.cap, sf)
+    finish = np.full(len(tr), np.nan)
+    if len(sf):
+        first = np.flatnonzero(np.r_[True, sf.transfer[1:] != sf.transfer[:-1]])
+        finish[sf.transfer[first]] = np.maximum.reduceat(res.finish, first)
+    routed = ~np.isnan(finish)
+    begin = float(tr.start[routed].min()) if routed.any() else 0.0
+    completion = float(finish[routed].max() - begin) if routed.any() else None
+    dur = finish[routed] - tr.start[routed]
+    rate = tr.nbytes[routed][dur > 0] * 8 / 1e9 / dur[dur > 0]
+    util = res.link_gbit / (net.cap * completion) if completion else np.zeros(net.n_links)
+    hot = np.lexsort((np.arange(net.n_links), -util))[:HOT_LINKS]
+    out = {"flows": int(len(tr)), "sub_flows": int(len(sf)), "unrouted_flows": int(len(sf.unrouted)),
+           "completion_time_s": completion, "mlu": float(util.max()) if completion else None, "rate_gbps": _pct(rate),
+           "hot": [{**net.link_label(int(k)), "utilisation": float(util[k])} for k in hot if util[k] > 0],
+           "events": res.events, "fabric_busiest_flows": _busiest(net, sf) if ecmp == "hash" else None,
+           "switch_utilisation": _per_switch(net, util)}
+    if net.design == "zcube":
+        out["fabric_cable_utilisation"] = _fabric_cables(net, util)
+    if tr.group is not None:
+        kv = np.full(int(tr.group.max()) + 1, -np.inf)
+        np.maximum.at(kv, tr.group[routed], finish[routed] - tr.start[routed])
+        out["kv_transfer_s"] = {k: v for k, v in _pct(kv[np.isfinite(kv)]).items() if k != "min"}
+    return out
+
+
+def measure_aggregated(net: Net, nbytes: float) -> dict:
+    """``all-to-all-switch``: the all-to-all aggregated by switch pair (flows.aggregated_all_to_all);
+    healthy designs without PXN only (NotModelled otherwise)."""
+    from zcube_deploy.traffic.flows import aggregated_all_to_all
+
+    if net.pxn:
+        raise NotModelled(f"{DESIGN_LABELS[net.design]}: aggregation by switch pair does not model PXN (use all-to-all)")
+    if net.failure:
+        raise NotModelled("aggregation by switch pair assumes every port works (use all-to-all with a failure)")
+    cap, sf, labels = aggregated_all_to_all(net, nbytes)
+    res = run_fluid(cap, sf)
+    completion = float(res.finish.max()) if len(sf) else None
+    util = np.divide(res.link_gbit, cap * completion, out=np.zeros(len(cap)), where=cap > 0) if completion else np.zeros(len(cap))
+    hot = np.lexsort((np.arange(len(cap)), -util))[:HOT_LINKS]
+    L = net.n_links
+
+    def label(k: int) -> dict:
+        if k < L:
+            return net.link_label(k)
+        sw = net.switch_names[(k - L) % net.n_switches]
+        up = k - L < net.n_switches
+        return {"link": k, "from": labels[k - L] if up else sw, "to": sw if up else labels[k - L], "kind": "host bundle",
+                "cable": None, "gbps": float(cap[k])}
+
+    n = net.n_gpus
+    rate = sf.gbit / res.finish * len(net.primary)  # per GPU pair: its shares over the policy's port pairs
+    return {"flows": n * (n - 1), "sub_flows": int(len(sf)), "unrouted_flows": 0, "completion_time_s": completion,
+            "mlu": float(util.max()) if completion else None, "rate_gbps": _pct(rate),
+            "hot": [{**label(int(k)), "utilisation": float(util[k])} for k in hot if util[k] > 0], "events": res.events,
+            "fabric_busiest_flows": None, "switch_utilisation": _per_switch(net, util[:L]),
+            **({"fabric_cable_utilisation": _fabric_cables(net, util[:L])} if net.design == "zcube" else {}),
+            "aggregated": "by switch pair: one flow per (source switch, destination route key); same-server pairs over NVLink left out"}
+
+
+def _fabric_cables(net: Net, util: np.ndarray) -> dict[str, float]:
+    """Per fabric cable of the plan: the utilisation of its busier direction (for `zcube hall --traffic`)."""
+    fab = np.flatnonzero(net.kind == KIND_FABRIC)
+    per = np.zeros(len(net.cable_names))
+    np.maximum.at(per, net.cable[fab], util[fab])
+    cables = np.unique(net.cable[fab])
+    return {net.cable_names[c]: round(float(per[c]), 6) for c in cables}
+
+
+def _busiest(net: Net, sf: SubFlows) -> int:
+    """Most hashed sub-flows on one fabric link."""
+    has = sf.route >= 0
+    per_route = np.bincount(sf.route[has], minlength=sf.routes.n)
+    per_link = np.bincount(sf.routes.link, weights=per_route[sf.routes.row], minlength=net.n_links)
+    fab = net.kind == KIND_FABRIC
+    return int(per_link[fab].max()) if fab.any() else 0
+
+
+def _per_switch(net: Net, util: np.ndarray) -> dict:
+    """Per switch: the mean and the maximum utilisation of the links it sends and receives on."""
+    out = {}
+    ends = np.concatenate([net.end_a, net.end_b])
+    u2 = np.concatenate([util, util])
+    sw = ends < net.n_switches
+    s, u = ends[sw], u2[sw]
+    mean = np.bincount(s, weights=u, minlength=net.n_switches) / np.maximum(np.bincount(s, minlength=net.n_switches), 1)
+    mx = np.zeros(net.n_switches)
+    np.maximum.at(mx, s, u)
+    for i, name in enumerate(net.switch_names):
+        out[name] = {"mean": round(float(mean[i]), 6), "max": round(float(mx[i]), 6)}
+    return out
+
+
+def evaluate(net: Net, tr: Transfers | None, opts: Options) -> dict:
+    """``measure`` once (ecmp split) or over ``opts.samples`` hashings (completion: their mean)."""
+    if tr is None:  # all-to-all-switch
+        return measure_aggregated(net, opts.nbytes or DEFAULT_BYTES["all-to-all"])
+    if opts.ecmp == "split":
+        return measure(net, tr, "split", None)
+    runs = [measure(net, tr, "hash", np.random.default_rng([opts.seed, i])) for i in range(opts.samples)]
+    out = runs[0]
+    times = [r["completion_time_s"] for r in runs if r["completion_time_s"] is not None]
+    out["completion_time_s"] = float(np.mean(times)) if times else None
+    out["completion_time_samples_s"] = times
+    out["fabric_busiest_flows_mean"] = float(np.mean([r["fabric_busiest_flows"] for r in runs]))
+    return out
+
+
+def design_nets(plan: dict, opts: Options) -> list[tuple[str, Net | None, str]]:
+    """(design key, net or None, note) for each requested design, the others sized for the plan's
+    GPU count, GPUs per server, switch capacity and NIC port speed."""
+    from zcube_deploy.analysis.designs import parse_capacity
+    from zcube_deploy.catalog import parse_speed
+    from zcube_deploy.traffic.net import zcube_from_plan
+
+    z = zcube_from_plan(plan, opts.nvlink_gbps)
+    cap = parse_capacity(plan["models"]["switch"]["capacity"])
+    b = float(parse_speed(plan["models"]["nic"]["speed"]))
+    out = []
+    for key in opts.designs:
+        if key == "zcube":
+            out.append((key, z, "; ".join(z.notes)))
+            continue
+        try:
+            out.append((key, build_design(key, z.n_gpus, z.gpus_per_server, cap, b, opts.nvlink_gbps), ""))
+        except NotModelled as exc:
+            out.append((key, None, str(exc)))
+    return out
+
+
+def check_options(opts: Options, n_gpus: int) -> None:
+    """Every problem of the options at once (InputErrors, exit 2)."""
+    probs = []
+    if opts.ring not in wl.RINGS:
+        probs.append(Problem("--ring", f"{opts.ring!r} is not one of {', '.join(wl.RINGS)}"))
+    if opts.ecmp not in ("split", "hash"):
+        probs.append(Problem("--ecmp", f"{opts.ecmp!r} is not split or hash"))
+    if opts.ecmp == "hash" and "all-to-all-switch" in opts.workloads:
+        probs.append(Problem("--ecmp", "all-to-all-switch aggregates flows: it has no per-flow hashing", "use --ecmp split"))
+    if opts.samples < 1:
+        probs.append(Problem("--samples", "must be at least 1"))
+    if opts.nbytes is not None and not (np.isfinite(opts.nbytes) and opts.nbytes > 0):
+        probs.append(Problem("--bytes", "must be a positive number of bytes"))
+    if not opts.nvlink_gbps > 0:
+        probs.append(Problem("--nvlink-gbps", "must be positive"))
+    if "pd" in opts.workloads:
+        probs += wl.pd_problems(opts.pd, n_gpus)
+    if "trace" in opts.workloads and not opts.trace:
+        probs.append(Problem("--workload", "trace needs --trace FILE.csv"))
+    if "all-to-all" in opts.workloads and n_gpus > ALL_TO_ALL_GPU_LIMIT:
+        probs.append(Problem("--workload", f"all-to-all per GPU pair on {n_gpus:,} GPUs is {n_gpus * (n_gpus - 1):,} flows",
+                             f"at most {ALL_TO_ALL_GPU_LIMIT:,} GPUs per GPU pair; use all-to-all-switch (aggregated by switch pair)"))
+    if probs:
+        raise InputErrors(probs)
+
+
+def study(plan: dict, opts: Options, progress=None) -> dict:
+    """Every design x workload, healthy and (with ``opts.fail``) failed: the traffic.json document."""
+    spec = parse_fail(opts.fail)
+    check_options(opts, sum(len(s.get("nics") or ()) for s in plan["servers"]) // 2)
+    rows = []
+    for key, net, note in design_nets(plan, opts):
+        variants = [(net, None)]
+        if spec is not None and net is not None:
+            fnet = failed(net, spec, opts.seed)
+            if fnet is not None:
+                variants.append((fnet, fnet.failure))
+        for workload in opts.workloads:
+            base = None
+            for v, failure in variants:
+                row = {"design": key, "label": DESIGN_LABELS[key], "workload": workload, "failure": failure, "note": note}
+                if v is None:
+                    row.update({"modelled": False})
+                    rows.append(row)
+                    continue
+                tr, info = transfers_for(workload, v, opts)
+                row.update({"modelled": True, "gpus": v.n_gpus, "gpus_per_server": v.gpus_per_server, "switches": v.n_switches,
+                            "gpu_bandwidth_gbps": v.gpu_bandwidth_gbps, **info})
+                try:
+                    row.update(evaluate(v, tr, opts))
+                except NotModelled as exc:
+                    row.update({"modelled": False, "note": str(exc)})
+                    rows.append(row)
+                    continue
+                if failure is None:
+                    base = row["completion_time_s"]
+                elif base and row["completion_time_s"]:
+                    row["slowdown"] = row["completion_time_s"] / base - 1
+                    row["paper_one_tor_slowdown"] = PAPER_ONE_TOR_SLOWDOWN.get(key) if spec[0] == "tor" else None
+                rows.append(row)
+                if progress:
+                    progress(row)
+    return {"designs": rows, "parameters": _parameters(plan, opts)}
+
+
+def _parameters(plan: dict, opts: Options) -> dict:
+    return {"plan": (plan.get("cluster") or {}).get("name"), "routing_mode": (plan.get("routing") or {}).get("mode", "static"),
+            "designs": list(opts.designs), "workloads": list(opts.workloads), "bytes": opts.nbytes, "ring": opts.ring,
+            "ecmp": opts.ecmp, "samples": opts.samples, "seed": opts.seed, "fail": opts.fail, "nvlink_gbps": opts.nvlink_gbps,
+            "pd": dataclasses.asdict(opts.pd) if "pd" in opts.workloads else None,
+            "paper_one_tor_slowdown": PAPER_ONE_TOR_SLOWDOWN}
