@@ -296,3 +296,24 @@ def test_lab_fix_cli_refuses_a_bad_findings_file_and_sends_nothing(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "findings[0].fix[0].to" in r.stderr + r.stdout
     assert not (tmp_path / "lab" / "control.json").exists() and not Path(tmp_path / "lab" / "control.json.tmp").exists()
+
+
+# ---- the plan as the lab reads it: list sections validated a chunk at a time (memory at 512 switches)
+def test_chunked_plan_read_names_each_bad_row_by_its_position(lab64_plan, tmp_path, monkeypatch):
+    from zcube_deploy.errors import InvalidPlanFile
+    from zcube_deploy.lab.server import PLAN_FIELDS
+    from zcube_deploy.plan import io as plan_io
+
+    path = plan_io.write_plan(lab64_plan, tmp_path)
+    monkeypatch.setattr(plan_io, "ROWS_PER_CHUNK", 3)
+    whole = plan_io.read_plan(path, PLAN_FIELDS)
+    assert [c["id"] for c in whole["cables"]] == [c["id"] for c in lab64_plan["cables"]]  # every row, in order
+    lines = path.read_text().splitlines(keepends=True)
+    first = next(i for i, ln in enumerate(lines) if ln.startswith('"cables":['))
+    for k in (7, 100):
+        lines[first + 1 + k] = lines[first + 1 + k].replace('"kind":"', '"kind":5,"x":"', 1)
+    path.write_text("".join(lines))
+    with pytest.raises(InvalidPlanFile) as err:
+        plan_io.read_plan(path, PLAN_FIELDS)
+    paths = {p.path for p in err.value.problems}
+    assert any(p.startswith("cables[7]") for p in paths) and any(p.startswith("cables[100]") for p in paths), paths

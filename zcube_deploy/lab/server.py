@@ -8,6 +8,7 @@ them as ``[127.0.0.1]:PORT``.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import hmac
 import json
 import os
@@ -190,12 +191,25 @@ class _Server(asyncssh.SSHServer):
         return _Shell(self.lab, self.name)
 
 
+def return_free_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's malloc_trim; elsewhere nothing).
+
+    Reading a 64k plan parses ~200 MB of JSON and keeps a fraction; glibc keeps the rest mapped, and the
+    lab's own objects (Python's arenas, mapped apart) cannot reuse it: at 512 switches this is ~270 MiB
+    of resident memory nobody uses (benchmarks/lab.py, docs/benchmarks.md)."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 class Lab:
     """A running lab: model, faults, listeners. Start with ``start()`` in an event loop, or use ``running_lab``."""
 
     def __init__(self, plan: dict, faults: str | dict | None = None, seed: int = 0, port_base: int | None = None,
                  baseline: str | None = None, baseline_name: str = "baseline"):
         self.plan = plan
+        return_free_memory()  # what reading the plan parsed and dropped: the switches are built in fresh memory
         spec = faults if isinstance(faults, dict) else load_faults(faults, plan, seed)  # a bad file: refused before the switches are built
         self.model = LabModel(plan, baseline, baseline_name)
         self.credentials = lab_credentials()

@@ -64,7 +64,8 @@ class Interface:
     address: tuple[str, str] | None = None  # (address, dotted mask)
     shutdown: bool = False
     bfd: str | None = None  # "bfd interval X min_rx Y multiplier Z" (platforms/ruijie_rgos/lab/router.py)
-    extra: dict[str, None] = field(default_factory=dict)  # sub-commands the lab does not model, verbatim, in order
+    # sub-commands the lab does not model, verbatim, in order; None until the first (512 switches x 514 ports: no empty dicts)
+    extra: dict[str, None] | None = None
 
     def lines(self) -> list[str]:
         out = []
@@ -76,7 +77,7 @@ class Interface:
             out.append(f" ip address {self.address[0]} {self.address[1]}")
         if self.bfd:
             out.append(f" {self.bfd}")
-        out += [f" {x}" for x in self.extra]
+        out += [f" {x}" for x in self.extra or ()]
         if self.shutdown:
             out.append(" shutdown")
         return out
@@ -437,12 +438,14 @@ class Session:
     def _verbatim_if(self, line: str) -> str:
         text = " ".join(line.split())
         itf = self.sw.interfaces[self.interface]
+        if itf.extra is None:
+            itf.extra = {}
         itf.extra.setdefault(text, None)
         return ""
 
     def _no_verbatim_if(self, line: str) -> str:
         itf = self.sw.interfaces[self.interface]
-        _remove(itf.extra, line.split(None, 1)[1])
+        _remove(itf.extra or {}, line.split(None, 1)[1])
         return ""
 
     def _sub_line(self, line: str) -> str:
