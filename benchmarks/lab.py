@@ -35,7 +35,7 @@ def one_run(plan: Path, lab_dir: Path) -> dict:
     """Start `zcube lab up` on ``plan``, wait for lab.json, run 512 netmiko sessions at concurrency 32, stop it."""
     from netmiko import ConnectHandler
 
-    from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+    from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
 
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "zcube_deploy", "lab", "up", str(plan), "-o", str(lab_dir)],

@@ -202,7 +202,7 @@ def test_no_stage_changes_its_inputs(name, data):
 def test_switch_tables_follow_the_routing_kind(lab64_plan):
     """The forwarding interface: mode static gives the configured routes; mode bgp gives best paths
     that reach every other switch's host block over the direct odd/even links (checked here with
-    ipaddress, apart from plan/bgp.py)."""
+    ipaddress, apart from topology/bestpaths.py)."""
     static = switch_tables(lab64_plan["routing"], lab64_plan["switches"])
     for sw in lab64_plan["switches"]:
         assert sorted((e.prefix, str(ipaddress.ip_address(e.next_hops[0]))) for e in static[sw["name"]]) == \

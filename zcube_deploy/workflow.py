@@ -3,7 +3,8 @@
 Nothing here prints. Long runs report progress through callbacks or by yielding ``(stage, result)``
 pairs, so the caller decides what the user sees. ``short_lived=True`` (the CLI) freezes the loaded
 plan out of the garbage collector's sight (:func:`zcube_deploy.perf.keep_forever`); a library caller
-leaves it False.
+leaves it False. Each function imports its stage's modules inside itself, for start-up time: a command
+loads only what it runs (the planner, napalm, asyncssh, openpyxl, numpy are each a good part of a second).
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
 
     ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies)."""
     from zcube_deploy.push import PushOptions, push_all, select_targets
-    from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
+    from zcube_deploy.access import credentials, endpoints, known_hosts_for
 
     eps, kh = endpoints(lab_path, known_hosts)
     targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)

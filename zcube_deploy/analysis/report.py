@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
-from zcube_deploy.analysis.failures import monte_carlo, path_statistics
+from zcube_deploy.analysis.failures import State, monte_carlo, path_statistics
 from zcube_deploy.analysis.routed import DENSE_GPU_LIMIT, RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
 from zcube_deploy.plan.model import projection
@@ -121,8 +121,6 @@ def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool
     """Mode static: recount each single failure's GPU pairs without a routed path with the host
     fallbacks (the static cross-group count is kept as ..._switch_routes_only), at any size. False
     (and the rows keep the switch routes' count) when a state is beyond the sparse count's limit."""
-    from zcube_deploy.analysis.failures import State
-
     healthy = State.healthy(fab)
     idx = {n: i for i, n in enumerate(fab.switch_names)}
     link = {cid: k for k, cid in enumerate(fab.link_ids)}

@@ -1,6 +1,7 @@
 """The `zcube` command line: one module per command (group), each parsing arguments, calling the
 library (mostly :mod:`zcube_deploy.workflow`) and printing. ``cli/common.py`` holds the root group,
-error handling and printing helpers.
+error handling and printing helpers. A command imports the library modules it runs inside its
+function (start-up time: `zcube --help` and every other command load none of them).
 
 Exit codes: 0 success; 1 the run worked but found problems; 2 bad input or usage.
 """
@@ -34,8 +35,8 @@ def main() -> None:
 
 
 def __getattr__(name: str):
-    if name == "_known_hosts_for":  # its old home (tests, scripts): the policy lives in push/credentials.py
-        from zcube_deploy.push.credentials import known_hosts_for
+    if name == "_known_hosts_for":  # its old home (tests, scripts): the policy lives in access.py
+        from zcube_deploy.access import known_hosts_for
 
         return known_hosts_for
     raise AttributeError(name)

@@ -1,6 +1,6 @@
 """The lab's SSH side: one asyncssh listener per simulated switch, all on 127.0.0.1, one process.
 
-Credentials come from ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET (defaults below) and
+Credentials come from ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET (defaults in access.py) and
 are never written anywhere. Each switch has its own ed25519 host key; a known_hosts file lists
 them as ``[127.0.0.1]:PORT``.
 """
@@ -11,7 +11,6 @@ import asyncio
 import ctypes
 import hmac
 import json
-import os
 import socket
 import threading
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import asyncssh
 
+from zcube_deploy.access import lab_credentials
 from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.inject import apply_faults, load_faults
 from zcube_deploy.plan.io import write_canonical
@@ -30,15 +30,6 @@ PLAN_FIELDS = projection(
     cables={"id", "kind", "a", "b"}, port_map=None, models=None, settings=None, addressing=None,
     switches={"name", "mgmt_address"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
 )
-DEFAULT_USERNAME = "admin"
-DEFAULT_PASSWORD = "zcube-lab"
-DEFAULT_ENABLE_SECRET = "zcube-enable"
-
-
-def lab_credentials() -> tuple[str, str, str]:
-    return (os.environ.get("ZCUBE_USERNAME") or DEFAULT_USERNAME, os.environ.get("ZCUBE_PASSWORD") or DEFAULT_PASSWORD,
-            os.environ.get("ZCUBE_ENABLE_SECRET") or DEFAULT_ENABLE_SECRET)
-
 
 class _Shell(asyncssh.SSHServerSession):
     """A raw-mode shell: our own echo and line discipline, like a switch's console over SSH."""

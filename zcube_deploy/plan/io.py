@@ -18,7 +18,9 @@ from pathlib import Path
 
 from pydantic_core import to_json
 
-from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileError, Problem
+from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileError, Problem, ZCubeError
+from zcube_deploy.inventory import load_inventory
+from zcube_deploy.inventory.load import inventory_digest
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.plan.model import (PLAN_ADAPTER, SCHEMA_VERSION, SECTIONS, ValidationError, check_projection, section_adapter,
                                      sorted_rows, validation_problems)
@@ -284,10 +286,6 @@ def _read_whole(p: Path, fields: dict | None) -> dict:
 
 def inventory_changed(plan: dict) -> str | None:
     """A warning when the inventory the plan was made from has changed since (None when unchanged or unknown)."""
-    from zcube_deploy.errors import ZCubeError
-    from zcube_deploy.inventory import load_inventory
-    from zcube_deploy.inventory.load import inventory_digest
-
     src = plan.get("inputs", {}).get("inventory")
     if not src or not Path(src).is_file():
         return None

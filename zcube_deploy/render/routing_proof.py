@@ -22,9 +22,9 @@ import yaml
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.ipv4 import aton
-from zcube_deploy.plan.bgp import best_routes
 from zcube_deploy.platforms import config_readers
 from zcube_deploy.platforms.facts import ConfigFacts
+from zcube_deploy.topology.bestpaths import best_routes
 from zcube_deploy.topology.forwarding import Network
 
 try:  # the C loader is ~10x faster on thousands of files

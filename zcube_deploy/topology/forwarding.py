@@ -2,7 +2,7 @@
 
 - :func:`switch_tables` is the one interface to a plan's switch forwarding state: per switch, the
   entries ``(network, prefix len, next hops, source)`` that its routing section's ``mode`` yields
-  (mode static: the configured static routes; mode bgp: the converged best paths of plan/bgp.py).
+  (mode static: the configured static routes; mode bgp: the converged best paths of topology/bestpaths.py).
   Consumers ask it instead of reading ``switches[].routes`` (a mode-static detail) themselves.
 - :func:`host_tables` is the same for the NIC ports' policy tables (``servers[].nics[].routes``).
 - :func:`reconverges` is the one difference of failure behaviour between routing kinds that the
@@ -22,6 +22,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from zcube_deploy.ipv4 import MASKS, aton, ntoa
+from zcube_deploy.topology.bestpaths import best_routes, plan_sessions
 
 ROUTING_KINDS = ("static", "bgp")
 RECONVERGING_KINDS = frozenset({"bgp"})  # kinds whose switches recompute their entries after a failure
@@ -67,8 +68,6 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
                                                "static-fallback" if rt.get("fallback") else "static")))
         return out
     if mode == "bgp":
-        from zcube_deploy.plan.bgp import best_routes, plan_sessions
-
         best = best_routes(*plan_sessions(switches), max_as_path=max_as_path)
         return {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
     raise ValueError(f"routing mode {mode!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
