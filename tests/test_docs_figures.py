@@ -145,6 +145,7 @@ OUTPUTS = {
 NOT_COMPARED = {
     ("docs/api.md", "lab64 - "): "the worked example's output: tests/test_api.py runs the example and compares it whole",
     ("docs/layout.md", "zcube_deploy/"): "the repository's folders, not an output",
+    ("docs/layout.md", " entry "): "the layer drawing, not an output (tests/test_layers.py holds it as its LAYERS table)",
     # (an empty first line: every other output block of the page)
     ("docs/push.md", ""): "push's answers in failure cases (an unconfirmed write, a refused route or edited config, an "
                           "incomplete rollback), excerpts each checked by its tests/test_push_*.py over the lab",
