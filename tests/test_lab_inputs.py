@@ -317,3 +317,11 @@ def test_chunked_plan_read_names_each_bad_row_by_its_position(lab64_plan, tmp_pa
         plan_io.read_plan(path, PLAN_FIELDS)
     paths = {p.path for p in err.value.problems}
     assert any(p.startswith("cables[7]") for p in paths) and any(p.startswith("cables[100]") for p in paths), paths
+
+
+def test_every_fault_kind_has_its_shape_application_and_draw():
+    """Fault injection is a table of kinds (lab/inject.py): a kind added to FaultKind needs all three."""
+    from zcube_deploy.lab import inject
+    from zcube_deploy.vocabulary import FaultKind
+
+    assert set(inject.CABLING_SHAPES) == set(inject.CABLING) == set(inject.DRAWS) == set(FaultKind)

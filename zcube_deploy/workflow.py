@@ -102,7 +102,7 @@ def cabling(plan: dict, out_dir: str | Path, catalog: str | None = None, accept_
 
 
 def hall(plan: dict, out_dir: str | Path, catalog: str | None = None, accept_catalog_change: bool = False, **overlays) -> dict:
-    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify`` and ``analyze`` (file paths); the catalog
+    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify``, ``analyze`` and ``traffic`` (file paths); the catalog
     as for :func:`cabling` (``catalog_changes`` in the result: what differs from the plan's, when accepted)."""
     from zcube_deploy.catalog.cabling import plan_catalog
     from zcube_deploy.hall import write_hall

@@ -184,9 +184,18 @@ def plot_unreachability(doc: dict, path: Path) -> Path:
 
 
 def write_analysis(doc: dict, out_dir: str | Path) -> tuple[Path, Path]:
+    """DIR/analyze.json and DIR/unreachability.png, both or neither: each is written beside under a
+    temporary name, the plot renamed into place first and analyze.json last."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    js = out / "analyze.json"
-    js.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    png = plot_unreachability(doc, out / "unreachability.png")
+    js, png = out / "analyze.json", out / "unreachability.png"
+    js_tmp, png_tmp = out / "analyze.json.tmp", out / "unreachability.png.tmp"
+    try:
+        js_tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        plot_unreachability(doc, png_tmp)
+        png_tmp.replace(png)
+        js_tmp.replace(js)
+    finally:
+        js_tmp.unlink(missing_ok=True)
+        png_tmp.unlink(missing_ok=True)
     return js, png

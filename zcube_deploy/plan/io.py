@@ -22,6 +22,7 @@ from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileErr
 from zcube_deploy.inventory import load_inventory
 from zcube_deploy.inventory.load import inventory_digest
 from zcube_deploy.perf import bulk_allocation
+from zcube_deploy.plan.consistency import plan_problems
 from zcube_deploy.plan.model import (PLAN_ADAPTER, SCHEMA_VERSION, SECTIONS, ValidationError, check_projection, section_adapter,
                                      sorted_rows, validation_problems)
 
@@ -140,7 +141,10 @@ def _read_selected(p: Path, fields: dict, pick: dict[str, list[int]] | None = No
             key, sep, rest = line.partition(":")
             if not sep or not key.startswith('"'):
                 return None
-            key = json.loads(key)
+            try:
+                key = json.loads(key)
+            except ValueError:
+                return None
             if rest == "[\n":
                 keep = key in fields
                 chosen = set(pick[key]) if keep and key in pick else None
@@ -163,7 +167,11 @@ def _read_selected(p: Path, fields: dict, pick: dict[str, list[int]] | None = No
         else:
             return None
     version = raw.get("schema_version")
-    _check_version(p, json.loads(version) if version is not None else None)
+    try:
+        version = json.loads(version) if version is not None else None
+    except (ValueError, RecursionError):
+        return None  # not a plain value: the whole read names the problem
+    _check_version(p, version)
     out: dict = {"schema_version": SCHEMA_VERSION}
     problems: list[Problem] = []
     for key, text in raw.items():
@@ -256,6 +264,11 @@ def read_plan(path: str | Path, fields: dict | None = None, pick: dict[str, list
         raise PlanFileError(f"{p}: no such plan file (run `zcube plan INVENTORY -o DIR` first)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PlanFileError(f"{p}: cannot read: {exc}") from None
+    if not pick:  # some rows only: their references to the rest are the caller's to check (render's workers)
+        with bulk_allocation():
+            problems = plan_problems(data, fields)
+        if problems:
+            raise InvalidPlanFile(problems, f"{p}: not a consistent plan (its parts disagree)")
     return data
 
 
@@ -272,10 +285,12 @@ def _read_whole(p: Path, fields: dict | None) -> dict:
             except json.JSONDecodeError as jexc:
                 raise PlanFileError(f"{p}: not valid JSON ({jexc.msg} at line {jexc.lineno}); a truncated or hand-edited plan: "
                                     "re-run `zcube plan`") from None
+            except (ValueError, RecursionError):  # a number too long to convert, values nested too deeply
+                pass
             raise PlanFileError(f"{p}: not valid JSON ({errors[0]['msg']})") from None
         try:
             version = json.loads(raw).get("schema_version") if raw.lstrip().startswith(b"{") else None
-        except ValueError:
+        except (ValueError, RecursionError):
             version = None
         _check_version(p, version)
         raise InvalidPlanFile(validation_problems(exc), f"{p}: not a valid plan (schema version {SCHEMA_VERSION})") from None
