@@ -111,7 +111,7 @@ def test_seeded_drifts_in_a_pushed_lab_are_all_found_and_push_repairs_them(built
         lab_json = str(tmp_path / "lab" / "lab.json")
         assert push_configs(plan, out, dry_run=False, lab=lab_json)["ok"]
         opts = AuditOptions(Path(out), lab_path=lab_json)
-        from zcube_deploy.push.credentials import credentials
+        from zcube_deploy.access import credentials
 
         creds = credentials(True)
         clean = audit_once(plan, str(out / "plan.json"), tmp_path / "a0", opts, creds)

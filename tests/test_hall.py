@@ -452,10 +452,20 @@ JSON_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=6)
 
 
+def _all_places(doc, at=()):
+    yield at
+    if isinstance(doc, (dict, list)):
+        for k in (doc if isinstance(doc, dict) else range(len(doc))):
+            yield from _all_places(doc[k], at + (k,))
+
+
 @st.composite
 def _place(draw, doc) -> tuple:
-    """A place in a JSON document: a top-level key, then deeper with even odds at each level (so that
-    the top-level fields are hit as often as the findings' innards)."""
+    """A place in a JSON document: half the time any place alike (every leaf as likely), half the time a
+    top-level key, then deeper with even odds at each level (the top-level fields hit as often as the
+    findings' innards)."""
+    if draw(st.booleans()):
+        return draw(st.sampled_from(list(_all_places(doc))[1:] or [()]))
     at, node = (), doc
     while isinstance(node, (dict, list)) and node and (not at or draw(st.booleans())):
         k = draw(st.sampled_from(list(node) if isinstance(node, dict) else range(len(node))))
@@ -511,6 +521,36 @@ def test_mutated_findings_files_are_drawn_or_refused_never_a_crash(lab64_hall_pl
             seen["refused"] += 1
             assert str(vj) in exc.title or any(str(vj) in p.message for p in exc.problems), exc
             assert all(p.path for p in exc.problems), exc.problems
+            assert not (d / "out").exists()
+            return
+        seen["drawn"] += 1
+        assert Path(r["path"]).read_text().endswith("</html>\n")
+
+    check()
+    assert seen["refused"] and seen["drawn"], seen
+
+
+def test_mutated_analyze_files_are_drawn_or_refused_never_a_crash(lab64_hall_plan, tmp_path_factory):
+    """The other JSON overlay, analyze.json, mutated the same way."""
+    from zcube_deploy.errors import InputErrors
+    from zcube_deploy.hall import write_hall
+
+    base = {"random_link_failures": [{"p": 0.01, "zcube": {"mean": 2e-4, "ci95": [1e-4, 3e-4]}, "dual_plane_clos": {"mean": 4e-4}},
+                                     {"p": 0.05, "zcube": {"mean": 5e-3}, "dual_plane_clos": {"mean": 1e-2}}],
+            "plan": {"cluster": "lab64"}}
+    seen = Counter()
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(mutated(base))
+    def check(doc):
+        d = tmp_path_factory.mktemp("fuzz-an")
+        aj = d / "analyze.json"
+        aj.write_text(json.dumps(doc))
+        try:
+            r = write_hall(lab64_hall_plan, d / "out", analyze=aj)
+        except InputErrors as exc:
+            seen["refused"] += 1
+            assert str(aj) in exc.title or any(str(aj) in p.message for p in exc.problems), exc
             assert not (d / "out").exists()
             return
         seen["drawn"] += 1

@@ -11,7 +11,8 @@ from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutExc
 
 from conftest import run_zcube
 from zcube_deploy.platforms.ruijie_rgos.lab.shell import INCOMPLETE, INVALID
-from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
+from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from zcube_deploy.lab.server import running_lab
 
 pytestmark = pytest.mark.lab
 

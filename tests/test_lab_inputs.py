@@ -22,7 +22,7 @@ from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.inject import apply_faults, load_faults, max_random_faults
 from zcube_deploy.lab.wiring import Wiring
 from zcube_deploy.platforms.ruijie_rgos.lab import DEFAULT_BASELINE
-from zcube_deploy.platforms.ruijie_rgos.lab.shell import SwitchState
+from zcube_deploy.platforms.ruijie_rgos.lab.shell import SwitchState, load_baseline
 
 PORTS = ["Mgmt 0", "TwoHundredGigabitEthernet 0/1:1", "TwoHundredGigabitEthernet 0/1:2"]
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -148,10 +148,10 @@ def fresh() -> SwitchState:
 def test_malformed_baselines_are_refused_with_their_line(text, why):
     st_ = fresh()
     if why is None:
-        st_.load_baseline(text)
+        load_baseline(st_, text)
         return
     with pytest.raises(ValueError, match=why) as err:
-        st_.load_baseline(text)
+        load_baseline(st_, text)
     assert str(err.value).startswith("line ")
 
 
@@ -183,7 +183,7 @@ def test_fuzzed_baselines_load_or_are_refused(cuts):
         at %= len(text)
         text = text[:at] + insert + text[at + drop:]
     try:
-        fresh().load_baseline(text)
+        load_baseline(fresh(), text)
     except ValueError as exc:
         assert str(exc).startswith("line ")
 
@@ -198,7 +198,7 @@ def test_a_large_baseline_loads_in_linear_time():
                      ["interface TwoHundredGigabitEthernet 0/1:1"] + [f" qos queue {i}" for i in range(n)])
     st_ = fresh()
     t = time.perf_counter()
-    st_.load_baseline(text)
+    load_baseline(st_, text)
     took = time.perf_counter() - t
     run = st_.running_config(header=False)
     assert run.count("\nntp server ") == n and run.count("\nip route ") == n and run.count(" permit ip host") == n
@@ -296,3 +296,32 @@ def test_lab_fix_cli_refuses_a_bad_findings_file_and_sends_nothing(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "findings[0].fix[0].to" in r.stderr + r.stdout
     assert not (tmp_path / "lab" / "control.json").exists() and not Path(tmp_path / "lab" / "control.json.tmp").exists()
+
+
+# ---- the plan as the lab reads it: list sections validated a chunk at a time (memory at 512 switches)
+def test_chunked_plan_read_names_each_bad_row_by_its_position(lab64_plan, tmp_path, monkeypatch):
+    from zcube_deploy.errors import InvalidPlanFile
+    from zcube_deploy.lab.server import PLAN_FIELDS
+    from zcube_deploy.plan import io as plan_io
+
+    path = plan_io.write_plan(lab64_plan, tmp_path)
+    monkeypatch.setattr(plan_io, "ROWS_PER_CHUNK", 3)
+    whole = plan_io.read_plan(path, PLAN_FIELDS)
+    assert [c["id"] for c in whole["cables"]] == [c["id"] for c in lab64_plan["cables"]]  # every row, in order
+    lines = path.read_text().splitlines(keepends=True)
+    first = next(i for i, ln in enumerate(lines) if ln.startswith('"cables":['))
+    for k in (7, 100):
+        lines[first + 1 + k] = lines[first + 1 + k].replace('"kind":"', '"kind":5,"x":"', 1)
+    path.write_text("".join(lines))
+    with pytest.raises(InvalidPlanFile) as err:
+        plan_io.read_plan(path, PLAN_FIELDS)
+    paths = {p.path for p in err.value.problems}
+    assert any(p.startswith("cables[7]") for p in paths) and any(p.startswith("cables[100]") for p in paths), paths
+
+
+def test_every_fault_kind_has_its_shape_application_and_draw():
+    """Fault injection is a table of kinds (lab/inject.py): a kind added to FaultKind needs all three."""
+    from zcube_deploy.lab import inject
+    from zcube_deploy.vocabulary import FaultKind
+
+    assert set(inject.CABLING_SHAPES) == set(inject.CABLING) == set(inject.DRAWS) == set(FaultKind)

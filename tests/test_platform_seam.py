@@ -143,7 +143,7 @@ def test_the_platform_answers_what_the_seam_asks():
 
     plat = platform_module(DEFAULT_PLATFORM)
     for attr in ("NAPALM_DRIVER", "CONFIG_SUFFIX", "LOOPBACK", "VERIFY_COMMANDS", "config_facts", "l3_facts", "observe",
-                 "top_level_lines", "parse_config", "simulator"):
+                 "top_level_lines", "parse_config"):
         assert hasattr(plat, attr), attr
     assert napalm_driver(DEFAULT_PLATFORM) is napalm.get_network_driver(plat.NAPALM_DRIVER)
     assert config_readers()[plat.CONFIG_SUFFIX] is plat.config_facts

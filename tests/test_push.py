@@ -9,7 +9,8 @@ import pytest
 
 from conftest import build_example, run_zcube
 from zcube_deploy.platforms.ruijie_rgos.driver import RuijieRGOSDriver, remediation_lines
-from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
+from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from zcube_deploy.lab.server import running_lab
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
 
 pytestmark = pytest.mark.lab

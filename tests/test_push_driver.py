@@ -14,7 +14,8 @@ from napalm.base.test import helpers
 from napalm.base.test.getters import BaseTestGetters
 
 from conftest import build_example
-from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
+from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from zcube_deploy.lab.server import running_lab
 from zcube_deploy.platforms.ruijie_rgos.driver import RuijieRGOSDriver
 
 

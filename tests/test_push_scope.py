@@ -21,7 +21,8 @@ from conftest import build_example, run_zcube
 from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
 from zcube_deploy.lab.core import LabModel, site_baseline
 from zcube_deploy.platforms.ruijie_rgos.lab.shell import Session
-from zcube_deploy.lab.server import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, running_lab
+from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+from zcube_deploy.lab.server import running_lab
 from zcube_deploy.platforms.ruijie_rgos import l3_facts, top_level_lines
 from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
 from zcube_deploy.push.guard import management_problems

@@ -42,7 +42,14 @@ def test_all_designs_with_a_failure(lab_plan, tmp_path):
     assert max(times) / min(times) - 1 < 1e-9
     failed = [x for x in rows if x["failure"]]
     assert all("slowdown" in x for x in failed if not x["unrouted_flows"])
-    assert {x["design"]: x["paper_one_tor_slowdown"] for x in failed if x["workload"] == "allreduce"}["roft"] == 0.469
+    assert {x["design"]: x.get("paper_one_tor_slowdown") for x in failed if x["workload"] == "allreduce"}["roft"] == 0.469
+    assert all("slowdown" not in x for x in failed if x["unrouted_flows"])
+    plan = json.loads(lab_plan.read_text())
+    fabric = {c["id"] for c in plan["cables"] if c["kind"] == "fabric"}
+    for x in rows:
+        assert ("fabric_cable_utilisation" in x) == (x["design"] == "zcube")
+        if x["design"] == "zcube":
+            assert set(x["fabric_cable_utilisation"]) == fabric and max(x["fabric_cable_utilisation"].values()) <= 1 + 1e-9
     assert (tmp_path / "traffic.png").stat().st_size > 10_000
     assert "ZCube: 64 GPUs" in r.stdout and "ROFT" in r.stdout
 
@@ -104,3 +111,34 @@ def test_trace_runs(lab_plan, tmp_path):
     assert r.returncode == 0, r.stderr
     z = doc["designs"][0]
     assert z["flows"] == 3 and z["completion_time_s"] > 0
+
+
+def test_hall_colours_fabric_bundles_by_utilisation(lab_plan, tmp_path):
+    r, doc = traffic(lab_plan, tmp_path / "t", "--workload", "all-to-all")
+    assert r.returncode == 0, r.stderr
+    h = run_zcube("hall", str(lab_plan), "-o", str(tmp_path / "h"), "--traffic", str(tmp_path / "t" / "traffic.json"), cwd=ROOT)
+    assert h.returncode == 0, h.stderr
+    html = (tmp_path / "h" / "hall" / "index.html").read_text()
+    import re
+
+    tagged = re.findall(r'data-group="(\w+)"[^>]*data-utilisation="([0-9.]+)"', html)
+    assert tagged and {g for g, _ in tagged} == {"fabric"}
+    # lab-64's all-to-all saturates ZCube's fabric links (non-blocking, every link used): the busiest bundle is at 100 %
+    assert max(float(u) for _, u in tagged) > 0.99
+    assert "#6a1b9a" in html  # the top colour of the scale
+    plain = run_zcube("hall", str(lab_plan), "-o", str(tmp_path / "p"), cwd=ROOT)
+    assert plain.returncode == 0 and "data-utilisation" not in (tmp_path / "p" / "hall" / "index.html").read_text()
+
+
+def test_hall_refuses_a_traffic_json_of_another_plan(lab_plan, tmp_path):
+    bad = tmp_path / "traffic.json"
+    bad.write_text(json.dumps({"designs": [{"design": "zcube", "workload": "all-to-all", "failure": None,
+                                            "fabric_cable_utilisation": {"F99999": 0.5}}]}))
+    h = run_zcube("hall", str(lab_plan), "-o", str(tmp_path / "h"), "--traffic", str(bad), cwd=ROOT)
+    assert h.returncode == 2 and "not fabric cables of this plan" in h.stdout + h.stderr
+    bad.write_text(json.dumps({"designs": [{"design": "roft", "workload": "all-to-all"}]}))
+    h = run_zcube("hall", str(lab_plan), "-o", str(tmp_path / "h"), "--traffic", str(bad), cwd=ROOT)
+    assert h.returncode == 2 and "no healthy ZCube row" in h.stdout + h.stderr
+    bad.write_text(json.dumps({"designs": [{"design": "zcube", "workload": "x", "fabric_cable_utilisation": {"F00001": "high"}}]}))
+    h = run_zcube("hall", str(lab_plan), "-o", str(tmp_path / "h"), "--traffic", str(bad), cwd=ROOT)
+    assert h.returncode == 2 and "designs[0].fabric_cable_utilisation" in h.stdout + h.stderr

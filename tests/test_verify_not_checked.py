@@ -170,3 +170,64 @@ def test_unreadable_recordings_are_bad_input_naming_file_and_line(recorded, tmp_
              "switch file": f"{rec}/ZC-E016: is not a folder"}[case]
     assert where in r.stdout + r.stderr
     assert not (tmp_path / "v" / "verify.json").exists()  # nothing that looks like a result
+
+
+# ---------------------------------------------------------------- mutated recordings (hypothesis)
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from zcube_deploy.errors import InputErrors  # noqa: E402
+
+SWITCH = "ZC-O003"
+_EDITS = st.sampled_from(["drop lines", "numbers", "insert", "truncate", "bytes", "directory", "delete", "empty"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(cmd="show running-config", edit="numbers", seed=1, text="x", number="999999999999999999999")  # the issue's cases
+@example(cmd="show ip route", edit="directory", seed=1, text="x", number="0")
+@example(cmd="show lldp neighbors detail", edit="bytes", seed=2, text="x", number="0")
+@given(cmd=st.sampled_from(COMMANDS), edit=_EDITS, seed=st.integers(0, 2**32 - 1),
+       text=st.text(min_size=1, max_size=80), number=st.sampled_from(["256", "999999999999999999999", "-1", "4294967296",
+                                                                      "1.2.3", "0", "65536.65536", "00"]))
+def test_mutated_recordings_are_read_or_refused_never_a_traceback(recorded, tmp_path_factory, cmd, edit, seed, text, number):
+    """Any edit of one recorded output: the replay reads it (findings, not_checked) or refuses it as bad input
+    naming the file; it never raises anything else, and the check runs on whatever was read."""
+    import random
+    import re
+
+    plan_path, plan, rec = recorded
+    d = tmp_path_factory.mktemp("mut") / SWITCH
+    shutil.copytree(rec / SWITCH, d)
+    f = d / record_name(cmd)
+    lines = f.read_text().split("\n")
+    rnd = random.Random(seed)
+    if edit == "drop lines":
+        lines = [ln for ln in lines if rnd.random() > 0.2]
+    elif edit == "numbers":
+        lines = [re.sub(r"\d+", lambda m: number if rnd.random() < 0.3 else m.group(0), ln) for ln in lines]
+    elif edit == "insert":
+        for _ in range(3):
+            lines.insert(rnd.randrange(len(lines) + 1), text)
+    elif edit == "truncate":
+        lines = lines[: rnd.randrange(len(lines) + 1)]
+    if edit == "bytes":
+        f.write_bytes(bytes(rnd.randrange(256) for _ in range(200)))
+    elif edit == "directory":
+        f.unlink()
+        f.mkdir()
+    elif edit == "delete":
+        f.unlink()
+    elif edit == "empty":
+        f.write_text("")
+    else:
+        f.write_text("\n".join(lines))
+    try:
+        obs, err = replay(d.parent, [SWITCH])
+    except InputErrors as exc:
+        assert all(p.path.startswith(str(d)) for p in exc.problems), exc.problems
+        return
+    assert not err
+    findings, _ = check(plan, obs)
+    assert all(f["kind"] and f["what"] for f in findings)
+    if edit == "delete":
+        assert any(f["kind"] == "not_checked" and f["ends"][0]["device"] == SWITCH for f in findings)

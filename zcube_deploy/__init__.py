@@ -3,7 +3,9 @@
 The public Python API: the same work as the `zcube` commands, without printing. Each function
 takes a plan as the dict :func:`plan_inventory` returns or as the path of a plan.json (or of the
 folder holding it). User errors raise :class:`zcube_deploy.errors.InputErrors` (a list of problems
-with data paths and hints); see docs/api.md for a worked example.
+with data paths and hints); see docs/api.md for a worked example. Each function imports what it runs
+inside itself (start-up time: ``import zcube_deploy``, which every submodule import runs first,
+stays free of the planner, napalm, asyncssh and openpyxl).
 
 The names say what each call does and stay clear of the subpackages of the same words
 (``zcube_deploy.plan``, ``zcube_deploy.render``, ...):

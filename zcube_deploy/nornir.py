@@ -37,12 +37,13 @@ from typing import Any
 
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
 
+from zcube_deploy.access import lab_credentials, load_lab
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push import PLAN_FIELDS as PUSH_FIELDS
-from zcube_deploy.push import load_lab, select_targets
+from zcube_deploy.push import select_targets
 
 PLUGIN_NAME = "ZCubeInventory"
 # the plan sections the inventory reads (a projection for read_plan); with configs, push's (the scope is push's)
@@ -54,8 +55,6 @@ def _credentials(lab: bool) -> tuple[str | None, str | None, str | None]:
     env = tuple(os.environ.get(k) or None for k in ("ZCUBE_USERNAME", "ZCUBE_PASSWORD", "ZCUBE_ENABLE_SECRET"))
     if not lab:
         return env  # type: ignore[return-value]
-    from zcube_deploy.lab.server import lab_credentials  # the lab's documented defaults (asyncssh lives there)
-
     return lab_credentials()
 
 

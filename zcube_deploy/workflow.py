@@ -3,7 +3,8 @@
 Nothing here prints. Long runs report progress through callbacks or by yielding ``(stage, result)``
 pairs, so the caller decides what the user sees. ``short_lived=True`` (the CLI) freezes the loaded
 plan out of the garbage collector's sight (:func:`zcube_deploy.perf.keep_forever`); a library caller
-leaves it False.
+leaves it False. Each function imports its stage's modules inside itself, for start-up time: a command
+loads only what it runs (the planner, napalm, asyncssh, openpyxl, numpy are each a good part of a second).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def cabling(plan: dict, out_dir: str | Path, catalog: str | None = None, accept_
 
 
 def hall(plan: dict, out_dir: str | Path, catalog: str | None = None, accept_catalog_change: bool = False, **overlays) -> dict:
-    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify`` and ``analyze`` (file paths); the catalog
+    """DIR/hall/index.html, with the optional overlays ``cabling``, ``verify``, ``analyze`` and ``traffic`` (file paths); the catalog
     as for :func:`cabling` (``catalog_changes`` in the result: what differs from the plan's, when accepted)."""
     from zcube_deploy.catalog.cabling import plan_catalog
     from zcube_deploy.hall import write_hall
@@ -133,7 +134,7 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
     ``drained`` (switch -> ports shut by `zcube drain`): a drained switch among the targets is refused (a push
     would undo its drain) unless it is left out; pass None to push it anyway (--include-drained)."""
     from zcube_deploy.push import PushOptions, push_all, select_targets
-    from zcube_deploy.push.credentials import credentials, endpoints, known_hosts_for
+    from zcube_deploy.access import credentials, endpoints, known_hosts_for
 
     eps, kh = endpoints(lab_path, known_hosts)
     targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)

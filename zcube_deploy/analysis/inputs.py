@@ -10,6 +10,8 @@ from zcube_deploy.analysis.designs import Params, Prices, parse_capacity
 from zcube_deploy.catalog import load_catalog, parse_speed
 from zcube_deploy.catalog.cabling import load_cabling_catalog
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.inventory import load_inventory
+from zcube_deploy.plan.io import read_plan
 
 
 def catalog_prices(switch_price: float | None, cabling=None) -> Prices | None:
@@ -73,8 +75,6 @@ def from_parameters(gpus: int, capacity: str, nic_port_speed: str, gpus_per_serv
 
 
 def from_plan(path: str) -> tuple[Params, object, Prices | None, str]:
-    from zcube_deploy.plan.io import read_plan
-
     plan = read_plan(path, {"sizing": None, "models": None, "cluster": None})
     sz, models = plan["sizing"], plan["models"]
     sw = models["switch"]
@@ -89,8 +89,7 @@ def from_plan(path: str) -> tuple[Params, object, Prices | None, str]:
 
 
 def from_inventory(path: str) -> tuple[Params, object, Prices | None, str]:
-    from zcube_deploy.inventory import load_inventory
-    from zcube_deploy.plan.build import stage_sizing
+    from zcube_deploy.plan.build import stage_sizing  # the planner: ~0.2 s of start-up `zcube compare --gpus` does without
 
     inv = load_inventory(path)
     sizing = stage_sizing(inv, {})["sizing"]

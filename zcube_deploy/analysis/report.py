@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
-from zcube_deploy.analysis.failures import monte_carlo, path_statistics
+from zcube_deploy.analysis.failures import State, monte_carlo, path_statistics
 from zcube_deploy.analysis.routed import DENSE_GPU_LIMIT, RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.single import single_failures
 from zcube_deploy.plan.model import projection
@@ -133,8 +133,6 @@ def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool
     """Mode static: recount each single failure's GPU pairs without a routed path with the host
     fallbacks (the static cross-group count is kept as ..._switch_routes_only), at any size. False
     (and the rows keep the switch routes' count) when a state is beyond the sparse count's limit."""
-    from zcube_deploy.analysis.failures import State
-
     healthy = State.healthy(fab)
     idx = {n: i for i, n in enumerate(fab.switch_names)}
     link = {cid: k for k, cid in enumerate(fab.link_ids)}
@@ -198,9 +196,18 @@ def plot_unreachability(doc: dict, path: Path) -> Path:
 
 
 def write_analysis(doc: dict, out_dir: str | Path) -> tuple[Path, Path]:
+    """DIR/analyze.json and DIR/unreachability.png, both or neither: each is written beside under a
+    temporary name, the plot renamed into place first and analyze.json last."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    js = out / "analyze.json"
-    js.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    png = plot_unreachability(doc, out / "unreachability.png")
+    js, png = out / "analyze.json", out / "unreachability.png"
+    js_tmp, png_tmp = out / "analyze.json.tmp", out / "unreachability.png.tmp"
+    try:
+        js_tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        plot_unreachability(doc, png_tmp)
+        png_tmp.replace(png)
+        js_tmp.replace(js)
+    finally:
+        js_tmp.unlink(missing_ok=True)
+        png_tmp.unlink(missing_ok=True)
     return js, png

@@ -30,7 +30,8 @@ from __future__ import annotations
 import numpy as np
 
 from zcube_deploy.analysis.fabric import Fabric, Routing
-from zcube_deploy.analysis.failures import State, components, pairs
+from zcube_deploy.analysis.failures import State, components, pairs, physical_lost_pairs, switch_distances
+from zcube_deploy.analysis.single import _row, bridges
 from zcube_deploy.ipv4 import aton
 from zcube_deploy.topology.forwarding import SOURCE_FALLBACK, reconverges
 
@@ -260,9 +261,6 @@ def bgp_single_failures(fab: Fabric, model: RoutedModel) -> list[dict]:
     """Every switch and every fabric link failing alone, in mode bgp: what it cuts, which sessions
     go down, how many GPU pairs and port pairs lose every routed path (the model above), and the
     longest AS path (in switches) that a port pair must now take instead of its direct one."""
-    from zcube_deploy.analysis.failures import physical_lost_pairs, switch_distances
-    from zcube_deploy.analysis.single import _row, bridges
-
     n = fab.n_switches
     mult = np.zeros((n, n), np.int64)
     np.add.at(mult, (fab.link_u, fab.link_v), 1)

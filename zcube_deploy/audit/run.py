@@ -109,7 +109,7 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
     platform = plan["cluster"]["platform"]
     if opts.runner == "nornir":
         return _record_nornir(plan_path, opts, names, rec, commands(platform))
-    from zcube_deploy.push.credentials import endpoints
+    from zcube_deploy.access import endpoints
 
     eps, kh = endpoints(opts.lab_path, opts.known_hosts)
     mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}

@@ -51,7 +51,7 @@ def audit_cmd(plan_path, out_dir, configs_dir, lab_path, replay_dir, only, metri
     and its fix), 2 for bad input. With --every the exit code is the last run's.
     """
     from zcube_deploy.audit.run import AuditOptions, check_options, configs_folder, run_audits
-    from zcube_deploy.push.credentials import credentials
+    from zcube_deploy.access import credentials
     from zcube_deploy.audit.run import PLAN_FIELDS
 
     check_options(every, count, replay_dir, runner)

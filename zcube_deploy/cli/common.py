@@ -90,7 +90,7 @@ def print_wide(table: Table) -> None:
 
 
 def prompt(label: str, hide: bool) -> str:
-    """Ask on the terminal (stderr), for the credential policy of push/credentials.py."""
+    """Ask on the terminal (stderr), for the credential policy of access.py."""
     return click.prompt(label, hide_input=hide, err=True)
 
 

@@ -18,7 +18,7 @@ def lab_group() -> None:
 
 def print_lab_ready(plan: dict, out_dir: str, lab, doc: dict) -> None:
     from zcube_deploy.lab.control import endpoint_rows
-    from zcube_deploy.lab.server import lab_credentials
+    from zcube_deploy.access import lab_credentials
 
     t = Table(title=f"lab: {len(doc['switches'])} simulated switches (Ctrl-C to stop)", title_justify="left")
     t.add_column("switch")

@@ -117,6 +117,13 @@ def bundle_ends(model: dict, f: FloorFrame) -> dict[str, tuple[float, float]]:
 
 
 GROUP_OFFSET = {"odd": -1.0, "even": 1.0, "fabric": 0.0}
+UTILISATION_COLOURS = ((0.5, "#2e7d32"), (0.8, "#f9a825"), (0.95, "#ef6c00"), (float("inf"), "#6a1b9a"))  # below each bound
+
+
+def utilisation_colour(u: float) -> str:
+    """A fabric bundle's colour under `--traffic`: green below 50 %, amber below 80 %, orange below
+    95 %, purple above (red stays for verify findings)."""
+    return next(c for bound, c in UTILISATION_COLOURS if u < bound)
 
 
 def floor_bundles(model: dict, f: FloorFrame) -> tuple[list[str], list[str], list[str]]:
@@ -126,16 +133,21 @@ def floor_bundles(model: dict, f: FloorFrame) -> tuple[list[str], list[str], lis
     centre = bundle_ends(model, f)
     paths, labels, loops = [], [], []
     for b in model["bundles"]:
-        col = FINDING if b["finding_cables"] else colours[b["group"]]["stroke"]
+        util = b.get("utilisation")
+        col = FINDING if b["finding_cables"] else (utilisation_colour(util) if util is not None else colours[b["group"]]["stroke"])
         cls = "bundle finding" if b["finding_cables"] else "bundle"
         attrs = (f'id="bundle-{e(b["a"])}-{e(b["b"])}-{b["group"]}" class="{cls}" data-a="{e(b["a"])}" data-b="{e(b["b"])}" '
                  f'data-group="{b["group"]}" data-cable-count="{b["count"]}"')
         if b["finding_cables"]:
             attrs += f' data-finding-cables="{e(" ".join(b["finding_cables"]))}"'
+        if util is not None:
+            attrs += f' data-utilisation="{util:.3f}"'
         what = "racks" if not f.row_level else "rows"
         tip = f'{b["count"]} {b["group"]} cable{"s" if b["count"] != 1 else ""} between {what} {b["a"]} and {b["b"]}'
         if b["finding_cables"]:
             tip += "; findings on " + ", ".join(b["finding_cables"][:20]) + (" ..." if len(b["finding_cables"]) > 20 else "")
+        if util is not None:
+            tip += f"; busiest cable at {util:.0%} of its speed (traffic model)"
         sw = _stroke_width(b["count"]) + (2 if b["finding_cables"] else 0)
         (x1, y1), (x2, y2) = centre[b["a"]], centre[b["b"]]
         if b["a"] == b["b"]:

@@ -113,10 +113,17 @@ def verify_findings(plan: dict, verify: dict | None, racks: set[str]) -> Finding
     return Findings(items, dict(by_rack), dict(by_cable))
 
 
-def cable_bundles(plan: dict, finding_cables: dict[str, list[str]], row_of: dict[str, str]) -> Bundles:
+def cable_bundles(plan: dict, finding_cables: dict[str, list[str]], row_of: dict[str, str],
+                  utilisation: dict[str, float] | None = None) -> Bundles:
     """Cables between two racks per group; above MAX_RACK_BUNDLES of them the floor plan draws
-    row-to-row bundles (a bundle carries the ids of its cables with findings either way)."""
+    row-to-row bundles (a bundle carries the ids of its cables with findings either way, and with
+    ``utilisation`` (cable id -> traffic utilisation) the highest of its cables')."""
     rack_bundles: Counter = Counter((*_pair(c["a"]["rack"], c["b"]["rack"]), _group(c)) for c in plan["cables"])
+    busiest: dict[tuple, float] = {}
+    for c in plan["cables"] if utilisation else ():
+        if c["id"] in utilisation:
+            k = (*_pair(c["a"]["rack"], c["b"]["rack"]), _group(c))
+            busiest[k] = max(busiest.get(k, 0.0), float(utilisation[c["id"]]))
     bundle_findings: dict[tuple, list[str]] = defaultdict(list)
     if finding_cables:
         for c in plan["cables"]:
@@ -124,15 +131,18 @@ def cable_bundles(plan: dict, finding_cables: dict[str, list[str]], row_of: dict
                 bundle_findings[(*_pair(c["a"]["rack"], c["b"]["rack"]), _group(c))].append(c["id"])
     level = "rack" if len(rack_bundles) <= MAX_RACK_BUNDLES else "row"
     if level == "rack":
-        drawn, drawn_findings = rack_bundles, bundle_findings
+        drawn, drawn_findings, drawn_busiest = rack_bundles, bundle_findings, busiest
     else:
-        drawn, drawn_findings = Counter(), defaultdict(list)
+        drawn, drawn_findings, drawn_busiest = Counter(), defaultdict(list), {}
         for (ra, rb, g), n in rack_bundles.items():
             k = (*_pair(row_of[ra], row_of[rb]), g)
             drawn[k] += n
             if (ra, rb, g) in bundle_findings:
                 drawn_findings[k].extend(bundle_findings[(ra, rb, g)])
-    bundles = [{"a": a, "b": b, "group": g, "count": n, "finding_cables": sorted(drawn_findings.get((a, b, g), []))}
+            if (ra, rb, g) in busiest:
+                drawn_busiest[k] = max(drawn_busiest.get(k, 0.0), busiest[(ra, rb, g)])
+    bundles = [{"a": a, "b": b, "group": g, "count": n, "finding_cables": sorted(drawn_findings.get((a, b, g), [])),
+                "utilisation": drawn_busiest.get((a, b, g))}
                for (a, b, g), n in sorted(drawn.items())]
     per_rack: dict[str, list[dict]] = defaultdict(list)
     for (a, b, g), n in sorted(rack_bundles.items()):
@@ -218,7 +228,7 @@ def hall_summary(plan: dict, racks: list[dict], rows: list[dict], bom: dict, sta
 
 
 def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: dict | None = None,
-                     verify: dict | None = None, analysis: dict | None = None) -> dict:
+                     verify: dict | None = None, analysis: dict | None = None, traffic: dict | None = None) -> dict:
     """The hall page's content, in named steps: devices per rack, findings, bundles, cabling
     progress, racks, rows, summary.
 
@@ -230,12 +240,13 @@ def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: di
         status: ``read_status(workbook)`` of a filled-in cabling workbook, or None.
         verify: a verify.json document as ``overlays.load_verify`` checked it, or None.
         analysis: ``{"rows": [...], "png_base64": str | None}`` from ``overlays.load_analysis``, or None.
+        traffic: ``{"cables": {cable id: utilisation}, "workload": str}`` from ``overlays.load_traffic``, or None.
     """
     lay = plan["layout"]
     pitch, spacing = float(lay["rack_pitch_m"]), float(lay["row_spacing_m"])
     rack_names = {r["name"] for r in lay["racks"]}
     findings = verify_findings(plan, verify, rack_names)
-    bundles = cable_bundles(plan, findings.by_cable, {r["name"]: r["row"] for r in lay["racks"]})
+    bundles = cable_bundles(plan, findings.by_cable, {r["name"]: r["row"] for r in lay["racks"]}, traffic["cables"] if traffic else None)
     racks = rack_entries(lay, rack_devices(plan), bundles, findings, cabling_progress(status, rack_names))
     rows = row_entries(racks, pitch)
     depth = min(RACK_DEPTH_M, spacing / 2)
@@ -246,5 +257,5 @@ def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: di
                   "width_m": max((r["x1_m"] for r in rows), default=0), "depth_m": max((r["y_m"] for r in rows), default=0) + depth},
         "rows": rows, "racks": racks, "bundle_level": bundles.level, "bundles": bundles.drawn,
         "findings": findings.items, "verify": ({"mode": verify.get("mode"), "summary": verify.get("summary", {})} if verify else None),
-        "analysis": analysis,
+        "analysis": analysis, "traffic": {"workload": traffic["workload"]} if traffic else None,
     }

@@ -1,4 +1,4 @@
-"""The overlay files `zcube hall` reads beside the plan (verify.json, analyze.json), checked whole.
+"""The overlay files `zcube hall` reads beside the plan (verify.json, analyze.json, traffic.json), checked whole.
 
 A file that is not what its option expects is an input error naming the file, the place in it
 (a data path such as ``findings[3].ends[0].rack``) and what is wrong: every problem at once (up to
@@ -77,6 +77,19 @@ class AnalyzeDoc(_Read):
     random_link_failures: list[FailureRow]
 
 
+class TrafficRow(_Read):
+    design: str
+    workload: str
+    failure: str | None = None
+    fabric_cable_utilisation: dict[str, Number] | None = None
+
+
+class TrafficDoc(_Read):
+    """What the hall reads of a traffic.json (as `zcube traffic -o DIR` writes it): the ZCube rows."""
+
+    designs: list[TrafficRow]
+
+
 def _where(loc: tuple) -> str:
     out = ""
     for part in loc:
@@ -147,3 +160,21 @@ def load_analysis(path: str | Path) -> dict:
     except OSError as exc:
         raise InputErrors(Problem("--analyze", f"{png}: not readable ({exc})")) from None
     return {"rows": rows, "png_base64": png_base64}
+
+
+def load_traffic(path: str | Path, plan: dict) -> dict:
+    """The per fabric cable utilisation of traffic.json's first healthy ZCube row: ``{"cables":
+    {cable id: utilisation}, "workload": str}``; the cables must be the plan's."""
+    p = Path(path)
+    doc = _read_json(p, "--traffic", "run `zcube traffic PLAN -o DIR` to write DIR/traffic.json")
+    tr = _validated(TrafficDoc, doc, p, "a traffic.json (give the traffic.json that `zcube traffic -o DIR` writes)")
+    row = next((r for r in tr.designs if r.design == "zcube" and r.failure is None and r.fabric_cable_utilisation), None)
+    if row is None:
+        raise InputErrors(Problem("--traffic", f"{p} has no healthy ZCube row with fabric_cable_utilisation",
+                                  "run `zcube traffic` with --design zcube (the default)"))
+    fabric = {c["id"] for c in plan["cables"] if c["kind"] == "fabric"}
+    unknown = sorted(set(row.fabric_cable_utilisation) - fabric)
+    if unknown:
+        raise InputErrors(Problem("--traffic", f"{p}: {len(unknown)} cables are not fabric cables of this plan, e.g. {unknown[0]!r}",
+                                  "give the traffic.json of this plan"))
+    return {"cables": dict(row.fabric_cable_utilisation), "workload": row.workload}

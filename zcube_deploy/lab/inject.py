@@ -32,7 +32,8 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from pathlib import Path
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, with_config
@@ -221,105 +222,188 @@ def random_faults(plan: dict, n: int, seed: int) -> list[dict]:
 
 
 def _draw(plan: dict, n: int, seed: int) -> list[dict]:
-    """The draw of :func:`random_faults` (a kind per attempt, in a seeded order; 20 attempts per fault at most).
-
-    Long because its kinds share the bookkeeping of what is used; the table of kinds is :data:`CABLING`.
-    """
-    rng = random.Random(seed)
-    used_cables: set[str] = set()
-    used_ports: set[tuple[str, str]] = set()
-    host = [c for c in plan["cables"] if c["kind"] == "host"]
-    by_switch: dict[str, list[dict]] = {}
-    for c in host:
-        by_switch.setdefault(c["b"]["device"], []).append(c)
-    switches = sorted(by_switch)
-    servers = [s["name"] for s in plan["servers"]]
-    # what is left to draw from, as the kinds below filter it: host cables (unused, port unused, server's LLDP on)
-    # and servers (none of their cables used, LLDP on)
-    cable_pool, server_pool = _Pool(host), _Pool(servers)
-    server_pos = {s: i for i, s in enumerate(servers)}
-    at_port: dict[tuple[str, str], list[int]] = {}
-    of_server: dict[str, list[int]] = {}
-    for i, c in enumerate(host):
-        at_port.setdefault((c["b"]["device"], c["b"]["port"]), []).append(i)
-        of_server.setdefault(c["a"]["device"], []).append(i)
-    pos = {c["id"]: i for i, c in enumerate(host)}
-    lldp_off_servers: set[str] = set()
-
-    def use_cables(*cables: dict) -> None:
-        for c in cables:
-            used_cables.add(c["id"])
-            cable_pool.discard(pos[c["id"]])
-            if c["a"]["device"] in server_pos:
-                server_pool.discard(server_pos[c["a"]["device"]])
-
-    def use_port(end: tuple[str, str]) -> None:
-        used_ports.add(end)
-        for i in at_port.get(end, ()):
-            cable_pool.discard(i)
-
+    """The draw of :func:`random_faults`: a kind per attempt, in a seeded order (the table DRAWS), 20 attempts per
+    fault at most."""
+    d = _Draw(plan, seed)
     kinds = list(CABLING_KINDS)
-    rng.shuffle(kinds)
-    out: list[dict] = []
+    d.rng.shuffle(kinds)
     attempts = 0
-    while len(out) < n and attempts < n * 20:
+    while len(d.out) < n and attempts < n * 20:
         kind = kinds[attempts % len(kinds)]
         attempts += 1
-        if kind == F.SWAP:
-            sw = rng.choice(switches)
-            cands = [c for c in by_switch[sw] if c["id"] not in used_cables and c["a"]["device"] not in lldp_off_servers]
-            if len(cands) < 2:
-                continue
-            x, y = rng.sample(cands, 2)
-            if x["a"]["device"] == y["a"]["device"] and x["a"]["port"] == y["a"]["port"]:
-                continue
-            out.append({F.SWAP: [x["id"], y["id"]]})
-            use_cables(x, y)
-        elif kind == F.MOVE:
-            # a cable plugged into the port of another cable of the same switch, that one left out:
-            # the classic "wrong port" (a move to a spare port would land on a shut port: a 'down')
-            sw = rng.choice(switches)
-            cands = [c for c in by_switch[sw] if c["id"] not in used_cables and c["a"]["device"] not in lldp_off_servers
-                     and (sw, c["b"]["port"]) not in used_ports]
-            if len(cands) < 2:
-                continue
-            c, d = rng.sample(cands, 2)
-            out.append({F.REMOVE: d["id"]})
-            out.append({F.MOVE: {"cable": c["id"], "to": {"device": sw, "port": d["b"]["port"]}}})
-            use_cables(c, d)
-            use_port((sw, c["b"]["port"]))
-            use_port((sw, d["b"]["port"]))
-        elif kind in (F.REMOVE, F.DOWN, F.WRONG_HOST):
-            c = cable_pool.choice(rng)
-            if not c:
-                continue
-            use_cables(c)
-            if kind == F.REMOVE:
-                out.append({F.REMOVE: c["id"]})
-            elif kind == F.DOWN:
-                out.append({F.DOWN: {"device": c["b"]["device"], "port": c["b"]["port"]}})
-            else:
-                out.append({F.WRONG_HOST: {"cable": c["id"], "name": f"{c['a']['device']}-spare"}})
-        elif kind == F.EXTRA:
-            # a stray device patched into a port that already has its planned cable: two LLDP
-            # neighbours on one port. (An extra cable between two spare ports stays dark: spare
-            # ports are shut by the rendered config, so verify cannot see it after a push.)
-            c = cable_pool.choice(rng)
-            if not c:
-                continue
-            use_cables(c)
-            use_port((c["b"]["device"], c["b"]["port"]))
-            out.append({F.EXTRA: {"a": {"device": f"lab-stray{len(out) + 1}", "port": "eth0"},
-                                  "b": {"device": c["b"]["device"], "port": c["b"]["port"]}}})
-        elif kind == F.LLDP_OFF:
-            s = server_pool.choice(rng)
-            if s is None:
-                continue
-            lldp_off_servers.add(s)
-            server_pool.discard(server_pos[s])
-            use_cables(*(host[i] for i in of_server.get(s, ())))
-            out.append({F.LLDP_OFF: s})
-    return out
+        DRAWS[kind](d, kind)
+    return d.out
+
+
+class _Draw:
+    """The state of a random draw: what is used (cables, ports, servers without LLDP) and the pools left."""
+
+    def __init__(self, plan: dict, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.used_cables: set[str] = set()
+        self.used_ports: set[tuple[str, str]] = set()
+        self.host = host = [c for c in plan["cables"] if c["kind"] == "host"]
+        self.by_switch: dict[str, list[dict]] = {}
+        for c in host:
+            self.by_switch.setdefault(c["b"]["device"], []).append(c)
+        self.switches = sorted(self.by_switch)
+        servers = [s["name"] for s in plan["servers"]]
+        # what is left to draw from, as the kinds below filter it: host cables (unused, port unused, server's LLDP on)
+        # and servers (none of their cables used, LLDP on)
+        self.cable_pool, self.server_pool = _Pool(host), _Pool(servers)
+        self.server_pos = {s: i for i, s in enumerate(servers)}
+        self.at_port: dict[tuple[str, str], list[int]] = {}
+        self.of_server: dict[str, list[int]] = {}
+        for i, c in enumerate(host):
+            self.at_port.setdefault((c["b"]["device"], c["b"]["port"]), []).append(i)
+            self.of_server.setdefault(c["a"]["device"], []).append(i)
+        self.pos = {c["id"]: i for i, c in enumerate(host)}
+        self.lldp_off_servers: set[str] = set()
+        self.out: list[dict] = []
+
+    def use_cables(self, *cables: dict) -> None:
+        for c in cables:
+            self.used_cables.add(c["id"])
+            self.cable_pool.discard(self.pos[c["id"]])
+            if c["a"]["device"] in self.server_pos:
+                self.server_pool.discard(self.server_pos[c["a"]["device"]])
+
+    def use_port(self, end: tuple[str, str]) -> None:
+        self.used_ports.add(end)
+        for i in self.at_port.get(end, ()):
+            self.cable_pool.discard(i)
+
+    def _switch_cables(self, sw: str, port_free: bool) -> list[dict]:
+        return [c for c in self.by_switch[sw] if c["id"] not in self.used_cables and c["a"]["device"] not in self.lldp_off_servers
+                and (not port_free or (sw, c["b"]["port"]) not in self.used_ports)]
+
+    # one method per kind (the table DRAWS): add its fault(s) to out, or nothing when none fits
+    def swap(self, kind: F) -> None:
+        cands = self._switch_cables(self.rng.choice(self.switches), port_free=False)
+        if len(cands) < 2:
+            return
+        x, y = self.rng.sample(cands, 2)
+        if x["a"]["device"] == y["a"]["device"] and x["a"]["port"] == y["a"]["port"]:
+            return
+        self.out.append({F.SWAP: [x["id"], y["id"]]})
+        self.use_cables(x, y)
+
+    def move(self, kind: F) -> None:
+        """A cable plugged into the port of another cable of the same switch, that one left out: the classic
+        "wrong port" (a move to a spare port would land on a shut port: a 'down')."""
+        sw = self.rng.choice(self.switches)
+        cands = self._switch_cables(sw, port_free=True)
+        if len(cands) < 2:
+            return
+        c, d = self.rng.sample(cands, 2)
+        self.out.append({F.REMOVE: d["id"]})
+        self.out.append({F.MOVE: {"cable": c["id"], "to": {"device": sw, "port": d["b"]["port"]}}})
+        self.use_cables(c, d)
+        self.use_port((sw, c["b"]["port"]))
+        self.use_port((sw, d["b"]["port"]))
+
+    def one_cable(self, kind: F) -> None:
+        """remove, down, wrong_host: one fresh host cable each."""
+        c = self.cable_pool.choice(self.rng)
+        if not c:
+            return
+        self.use_cables(c)
+        self.out.append({kind: _ONE_CABLE[kind](c)})
+
+    def extra(self, kind: F) -> None:
+        """A stray device patched into a port that already has its planned cable: two LLDP neighbours on one port.
+        (An extra cable between two spare ports stays dark: spare ports are shut by the rendered config, so verify
+        cannot see it after a push.)"""
+        c = self.cable_pool.choice(self.rng)
+        if not c:
+            return
+        self.use_cables(c)
+        self.use_port((c["b"]["device"], c["b"]["port"]))
+        self.out.append({F.EXTRA: {"a": {"device": f"lab-stray{len(self.out) + 1}", "port": "eth0"},
+                                   "b": {"device": c["b"]["device"], "port": c["b"]["port"]}}})
+
+    def lldp_off(self, kind: F) -> None:
+        s = self.server_pool.choice(self.rng)
+        if s is None:
+            return
+        self.lldp_off_servers.add(s)
+        self.server_pool.discard(self.server_pos[s])
+        self.use_cables(*(self.host[i] for i in self.of_server.get(s, ())))
+        self.out.append({F.LLDP_OFF: s})
+
+
+# the fault of a kind that takes one cable, from that cable
+_ONE_CABLE: dict[F, Callable[[dict], object]] = {
+    F.REMOVE: lambda c: c["id"], F.DOWN: lambda c: {"device": c["b"]["device"], "port": c["b"]["port"]},
+    F.WRONG_HOST: lambda c: {"cable": c["id"], "name": f"{c['a']['device']}-spare"}}
+
+# the table of how `random:N` draws each cabling fault kind
+DRAWS: dict[F, Callable[[_Draw, F], None]] = {
+    F.SWAP: _Draw.swap, F.MOVE: _Draw.move, F.REMOVE: _Draw.one_cable, F.EXTRA: _Draw.extra, F.DOWN: _Draw.one_cable,
+    F.WRONG_HOST: _Draw.one_cable, F.LLDP_OFF: _Draw.lldp_off}
+
+
+class _Injection:
+    """What applying cabling faults shares: the model, its wiring, the plan's cables, the extra cables' count."""
+
+    def __init__(self, model: LabModel) -> None:
+        self.model, self.w = model, model.wiring
+        self.plan_cables = {c["id"]: c for c in model.plan["cables"]}
+        self.extra_n = 0
+
+    def port(self, end: tuple[str, str]) -> tuple[str, str]:
+        _check_port(self.model, end)
+        return end
+
+    # one method per fault kind (the table CABLING below): apply it, return its expected finding (without "fault")
+    def swap(self, arg: list[str]) -> dict:
+        x, y = arg
+        self.w.swap(x, y)
+        return {"kind": K.SWAPPED, "cables": sorted([x, y])}
+
+    def move(self, arg: dict) -> dict:
+        to = self.port((arg["to"]["device"], arg["to"]["port"]))
+        self.w.move(arg["cable"], to)
+        return {"kind": K.WRONG_PEER, "cables": [arg["cable"]], "_to": to}
+
+    def remove(self, arg: str) -> dict:
+        gone = self.w.cables[arg]
+        self.w.remove(arg)
+        return {"kind": K.DOWN, "cables": [arg], "_port": gone.b}
+
+    def extra(self, arg: dict) -> dict:
+        a, b = (arg["a"]["device"], arg["a"]["port"]), (arg["b"]["device"], arg["b"]["port"])
+        for end in (a, b):
+            if end[0] in self.model.switches:
+                self.port(end)
+        self.extra_n += 1
+        occupied = sorted(c.id for end in (a, b) for c in self.w.cables_at(end))
+        self.w.add(f"X{self.extra_n:03d}", a, b)
+        return {"kind": K.DUPLICATE if occupied else K.UNEXPECTED, "cables": occupied}
+
+    def down(self, arg: dict) -> dict:
+        end = self.port((arg["device"], arg["port"]))
+        self.w.forced_down.add(end)
+        return {"kind": K.DOWN, "cables": sorted(c.id for c in self.w.cables_at(end))}
+
+    def wrong_host(self, arg: dict) -> dict:
+        if arg["cable"] not in self.plan_cables or self.plan_cables[arg["cable"]]["kind"] != "host":
+            raise KeyError(arg["cable"])
+        self.w.announced_name[arg["cable"]] = str(arg["name"])
+        return {"kind": K.WRONG_PEER, "cables": [arg["cable"]]}
+
+    def lldp_off(self, arg: str) -> dict:
+        if arg not in self.w.servers:
+            raise KeyError(arg)
+        self.w.lldp_off.add(arg)
+        cables = sorted(c["id"] for c in self.model.plan["cables"] if c["kind"] == "host" and c["a"]["device"] == arg)
+        return {"kind": K.MISSING, "cables": cables}
+
+
+# the table of cabling fault kinds: kind -> how it is applied (its shape in a faults file: CABLING_SHAPES)
+CABLING: dict[F, Callable[[_Injection, Any], dict]] = {
+    F.SWAP: _Injection.swap, F.MOVE: _Injection.move, F.REMOVE: _Injection.remove, F.EXTRA: _Injection.extra,
+    F.DOWN: _Injection.down, F.WRONG_HOST: _Injection.wrong_host, F.LLDP_OFF: _Injection.lldp_off}
 
 
 def apply_faults(model: LabModel, faults: dict, source: str = "faults") -> list[dict]:
@@ -328,56 +412,14 @@ def apply_faults(model: LabModel, faults: dict, source: str = "faults") -> list[
     faults = checked_faults(faults, source)
     problems: list[Problem] = []
     expected: list[dict] = []
+    inj = _Injection(model)
     w = model.wiring
-    plan_cables = {c["id"]: c for c in model.plan["cables"]}
-    extra_n = 0
     for i, f in enumerate(faults.get("cabling", [])):
-        where = f"cabling[{i}]"
         (kind, arg), = f.items()
         try:
-            if kind == F.SWAP:
-                x, y = arg
-                w.swap(x, y)
-                expected.append({"kind": K.SWAPPED, "cables": sorted([x, y]), "fault": f})
-            elif kind == F.MOVE:
-                to = (arg["to"]["device"], arg["to"]["port"])
-                _check_port(model, to)
-                w.move(arg["cable"], to)
-                expected.append({"kind": K.WRONG_PEER, "cables": [arg["cable"]], "fault": f, "_to": to})
-            elif kind == F.REMOVE:
-                gone = w.cables[arg]
-                w.remove(arg)
-                expected.append({"kind": K.DOWN, "cables": [arg], "fault": f, "_port": gone.b})
-            elif kind == F.EXTRA:
-                a, b = (arg["a"]["device"], arg["a"]["port"]), (arg["b"]["device"], arg["b"]["port"])
-                for end in (a, b):
-                    if end[0] in model.switches:
-                        _check_port(model, end)
-                extra_n += 1
-                occupied = sorted(c.id for end in (a, b) for c in w.cables_at(end))
-                w.add(f"X{extra_n:03d}", a, b)
-                expected.append({"kind": K.DUPLICATE if occupied else K.UNEXPECTED, "cables": occupied, "fault": f})
-            elif kind == F.DOWN:
-                end = (arg["device"], arg["port"])
-                _check_port(model, end)
-                w.forced_down.add(end)
-                cables = sorted(c.id for c in w.cables_at(end))
-                expected.append({"kind": K.DOWN, "cables": cables, "fault": f})
-            elif kind == F.WRONG_HOST:
-                if arg["cable"] not in plan_cables or plan_cables[arg["cable"]]["kind"] != "host":
-                    raise KeyError(arg["cable"])
-                w.announced_name[arg["cable"]] = str(arg["name"])
-                expected.append({"kind": K.WRONG_PEER, "cables": [arg["cable"]], "fault": f})
-            elif kind == F.LLDP_OFF:
-                if arg not in w.servers:
-                    raise KeyError(arg)
-                w.lldp_off.add(arg)
-                cables = sorted(c["id"] for c in model.plan["cables"] if c["kind"] == "host" and c["a"]["device"] == arg)
-                expected.append({"kind": K.MISSING, "cables": cables, "fault": f})
-            else:
-                problems.append(Problem(where, f"unknown fault {kind!r}", f"one of {', '.join(CABLING_KINDS)}"))
+            expected.append({**CABLING[F(kind)](inj, arg), "fault": f})
         except (KeyError, TypeError, ValueError) as exc:
-            problems.append(Problem(where, f"{kind}: {exc!s} is not a cable, device or port of this plan"))
+            problems.append(Problem(f"cabling[{i}]", f"{kind}: {exc!s} is not a cable, device or port of this plan"))
     for name, spec in (faults.get("devices") or {}).items():
         if name not in model.switches:
             problems.append(Problem(f"devices.{name}", "no such switch in the plan"))

@@ -1,6 +1,6 @@
 """The lab's SSH side: one asyncssh listener per simulated switch, all on 127.0.0.1, one process.
 
-Credentials come from ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET (defaults below) and
+Credentials come from ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET (defaults in access.py) and
 are never written anywhere. Each switch has its own ed25519 host key; a known_hosts file lists
 them as ``[127.0.0.1]:PORT``.
 """
@@ -8,9 +8,9 @@ them as ``[127.0.0.1]:PORT``.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import hmac
 import json
-import os
 import socket
 import threading
 from contextlib import contextmanager
@@ -18,6 +18,7 @@ from pathlib import Path
 
 import asyncssh
 
+from zcube_deploy.access import lab_credentials
 from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.inject import apply_faults, load_faults
 from zcube_deploy.plan.io import write_canonical
@@ -29,15 +30,6 @@ PLAN_FIELDS = projection(
     cables={"id", "kind", "a", "b"}, port_map=None, models=None, settings=None, addressing=None,
     switches={"name", "mgmt_address"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
 )
-DEFAULT_USERNAME = "admin"
-DEFAULT_PASSWORD = "zcube-lab"
-DEFAULT_ENABLE_SECRET = "zcube-enable"
-
-
-def lab_credentials() -> tuple[str, str, str]:
-    return (os.environ.get("ZCUBE_USERNAME") or DEFAULT_USERNAME, os.environ.get("ZCUBE_PASSWORD") or DEFAULT_PASSWORD,
-            os.environ.get("ZCUBE_ENABLE_SECRET") or DEFAULT_ENABLE_SECRET)
-
 
 class _Shell(asyncssh.SSHServerSession):
     """A raw-mode shell: our own echo and line discipline, like a switch's console over SSH."""
@@ -190,12 +182,25 @@ class _Server(asyncssh.SSHServer):
         return _Shell(self.lab, self.name)
 
 
+def return_free_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's malloc_trim; elsewhere nothing).
+
+    Reading a 64k plan parses ~200 MB of JSON and keeps a fraction; glibc keeps the rest mapped, and the
+    lab's own objects (Python's arenas, mapped apart) cannot reuse it: at 512 switches this is ~270 MiB
+    of resident memory nobody uses (benchmarks/lab.py, docs/benchmarks.md)."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 class Lab:
     """A running lab: model, faults, listeners. Start with ``start()`` in an event loop, or use ``running_lab``."""
 
     def __init__(self, plan: dict, faults: str | dict | None = None, seed: int = 0, port_base: int | None = None,
                  baseline: str | None = None, baseline_name: str = "baseline"):
         self.plan = plan
+        return_free_memory()  # what reading the plan parsed and dropped: the switches are built in fresh memory
         spec = faults if isinstance(faults, dict) else load_faults(faults, plan, seed)  # a bad file: refused before the switches are built
         self.model = LabModel(plan, baseline, baseline_name)
         self.credentials = lab_credentials()

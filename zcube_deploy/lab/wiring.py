@@ -116,7 +116,9 @@ class Wiring:
     forced_down: set[End] = field(default_factory=set)
     lldp_off: set[str] = field(default_factory=set)  # servers whose LLDP agent sends nothing
     announced_name: dict[str, str] = field(default_factory=dict)  # cable id -> hostname the NIC end announces
-    _at: dict[End, list[str]] = field(default_factory=dict)
+    # end -> the cable plugged there (its ID), or a tuple of IDs when there are several (an extra cable): one
+    # string per end instead of a list for the 393,216 ends of a 64k fabric
+    _at: dict[End, str | tuple[str, ...]] = field(default_factory=dict)
     generation: int = 0  # bumped by every change (reindex, apply): caches of the protocol model key on it
 
     @classmethod
@@ -134,14 +136,20 @@ class Wiring:
 
     def reindex(self) -> None:
         self.generation += 1
-        at: dict[End, list[str]] = {}
+        at: dict[End, str | tuple[str, ...]] = {}
         for c in self.cables.values():
-            at.setdefault(c.a, []).append(c.id)
-            at.setdefault(c.b, []).append(c.id)
+            for end in (c.a, c.b):
+                had = at.get(end)
+                at[end] = c.id if had is None else ((had,) if isinstance(had, str) else had) + (c.id,)
         self._at = at
 
+    def ids_at(self, end: End) -> tuple[str, ...]:
+        """The IDs of the cables plugged into ``end``, in cable order."""
+        ids = self._at.get(end, ())
+        return (ids,) if isinstance(ids, str) else ids
+
     def cables_at(self, end: End) -> list[Cable]:
-        return [self.cables[i] for i in self._at.get(end, ())]
+        return [self.cables[i] for i in self.ids_at(end)]
 
     def peers(self, end: End) -> list[tuple[Cable, End]]:
         out = []
@@ -208,7 +216,7 @@ class Wiring:
 
     def remove_at(self, end: End) -> list[str]:
         """Remove every cable plugged into ``end`` (an unexpected neighbour); returns their IDs."""
-        ids = list(self._at.get(end, ()))
+        ids = list(self.ids_at(end))
         for i in ids:
             del self.cables[i]
         self.reindex()

@@ -21,17 +21,26 @@ import importlib
 from typing import Callable
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.platform_data import DEFAULT_PLATFORM, catalog_defaults, known_platforms, platform_data
+from zcube_deploy.platform_data import DEFAULT_PLATFORM, PLATFORMS_DIR, catalog_defaults, known_platforms, platform_data
 from zcube_deploy.platforms.facts import ConfigFacts
 
 __all__ = ["DEFAULT_PLATFORM", "catalog_defaults", "config_facts", "config_readers", "known_platforms", "napalm_driver",
            "platform_data", "platform_module", "require_device_access", "simulator", "switch_renderer"]
 
 
-def platform_module(name: str):
-    """The code of platform ``name`` (its parsers into neutral facts)."""
+def platform_module(name: str, part: str = ""):
+    """The code of platform ``name`` (its parsers into neutral facts); ``part="lab"``: its simulated switch.
+
+    The one dynamic import of the package (tests/test_layers.py): the registry reaches the platforms'
+    code by name, so nothing below it imports a platform package, and no platform package imports
+    its simulator (which sits a layer above it, docs/layout.md).
+    """
     platform_data(name)  # a clear KeyError for an unknown platform
-    return importlib.import_module(f"zcube_deploy.platforms.{name}")
+    return importlib.import_module(f"zcube_deploy.platforms.{name}" + (f".{part}" if part else ""))
+
+
+def _simulates(name: str) -> bool:
+    return (PLATFORMS_DIR / name / "lab" / "__init__.py").is_file()
 
 
 def switch_renderer(platform: str) -> tuple[str, Callable[[dict, dict], str]] | None:
@@ -62,12 +71,12 @@ def napalm_driver(name: str):
 
 
 def simulator(name: str):
-    """The simulated switch of platform ``name`` that the lab runs (``platforms/<name>/lab``)."""
-    module = platform_module(name) if name in known_platforms() else None
-    if module is None or not hasattr(module, "simulator"):
+    """The simulated switch of platform ``name`` that the lab runs (the package ``platforms/<name>/lab``,
+    imported on demand: it is large)."""
+    if name not in known_platforms() or not _simulates(name):
         raise InputErrors(Problem("cluster.platform", f"the lab has no simulated switch for platform {name!r}",
-                                  f"the lab simulates: {', '.join(p for p in known_platforms() if hasattr(platform_module(p), 'simulator'))}"))
-    return module.simulator()
+                                  f"the lab simulates: {', '.join(p for p in known_platforms() if _simulates(p))}"))
+    return platform_module(name, "lab")
 
 
 def config_facts(name: str, text: str) -> ConfigFacts:

@@ -24,11 +24,12 @@ from starting, the report). ``guard.py`` is the management guard, ``options.py``
 
 from __future__ import annotations
 
+from zcube_deploy.access import load_lab
 from zcube_deploy.plan.model import projection
 from zcube_deploy.push.device import DeviceResult, push_device
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import OK_STATUSES, push_all
-from zcube_deploy.push.targets import Target, load_lab, select_targets
+from zcube_deploy.push.targets import Target, select_targets
 
 __all__ = ["OK_STATUSES", "PLAN_FIELDS", "Credentials", "DeviceResult", "PushOptions", "Target", "load_lab", "push_all", "push_device",
            "select_targets"]

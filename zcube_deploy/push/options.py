@@ -1,18 +1,13 @@
-"""What a push run is given: the credentials and the options (plain records, no behaviour)."""
+"""What a push run is given: the credentials (the record of access.py, shared with verify) and the
+options (plain records, no behaviour)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zcube_deploy.access import Credentials
 
-@dataclass(frozen=True)
-class Credentials:
-    username: str
-    password: str
-    secret: str
-
-    def __repr__(self) -> str:  # never print secrets, even by accident
-        return f"Credentials(username={self.username!r}, password=***, secret=***)"
+__all__ = ["Credentials", "PushOptions"]
 
 
 @dataclass

@@ -158,11 +158,3 @@ def _management(plan: dict, sw: dict) -> Management:
     address, plen = sw.get("mgmt_address"), plan.get("settings", {}).get("mgmt_prefix_len")
     network = IPv4Interface(f"{address}/{plen}").network if address and plen is not None else None
     return Management(interface, network)
-
-
-def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
-    try:
-        doc = json.loads(Path(path).read_text())
-        return {n: (e["host"], int(e["port"])) for n, e in doc["switches"].items()}, doc.get("known_hosts")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", "written by `zcube lab up`")) from None

@@ -6,11 +6,15 @@ import fnmatch
 import hashlib
 import json
 import os
-from concurrent.futures import ProcessPoolExecutor
+import re
+import shutil
+import tempfile
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from zcube_deploy.errors import InputErrors, PlanFileError, Problem, RenderError
+from zcube_deploy.errors import InputErrors, InvalidPlanFile, PlanFileError, Problem, RenderError
+from zcube_deploy.plan.consistency import View, server_row, switch_row
 from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import switch_renderer
@@ -47,13 +51,18 @@ class RenderJob:
     ``source``: the plan.json ``plan`` was read from, with its identity when read (inode, size,
     mtime); each chunk then reads its own switches or servers from it (``plan`` holds only their
     names, racks and ASNs), so that two workers read and validate the big lists side by side
-    instead of the parent alone before them. A file replaced since is an error, not a mixed render.
+    instead of the parent alone before them. A file replaced since is an error, not a mixed render;
+    the rows read are checked against the rest of the plan (plan.consistency) before they render.
+
+    ``stage``: a folder inside ``out`` that receives every file whose bytes change; render_all moves
+    them into ``out`` only once every device has rendered and passed its self-check.
     """
 
     plan: dict
     out: Path
     index: PlanIndex
     source: Source | None = None
+    stage: Path | None = None  # where changed files are written until every device has rendered (render_all)
 
 
 def _identity(path: Path) -> tuple[int, int, int]:
@@ -73,6 +82,11 @@ def _rows(job: RenderJob, kind: str, indices: list[int]):
         raise PlanFileError(f"{path}: the plan file changed while it was rendered from; run `zcube render` again")
     if len(rows) != len(positions):
         raise PlanFileError(f"{path}: {kind} has fewer entries than when the render began; run `zcube render` again")
+    view = View(job.plan, SHARED_FIELDS)  # the names of every device: what these rows refer to
+    check = switch_row if kind == "switches" else server_row
+    problems = [p for pos, row in zip(positions, rows) for p in check(view, pos, row)]
+    if problems:
+        raise InvalidPlanFile(problems, f"{path}: not a consistent plan (its parts disagree)")
     return dict(zip(positions, rows))
 
 
@@ -110,22 +124,26 @@ def fnmatchcase_rack(rack: str, pattern: str) -> bool:
     return pattern.startswith("rack:") and fnmatch.fnmatchcase(rack, pattern[5:])
 
 
-def _write(path: Path, text: str) -> str:
-    """Write ``text`` to ``path`` unless the file already holds exactly these bytes; returns their sha256.
+def _write(job: RenderJob, rel: str, text: str) -> str:
+    """Write ``text`` as ``rel`` unless ``job.out/rel`` already holds exactly these bytes; returns their sha256.
 
     A re-render into the same directory mostly rewrites identical files: leaving them alone keeps
     their mtimes (rsync, make) and avoids ext4's flush on truncate-and-rewrite (``auto_da_alloc``),
-    which made rewriting 4,096 host files cost seconds. A changed file is written beside and
-    renamed over the old one, so a reader (a push running from the directory) sees the old or the
-    new file, never a missing or half-written one.
+    which made rewriting 4,096 host files cost seconds. A changed file goes to ``job.stage/rel``
+    (moved into place by render_all once everything rendered); without a stage it is written
+    beside and renamed over the old one, so a reader (a push running from the directory) sees the
+    old or the new file, never a missing or half-written one.
     """
     data = text.encode("utf-8")
+    path = job.out / rel
     try:
         with open(path, "rb") as f:
             same = f.read(len(data) + 1) == data
     except FileNotFoundError:
         same = None
-    if same is None:
+    if job.stage is not None and not same:
+        (job.stage / rel).write_bytes(data)
+    elif same is None:
         path.write_bytes(data)
     elif not same:
         tmp = path.with_name(path.name + ".tmp")
@@ -135,12 +153,12 @@ def _write(path: Path, text: str) -> str:
 
 
 def _render_switches(job: RenderJob, indices: list[int]) -> tuple[dict[str, str], list[str]]:
-    plan, out, index = job.plan, job.out, job.index
+    plan, index = job.plan, job.index
     own = switch_renderer(plan["cluster"]["platform"])
     if own:  # a platform that renders itself (platforms.switch_renderer)
         suffix, render = own
         switches = _rows(job, "switches", indices)
-        return {f"configs/{sw['name']}{suffix}": _write(out / f"configs/{sw['name']}{suffix}", render(plan, sw))
+        return {f"configs/{sw['name']}{suffix}": _write(job, f"configs/{sw['name']}{suffix}", render(plan, sw))
                 for sw in (switches[i] for i in indices)}, []
     tpl = template(plan["cluster"]["platform"], SWITCH_TEMPLATE)
     hashes, problems = {}, []
@@ -151,14 +169,14 @@ def _render_switches(job: RenderJob, indices: list[int]) -> tuple[dict[str, str]
         view = switch_view(index, sw)
         text = tpl.render(view)
         rel = f"configs/{sw['name']}.cfg"
-        hashes[rel] = _write(out / rel, text)
+        hashes[rel] = _write(job, rel, text)
         problems += check_switch_config(text, sw, [u["name"] for u in view["unused"]], view["mgmt"]["name"], settings["mgmt_prefix_len"],
                                         view["bgp"], platform=plan["cluster"]["platform"])
     return hashes, problems
 
 
 def _render_servers(job: RenderJob, indices: list[int]) -> dict[str, str]:
-    out, index = job.out, job.index
+    index = job.index
     tpl = template(HOST_PLATFORM, HOST_TEMPLATE)
     sysctl = template(HOST_PLATFORM, SYSCTL_TEMPLATE)
     hashes = {}
@@ -166,9 +184,9 @@ def _render_servers(job: RenderJob, indices: list[int]) -> dict[str, str]:
     for i in indices:
         srv = servers[i]
         rel = f"hosts/{srv['name']}.yaml"
-        hashes[rel] = _write(out / rel, tpl.render(server_view(index, srv)))
+        hashes[rel] = _write(job, rel, tpl.render(server_view(index, srv)))
         rel = f"hosts/{srv['name']}.sysctl.conf"
-        hashes[rel] = _write(out / rel, sysctl.render(sysctl_view(index, srv)))
+        hashes[rel] = _write(job, rel, sysctl.render(sysctl_view(index, srv)))
     return hashes
 
 
@@ -196,45 +214,92 @@ def read_shared(path: str | Path) -> tuple[dict, Source | None]:
 
 
 def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: int | None = None, source: Source | None = None) -> dict:
-    """Render every (or every ``only``-matching) device. Returns the manifest; raises RenderError on a self-check mismatch.
+    """Render every (or every ``only``-matching) device. Returns the manifest; raises RenderError on a self-check
+    mismatch, InvalidPlanFile when the rows read disagree with the rest of the plan.
 
     ``plan``: a whole plan (PLAN_FIELDS), or with ``source`` the shared part :func:`read_shared` gives.
+    All or nothing: changed files are written to a stage folder inside ``out_dir``; only when every device
+    rendered and passed its self-check are they moved into place and manifest.json written (last, by
+    rename). A failed render leaves ``out_dir`` as it was (docs/render.md).
     """
     out = Path(out_dir)
-    (out / "configs").mkdir(parents=True, exist_ok=True)
-    (out / "hosts").mkdir(parents=True, exist_ok=True)
     sw_idx = select([(s["name"], s["rack"]) for s in plan["switches"]], only)
     srv_idx = select([(s["name"], s["rack"]) for s in plan["servers"]], only)
     if only and not sw_idx and not srv_idx:
         raise InputErrors(Problem("--only", f"{only!r} matches no switch or server", "a glob on names, e.g. 'ZC-O*', or 'rack:A0*'"))
-    job = RenderJob(plan, out, PlanIndex(plan), source)
+    index = PlanIndex(plan)
+    out.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".render-", dir=out))
+    try:
+        (stage / "configs").mkdir()
+        (stage / "hosts").mkdir()
+        hashes = _render_staged(RenderJob(plan, out, index, source, stage), sw_idx, srv_idx, jobs)
+        manifest = _publish(plan, out, stage, hashes, only)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return {"manifest": manifest, "switches": len(sw_idx), "servers": len(srv_idx)}
+
+
+def _render_staged(job: RenderJob, sw_idx: list[int], srv_idx: list[int], jobs: int | None) -> dict[str, str]:
+    """Render the devices into ``job.stage`` (in worker processes on big plans); their files' hashes. Every
+    chunk is waited for, so the plan problems of all of them are reported together."""
     jobs = jobs or min(2, os.cpu_count() or 1)
     hashes: dict[str, str] = {}
     problems: list[str] = []
+    plan_problems: list[Problem] = []
+    title = ""
+
+    def collect(result) -> None:
+        nonlocal title
+        try:
+            value = result.result() if isinstance(result, Future) else result()
+        except InvalidPlanFile as exc:
+            plan_problems.extend(exc.problems)
+            title = exc.title
+            return
+        if isinstance(value, tuple):
+            hashes.update(value[0])
+            problems.extend(value[1])
+        else:
+            hashes.update(value)
+
     work = len(sw_idx) * 8 + len(srv_idx)
     if jobs > 1 and work > 2000 and "fork" in __import__("multiprocessing").get_all_start_methods():
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(job,)) as pool:
-            sw_futs = [pool.submit(_worker_switches, c) for c in _chunks(sw_idx, jobs)]
-            srv_futs = [pool.submit(_worker_servers, c) for c in _chunks(srv_idx, jobs)]
-            for f in sw_futs:
-                h, p = f.result()
-                hashes.update(h)
-                problems += p
-            for f in srv_futs:
-                hashes.update(f.result())
+            futures = [pool.submit(_worker_switches, c) for c in _chunks(sw_idx, jobs)]
+            futures += [pool.submit(_worker_servers, c) for c in _chunks(srv_idx, jobs)]
+            for f in futures:
+                collect(f)
     else:
-        h, problems = _render_switches(job, sw_idx)
-        hashes.update(h)
-        hashes.update(_render_servers(job, srv_idx))
+        collect(lambda: _render_switches(job, sw_idx))
+        collect(lambda: _render_servers(job, srv_idx))
+    if plan_problems:
+        raise InvalidPlanFile(sorted(plan_problems, key=_position), title)
+    if problems:
+        raise RenderError("rendered configs do not match the plan:\n  " + "\n  ".join(problems[:50]))
+    return hashes
+
+
+def _position(problem: Problem) -> tuple:
+    """A problem's place in the plan (section, then the numbers of its path), for a stable order across workers."""
+    head, _, rest = problem.path.partition("[")
+    return head, [int(n) for n in re.findall(r"\d+", rest)], problem.path
+
+
+def _publish(plan: dict, out: Path, stage: Path, hashes: dict[str, str], only: str | None) -> dict:
+    """Move the staged files into ``out`` and write manifest.json last (its old copy removed first, so that
+    while files move no manifest describes a mix). Returns the manifest."""
     manifest_path = out / "manifest.json"
     files: dict[str, str] = {}
     if only and manifest_path.exists():
         try:
             files = json.loads(manifest_path.read_text())["files"]
-        except (ValueError, KeyError):
+        except (ValueError, KeyError, TypeError, OSError):
+            files = {}
+        if not isinstance(files, dict):
             files = {}
     files.update(hashes)
     manifest = {
@@ -243,7 +308,12 @@ def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: i
         "inventory_sha256": plan["inputs"]["inventory_sha256"],
         "files": dict(sorted(files.items())),
     }
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    if problems:
-        raise RenderError("rendered configs do not match the plan:\n  " + "\n  ".join(problems[:50]))
-    return {"manifest": manifest, "switches": len(sw_idx), "servers": len(srv_idx)}
+    manifest_path.unlink(missing_ok=True)
+    for sub in ("configs", "hosts"):
+        (out / sub).mkdir(exist_ok=True)
+        for f in (stage / sub).iterdir():
+            f.replace(out / sub / f.name)
+    tmp = out / "manifest.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    tmp.replace(manifest_path)
+    return manifest

@@ -22,9 +22,9 @@ import yaml
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.ipv4 import aton
-from zcube_deploy.plan.bgp import best_routes
 from zcube_deploy.platforms import config_readers
 from zcube_deploy.platforms.facts import ConfigFacts
+from zcube_deploy.topology.bestpaths import best_routes
 from zcube_deploy.topology.forwarding import Network
 
 try:  # the C loader is ~10x faster on thousands of files
@@ -111,30 +111,44 @@ def _bgp_best_routes(parsed: list) -> dict[str, list[tuple[int, int, int]]]:
     return {name: [(n, plen, nh) for n, plen, hops in rs for nh in hops] for name, rs in routes.items()}
 
 
+# what a hand-edited file can raise in the readers: each is the file's problem, named with it, never a traceback
+_UNREADABLE = (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError, KeyError, IndexError, TypeError, AttributeError)
+
+
 def load_rendered(directory: str | Path) -> tuple[Network, list[dict]]:
+    """The forwarding model of a render folder; every file that cannot be read is one problem (InputErrors, exit 2)."""
     d = Path(directory)
     readers = config_readers()
     configs = sorted(p for p in (d / "configs").glob("*") if p.suffix in readers)
     hosts = sorted((d / "hosts").glob("*.yaml"))
     if not configs or not hosts:
         raise InputErrors(Problem(str(d), "no rendered configs/*.cfg and hosts/*.yaml here", "run `zcube render PLAN -o DIR` first"))
-    net = Network()
+    hint = "re-render it with `zcube render PLAN -o DIR`"
+    problems: list[Problem] = []
     parsed = []
     for path in configs:
-        facts = readers[path.suffix](path.read_text(encoding="utf-8"))
         try:
+            facts = readers[path.suffix](path.read_text(encoding="utf-8"))
             parsed.append((*load_switch(facts), load_bgp(facts)))
-        except (ValueError, OSError) as exc:
-            raise InputErrors(Problem(str(path), f"cannot read this config: {exc}", "re-render it with `zcube render PLAN -o DIR`")) from None
+        except _UNREADABLE as exc:
+            problems.append(Problem(str(path), f"cannot read this config: {type(exc).__name__}: {exc}", hint))
+    host_ports: list[dict] = []
+    for path in hosts:
+        try:
+            host_ports += load_host(path.read_text(encoding="utf-8"), path.stem)
+        except _UNREADABLE as exc:
+            problems.append(Problem(str(path), f"cannot read this netplan file: {type(exc).__name__}: {exc}", hint))
+    names = [name for name, _, _, _ in parsed]
+    problems += [Problem(str(d / "configs"), f"hostname {n} in more than one config", hint) for n in sorted({n for n in names if names.count(n) > 1})]
+    if problems:
+        raise InputErrors(problems, f"{d}: unreadable rendered files")
     extra = _bgp_best_routes(parsed)
+    net = Network()
     for name, interfaces, routes, _ in parsed:
         net.add_switch(name, interfaces, routes + extra.get(name, []))
-    ports: list[dict] = []
-    for path in hosts:
-        for p in load_host(path.read_text(encoding="utf-8"), path.stem):
-            net.add_host_port(p["host"], p["port"], p["address"], p["routes"])
-            ports.append(p)
-    return net, ports
+    for p in host_ports:
+        net.add_host_port(p["host"], p["port"], p["address"], p["routes"])
+    return net, host_ports
 
 
 def prove_routing(directory: str | Path, samples: int | None = None, seed: int = 1, exhaustive_limit: int = 200_000) -> dict:

@@ -2,7 +2,7 @@
 
 - :func:`switch_tables` is the one interface to a plan's switch forwarding state: per switch, the
   entries ``(network, prefix len, next hops, source)`` that its routing section's ``mode`` yields
-  (mode static: the configured static routes; mode bgp: the converged best paths of plan/bgp.py).
+  (mode static: the configured static routes; mode bgp: the converged best paths of topology/bestpaths.py).
   Consumers ask it instead of reading ``switches[].routes`` (a mode-static detail) themselves.
 - :func:`host_tables` is the same for the NIC ports' policy tables (``servers[].nics[].routes``).
 - :func:`reconverges` is the one difference of failure behaviour between routing kinds that the
@@ -22,6 +22,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from zcube_deploy.ipv4 import MASKS, aton, ntoa
+from zcube_deploy.topology.bestpaths import best_routes, plan_sessions
 
 ROUTING_KINDS = ("static", "bgp")
 RECONVERGING_KINDS = frozenset({"bgp"})  # kinds whose switches recompute their entries after a failure
@@ -67,8 +68,6 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
                                                "static-fallback" if rt.get("fallback") else "static")))
         return out
     if mode == "bgp":
-        from zcube_deploy.plan.bgp import best_routes, plan_sessions
-
         best = best_routes(*plan_sessions(switches), max_as_path=max_as_path)
         return {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
     raise ValueError(f"routing mode {mode!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
@@ -118,19 +117,24 @@ def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], li
 
 
 def network_from_plan(routing: dict, switches: list[dict], nics: dict[str, list[dict]], max_as_path: int | None = None,
-                      tables: dict[str, list[Entry]] | None = None) -> "Network":
+                      tables: dict[str, list[Entry]] | None = None, sources: set[tuple[str, str]] | None = None) -> "Network":
     """A :class:`Network` of the plan's switches and NIC ports (``nics``: server name -> NIC rows);
-    ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`)."""
+    ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`);
+    ``sources``: when given, only these (server, port) get their policy tables (a walk reads the
+    table of its source port alone; every port still owns its address)."""
     net = Network()
     if tables is None:
         tables = switch_tables(routing, switches, max_as_path)
     for sw in switches:
         routes = [(e[0], e[1], nh) for e in tables[sw["name"]] for nh in e[2]]
         net.add_switch(sw["name"], [(i["name"], aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
-    hosts = host_tables(nics)
+    if sources is not None:
+        hosts = host_tables({server: [nic for nic in entries if (server, nic["port"]) in sources] for server, entries in nics.items()})
+    else:
+        hosts = host_tables(nics)
     for server, entries in nics.items():
         for nic in entries:
-            net.add_host_port(server, nic["port"], aton(nic["address"]), hosts[(server, nic["port"])])
+            net.add_host_port(server, nic["port"], aton(nic["address"]), hosts.get((server, nic["port"]), []))
     return net
 
 

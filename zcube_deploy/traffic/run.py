@@ -142,6 +142,8 @@ def measure(net: Net, tr: Transfers, ecmp: str, rng: np.random.Generator | None)
            "hot": [{**net.link_label(int(k)), "utilisation": float(util[k])} for k in hot if util[k] > 0],
            "events": res.events, "fabric_busiest_flows": _busiest(net, sf) if ecmp == "hash" else None,
            "switch_utilisation": _per_switch(net, util)}
+    if net.design == "zcube":
+        out["fabric_cable_utilisation"] = _fabric_cables(net, util)
     if tr.group is not None:
         kv = np.full(int(tr.group.max()) + 1, -np.inf)
         np.maximum.at(kv, tr.group[routed], finish[routed] - tr.start[routed])
@@ -179,7 +181,17 @@ def measure_aggregated(net: Net, nbytes: float) -> dict:
             "mlu": float(util.max()) if completion else None, "rate_gbps": _pct(rate),
             "hot": [{**label(int(k)), "utilisation": float(util[k])} for k in hot if util[k] > 0], "events": res.events,
             "fabric_busiest_flows": None, "switch_utilisation": _per_switch(net, util[:L]),
+            **({"fabric_cable_utilisation": _fabric_cables(net, util[:L])} if net.design == "zcube" else {}),
             "aggregated": "by switch pair: one flow per (source switch, destination route key); same-server pairs over NVLink left out"}
+
+
+def _fabric_cables(net: Net, util: np.ndarray) -> dict[str, float]:
+    """Per fabric cable of the plan: the utilisation of its busier direction (for `zcube hall --traffic`)."""
+    fab = np.flatnonzero(net.kind == KIND_FABRIC)
+    per = np.zeros(len(net.cable_names))
+    np.maximum.at(per, net.cable[fab], util[fab])
+    cables = np.unique(net.cable[fab])
+    return {net.cable_names[c]: round(float(per[c]), 6) for c in cables}
 
 
 def _busiest(net: Net, sf: SubFlows) -> int:
@@ -299,7 +311,7 @@ def study(plan: dict, opts: Options, progress=None) -> dict:
                     continue
                 if failure is None:
                     base = row["completion_time_s"]
-                elif base and row["completion_time_s"]:
+                elif base and row["completion_time_s"] and not row["unrouted_flows"]:
                     row["slowdown"] = row["completion_time_s"] / base - 1
                     row["paper_one_tor_slowdown"] = PAPER_ONE_TOR_SLOWDOWN.get(key) if spec[0] == "tor" else None
                 rows.append(row)

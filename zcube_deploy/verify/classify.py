@@ -35,6 +35,7 @@ from ipaddress import IPv4Network
 from zcube_deploy.ipv4 import ntoa
 from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module
 from zcube_deploy.topology import forwarding
+from zcube_deploy.verify import bgp
 from zcube_deploy.verify.observation import Neighbour, Observation, as_observations
 from zcube_deploy.vocabulary import Check, Fact, FixOp
 from zcube_deploy.vocabulary import FindingKind as K
@@ -266,8 +267,6 @@ def planned_static_routes(plan: dict, switches: list[dict]) -> dict[str, set[tup
 
 def classify_bgp_routes(ctx: Context, down_cables: set[str]) -> list[dict]:
     """Mode bgp: installed B routes against the plan's shortest AS paths over the sessions that are up."""
-    from zcube_deploy.verify import bgp
-
     out = []
     sources = set()
     for sw in sorted(ctx.scope):
@@ -300,8 +299,6 @@ def classify_bgp_routes(ctx: Context, down_cables: set[str]) -> list[dict]:
 def classify_bgp(ctx: Context, cable_findings: list[dict]) -> tuple[list[dict], set[str]]:
     """Mode bgp: planned sessions not Established (or Established without BFD Up), with their likely cause;
     returns the findings and the cables whose session is down."""
-    from zcube_deploy.verify import bgp
-
     by_cable = {c: f for f in cable_findings if f["kind"] in bgp.CABLE_KINDS for c in f["cables"]}
     peers = bgp.planned_peers(ctx.plan)
     for sw in sorted(ctx.scope):  # a switch without session state: its sessions are judged from their other ends only

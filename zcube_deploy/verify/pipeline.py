@@ -6,13 +6,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, TypedDict
+from typing import TypedDict
 
+from zcube_deploy.access import Prompt, credentials, endpoints
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import require_device_access
-
-if TYPE_CHECKING:
-    from zcube_deploy.push.credentials import Prompt
+from zcube_deploy.verify import scope_of
+from zcube_deploy.verify.bgp import session_counts
+from zcube_deploy.verify.classify import check, summarize
+from zcube_deploy.verify.collect import collect, replay
+from zcube_deploy.verify.report import write_reports
 
 
 class VerifyResult(TypedDict):
@@ -50,22 +53,15 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
     summary, not a finding.
 
     Writes DIR/verify.json and DIR/verify.xlsx when ``out_dir`` is given. ``creds`` default to the
-    credential policy of :func:`zcube_deploy.push.credentials.credentials` (``prompt`` asks for missing ones).
+    credential policy of :func:`zcube_deploy.access.credentials` (``prompt`` asks for missing ones).
     """
-    from zcube_deploy.verify import scope_of
-    from zcube_deploy.verify.collect import collect, replay
-    from zcube_deploy.verify.classify import check, summarize
-    from zcube_deploy.verify.report import write_reports
-
     check_sources(record, replay_dir)
     names = scope_of(plan, only)
     platform = plan["cluster"]["platform"]  # whose commands to run and how to read them
     require_device_access(platform)
     if replay_dir:
         observed, errors = replay(replay_dir, names, platform=platform)
-    else:  # (imported here: push's package imports napalm, which an offline run never needs)
-        from zcube_deploy.push.credentials import credentials, endpoints
-
+    else:
         eps, kh = endpoints(lab_path, known_hosts)
         mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
         targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
@@ -81,7 +77,6 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
     summary["switches_verified"] = len(observed)
     summary["switches_unreachable"] = len(errors)
     if (plan.get("routing") or {}).get("mode") == "bgp":  # issue 14: eBGP sessions (verify/bgp.py)
-        from zcube_deploy.verify.bgp import session_counts
         summary["bgp_sessions"] = session_counts(plan, observed, set(observed))
     meta = {"cluster": plan["cluster"]["name"], "scope": names, "mode": "offline" if replay_dir else "live"}
     paths = write_reports(findings, summary, errors, out_dir, meta) if out_dir else None

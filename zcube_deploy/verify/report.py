@@ -10,6 +10,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from zcube_deploy.verify.classify import notes
 from zcube_deploy.vocabulary import FindingKind
 from zcube_deploy.xlsx import new_workbook, save_workbook
 
@@ -58,8 +59,6 @@ def write_reports(findings: list[dict], summary: dict, errors: dict[str, str], o
             cells.append(c)
         ws.append(cells)
     if summary.get(FindingKind.NOT_CHECKED):  # checks that could not run on some switches: said, not silently skipped
-        from zcube_deploy.verify.classify import notes
-
         ws3 = wb.create_sheet("Notes")
         ws3.column_dimensions["A"].width = 120
         ws3.append(["Not checked"])

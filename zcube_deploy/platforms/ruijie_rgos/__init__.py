@@ -40,8 +40,8 @@ port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name 
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
 __all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
-           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "l3_facts", "long_name", "numbered_sections",
-           "observe", "parse_config", "section_interface", "short_name", "simulator", "top_level_lines"]
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "l3_facts", "long_name",
+           "numbered_sections", "observe", "parse_config", "section_interface", "short_name", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
 _ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
@@ -461,13 +461,7 @@ def command_error(output: str) -> str | None:
 
 def observe(outputs: dict[str, str]) -> dict:
     """{command: raw text} -> verify's neutral observation (observations.py)."""
+    # imported here: the show-output readers load TextFSM templates, start-up that render and push never need
     from zcube_deploy.platforms.ruijie_rgos.observations import observe as _observe
 
     return _observe(outputs)
-
-
-def simulator():
-    """The simulated RGOS switch the lab runs (imported on demand: it is large)."""
-    from zcube_deploy.platforms.ruijie_rgos import lab
-
-    return lab

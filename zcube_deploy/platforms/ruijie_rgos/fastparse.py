@@ -15,6 +15,9 @@ from ipaddress import IPv4Interface
 
 from zcube_deploy.ipv4 import MASK_LENS as _PLEN  # dotted mask -> prefix length: the one table
 from zcube_deploy.ipv4 import ntoa
+from zcube_deploy.ipv4 import parse as _aton  # dotted quad -> int, None when not one
+from zcube_deploy.platforms.ruijie_rgos.bgp_parse import parse_config
+from zcube_deploy.platforms.ruijie_rgos.bgp_parse import prefix_len as _mask_len
 from zcube_deploy.platforms.facts import UnreadableOutput, line_number
 
 # ---------------------------------------------------------------- show lldp neighbors detail
@@ -195,17 +198,13 @@ _CFG_ITF = re.compile(r"^interface (.+?)\s*$")
 
 
 def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
-    """(``interface_addresses(text)``, the BGP part of ``lab.bgp.parse_config(text)`` that verify reads:
+    """(``interface_addresses(text)``, the BGP part of ``bgp_parse.parse_config(text)`` that verify reads:
     {"asn", "neighbors", "addresses", "bfd_ports", "fall_over_bfd"} as observations.observe_bgp gives it)
     in one pass over the text, without parse_config's work on everything else (its static routes, its
     ipaddress objects). Text whose whitespace is not only spaces and newlines (the two readers treat tabs
     and lone CRs differently) is read by the two readers themselves."""
-    from zcube_deploy.platforms.ruijie_rgos.lab.bgp import _aton, _mask_len
-
     text = config_text.replace("\r\n", "\n")
     if _ODD_SPACE.search(text):
-        from zcube_deploy.platforms.ruijie_rgos.lab.bgp import parse_config
-
         return interface_addresses(config_text), bgp_config_of(parse_config(config_text))
     addrs: dict[str, list[str]] = {}
     itfs: dict[str, list] = {}  # parse_config's interfaces: name -> [address text or None, has bfd interval]
@@ -267,7 +266,7 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
 
 
 def bgp_config_of(cfg) -> dict:
-    """The BGP part of a parsed config (lab.bgp.SwitchConfig) that verify reads."""
+    """The BGP part of a parsed config (bgp_parse.SwitchConfig) that verify reads."""
     return {"asn": cfg.bgp.asn if cfg.bgp else None,
             "neighbors": {a: n.remote_as for a, n in sorted(cfg.bgp.neighbors.items())} if cfg.bgp else {},
             "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},

@@ -1,19 +1,53 @@
-"""Credential and host-key policy for the commands that log in to switches (push, verify).
+"""Device access: the credential and host-key policy of everything that logs in to switches (push,
+verify, the Nornir inventory, the demo), below them all (docs/layout.md: the layers).
 
 Where the username, password and enable secret come from (the environment, the lab's documented
 defaults, else a prompt), where a lab's management-address override and known_hosts file come
-from, and where trust-on-first-use records new host keys.
+from (its lab.json), and where trust-on-first-use records new host keys. The device drivers
+themselves are the platforms' (``zcube_deploy.platforms.napalm_driver``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.push import Credentials, load_lab
+from zcube_deploy.safety import make_private_dir
+
+# the lab's documented defaults (docs/lab.md), overridden by the same variables as a real network's
+DEFAULT_USERNAME = "admin"
+DEFAULT_PASSWORD = "zcube-lab"
+DEFAULT_ENABLE_SECRET = "zcube-enable"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    username: str
+    password: str
+    secret: str
+
+    def __repr__(self) -> str:  # never print secrets, even by accident
+        return f"Credentials(username={self.username!r}, password=***, secret=***)"
+
+
+def lab_credentials() -> tuple[str, str, str]:
+    """(username, password, enable secret) of the lab: the environment's, else the documented defaults."""
+    return (os.environ.get("ZCUBE_USERNAME") or DEFAULT_USERNAME, os.environ.get("ZCUBE_PASSWORD") or DEFAULT_PASSWORD,
+            os.environ.get("ZCUBE_ENABLE_SECRET") or DEFAULT_ENABLE_SECRET)
+
+
+def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
+    """A lab.json's endpoints ({switch: (host, port)}) and known_hosts file."""
+    try:
+        doc = json.loads(Path(path).read_text())
+        return {n: (e["host"], int(e["port"])) for n, e in doc["switches"].items()}, doc.get("known_hosts")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", "written by `zcube lab up`")) from None
 
 # (environment variable, prompt label, hide the answer)
 CREDENTIAL_SOURCES = (("ZCUBE_USERNAME", "username", False), ("ZCUBE_PASSWORD", "password", True),
@@ -29,8 +63,6 @@ def credentials(lab: bool, prompt: Prompt | None = None) -> Credentials:
     Without a terminal (or without ``prompt``) a missing variable is an input error naming it.
     """
     if lab:
-        from zcube_deploy.lab.server import lab_credentials
-
         return Credentials(*lab_credentials())
     values = {}
     for key, label, hide in CREDENTIAL_SOURCES:
@@ -55,8 +87,6 @@ def known_hosts_for(known_hosts: str | None, trust_on_first_use: bool) -> str | 
     """--trust-on-first-use with no known_hosts file records new keys in ~/.ssh/known_hosts (as the docs say)."""
     if known_hosts or not trust_on_first_use:
         return known_hosts
-    from zcube_deploy.safety import make_private_dir
-
     ssh = Path.home() / ".ssh"
     make_private_dir(ssh)
     return str(ssh / "known_hosts")
