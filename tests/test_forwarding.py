@@ -18,6 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "zcube_deploy"
 # file -> why it may read a "routes" field (config lines, or something that is not the plan's forwarding state)
 ALLOWED = {
     "topology/forwarding.py": "the interface itself",
+    "plan/consistency.py": "checks a plan file's integrity on read (each host route names a port of its server), not forwarding",
     "plan/build.py": "the summary's count of configured static route lines (a config count)",
     "render/views.py": "renders the static-route config lines and netplan routes",
     "render/selfcheck.py": "checks the rendered route lines against the plan's (config)",

@@ -9,6 +9,9 @@ the plan is loaded) moves the live objects out of the collector's sight for the 
 from __future__ import annotations
 
 import gc
+import os
+import sys
+from collections.abc import Callable
 from contextlib import contextmanager
 
 
@@ -26,3 +29,18 @@ def bulk_allocation():
 def keep_forever() -> None:
     """For a short-lived CLI process: the objects alive now (the plan) are never scanned again."""
     gc.freeze()
+
+
+def run_then_exit_fast(run: Callable[[], object], fast: Callable[[], bool]) -> None:
+    """Run ``run()`` (a click entry point); when it ends with an exit code and ``fast()`` holds, flush stdout
+    and stderr and end the process with ``os._exit``: no object is freed one by one (``zcube plan``: 0.5-0.8 s
+    at 16k GPUs, seconds at 64k). Only for a run that holds nothing else: files written and closed, no worker,
+    temporary file or finaliser pending."""
+    try:
+        run()
+    except SystemExit as exc:
+        if not fast() or not isinstance(exc.code, (int, type(None))):
+            raise
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exc.code or 0)

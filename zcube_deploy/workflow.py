@@ -254,7 +254,7 @@ def drain_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, k
                 prompt=None, **options):
     """(plan, the plan's folder, DrainOptions, credentials) for `zcube drain` / `zcube undrain`."""
     from zcube_deploy.drain.run import DrainOptions
-    from zcube_deploy.push.credentials import credentials
+    from zcube_deploy.access import credentials
 
     src = Path(plan_path)
     plan_dir = src if src.is_dir() else src.parent

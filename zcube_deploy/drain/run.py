@@ -120,7 +120,7 @@ def drained_ports(plan_dir: str | Path, plan: dict | None = None, but: str | Non
 
 
 def _targets(plan: dict, opts: DrainOptions, switches: list[str]) -> dict[str, Target]:
-    from zcube_deploy.push.credentials import endpoints
+    from zcube_deploy.access import endpoints
 
     eps, _ = endpoints(opts.lab_path, opts.known_hosts)
     return {t.name: t for t in select_targets(plan, opts.configs_dir, ",".join(switches), eps)}
@@ -173,7 +173,7 @@ def _write(path: Path, record: dict) -> None:
 
 
 def _lab_known_hosts(opts: DrainOptions) -> str | None:
-    from zcube_deploy.push.credentials import endpoints
+    from zcube_deploy.access import endpoints
 
     return endpoints(opts.lab_path, opts.known_hosts)[1]
 
