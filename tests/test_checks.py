@@ -138,3 +138,22 @@ def test_bgp_a_missing_fabric_session_fails_the_walk(staged_bgp):
                 break
     out = failed(staged_bgp, cut)
     assert "one_path_at_most_two_switches" in out
+
+
+def test_the_sampled_walk_passes_an_intact_plan_and_finds_a_black_hole(staged, monkeypatch):
+    """Above EXHAUSTIVE_PAIRS the walk samples pairs and builds the policy tables of their source ports
+    only: on lab-64 forced into the sampled branch (nearly every pair drawn), the intact plan passes
+    and a removed static route is found, as in the exhaustive walk."""
+    from zcube_deploy.plan import checks
+
+    monkeypatch.setattr(checks, "EXHAUSTIVE_PAIRS", 0)
+    monkeypatch.setattr(checks, "SAMPLED_PAIRS", 30_000)
+    inv, acc = staged
+    rows = {r["name"]: r for r in evaluate_invariants(inv, copy.deepcopy(acc))}
+    walk = rows["one_path_at_most_two_switches"]
+    assert walk["status"] == "passed" and "sampled (seed" in walk["detail"], walk
+
+    def unroute(acc):
+        sw = next(s for s in acc["switches"] if s["group"] == "odd")
+        sw["routes"] = [r for r in sw["routes"] if r.get("fallback")]
+    assert set(failed(staged, unroute)) == {"one_path_at_most_two_switches"}

@@ -145,6 +145,7 @@ OUTPUTS = {
 NOT_COMPARED = {
     ("docs/api.md", "lab64 - "): "the worked example's output: tests/test_api.py runs the example and compares it whole",
     ("docs/layout.md", "zcube_deploy/"): "the repository's folders, not an output",
+    ("docs/layout.md", " entry "): "the layer drawing, not an output (tests/test_layers.py holds it as its LAYERS table)",
     # (an empty first line: every other output block of the page)
     ("docs/push.md", ""): "push's answers in failure cases (an unconfirmed write, a refused route or edited config, an "
                           "incomplete rollback), excerpts each checked by its tests/test_push_*.py over the lab",
@@ -292,3 +293,22 @@ def test_a_changed_figure_fails(example_facts, tmp_path):
                       encoding="utf-8")
     with pytest.raises(AssertionError, match=r"README.md: .* says \(8, 128, 16, 8, 2048, 1024\)"):
         _check_shape_claims("glm-1k", example_facts["glm-1k"], tmp_path)
+
+
+# The analysis' single failures are exact (the Monte-Carlo trials are not: those figures name their
+# trials and seed and are not re-measured here). Two trials are enough to print the exact table.
+@pytest.mark.slow
+def test_single_failure_figures(glm1k_build, tmp_path):
+    r = run_zcube("analyze", str(glm1k_build / "plan.json"), "-o", str(tmp_path), "--samples", "2", "--probabilities", "0.01")
+    assert r.returncode == 0, r.stderr
+    page = (ROOT / "docs" / "analyze.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (one switch|one fabric link) \|.*\|$", page, re.M)
+    assert len(rows) == 2, "docs/analyze.md's single-failure table (glm-1k, mode static) is gone: update this test"
+    quoted = [line.replace("|", " ") for line in re.findall(r"^\| one (?:switch|fabric link) \|.*\|$", page, re.M)]
+    missing = missing_lines(quoted, r.stdout)
+    assert not missing, "docs/analyze.md: `zcube analyze` on glm-1k no longer prints these single-failure rows:\n" + "\n".join(missing)
+    static = re.search(r"^\| static \(default, same-group fallback\) \| ([\d,]+) \| ([\d,]+) \|", (ROOT / "README.md").read_text(encoding="utf-8"), re.M)
+    assert static, "README.md's failure table lost its static row: update this test"
+    unrouted = {m[1]: _n(m[2]) for m in re.finditer(r"^│ (one switch|one fabric link)\s+│(?:[^│]*│){3}\s+([\d,]+) │", r.stdout, re.M)}
+    assert (_n(static[1]), _n(static[2])) == (unrouted["one switch"], unrouted["one fabric link"]), \
+        f"README.md's static row says {static.groups()}, `zcube analyze` prints {unrouted}"

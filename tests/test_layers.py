@@ -234,3 +234,27 @@ def test_an_upward_import_added_to_a_copy_of_a_module_fails(tmp_path):
 
 def _sources(root: Path) -> dict[str, tuple[str, bool]]:
     return {module_name(p, root): (p.read_text(), p.name == "__init__.py") for p in (root / "zcube_deploy").rglob("*.py")}
+
+
+# ---------------------------------------------------------------- the parent-package trap
+def package_init_violations(text: str) -> list[str]:
+    """zcube_deploy/__init__.py runs before every module of the package (a parent package is imported
+    first), which the per-import reading above does not count: at module level it may import the
+    core layer only (docs/layout.md)."""
+    top = "\n".join(ast.unparse(n) for n in ast.parse(text).body if isinstance(n, (ast.Import, ast.ImportFrom)))
+    out = []
+    for target, _ in imports_of("zcube_deploy", top, True):
+        it = unit_of(target)
+        if it is not None and it[1] > 0:
+            out.append(f"zcube_deploy/__init__.py imports {target} ({LAYERS[it[1]][0]}) at module level")
+    return out
+
+
+def test_the_package_init_imports_only_the_core_at_module_level():
+    assert package_init_violations((ROOT / "zcube_deploy" / "__init__.py").read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize("text", ["from zcube_deploy.plan import build_plan\n", "import zcube_deploy.workflow\n",
+                                  "from zcube_deploy import safety\n"])
+def test_the_package_init_check_finds_a_heavy_import(text):
+    assert package_init_violations("from zcube_deploy.version import __version__\n" + text)

@@ -320,3 +320,15 @@ def test_streamed_rows_same_bytes_as_lists(tmp_path):
         path = write_canonical({**doc, "rows": iter(rows)}, tmp_path / "doc.json")
         assert path.read_text(encoding="utf-8") == "".join(iter_canonical(doc))
         assert json.loads(path.read_text(encoding="utf-8")) == doc
+
+
+def test_plan_cli_ends_fast_with_its_output_whole(tmp_path):
+    """`zcube plan` ends its process without freeing the plan object by object (cli.main, os._exit): what it
+    printed reaches a pipe whole (flushed first), plan.json is complete, and the exit codes are unchanged."""
+    r = run_zcube("plan", str(INVENTORIES / "lab-64.yaml"), "-o", str(tmp_path), "--json")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)  # the whole JSON document, not a buffer cut short
+    assert summary["plan"] == str(tmp_path / "plan.json")
+    assert read_plan(tmp_path / "plan.json")["counts"]["switches"] == 16
+    r = run_zcube("plan", str(tmp_path / "missing.yaml"), "-o", str(tmp_path / "x"))
+    assert r.returncode == 2 and "missing.yaml" in r.stdout + r.stderr

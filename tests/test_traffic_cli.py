@@ -42,7 +42,8 @@ def test_all_designs_with_a_failure(lab_plan, tmp_path):
     assert max(times) / min(times) - 1 < 1e-9
     failed = [x for x in rows if x["failure"]]
     assert all("slowdown" in x for x in failed if not x["unrouted_flows"])
-    assert {x["design"]: x["paper_one_tor_slowdown"] for x in failed if x["workload"] == "allreduce"}["roft"] == 0.469
+    assert {x["design"]: x.get("paper_one_tor_slowdown") for x in failed if x["workload"] == "allreduce"}["roft"] == 0.469
+    assert all("slowdown" not in x for x in failed if x["unrouted_flows"])
     plan = json.loads(lab_plan.read_text())
     fabric = {c["id"] for c in plan["cables"] if c["kind"] == "fabric"}
     for x in rows:

@@ -8,6 +8,9 @@ Exit codes: 0 success; 1 the run worked but found problems; 2 bad input or usage
 
 from __future__ import annotations
 
+import os
+import sys
+
 from zcube_deploy.cli import (  # noqa: F401  (each module registers its commands on the root group)
     analyze,
     audit,
@@ -31,7 +34,18 @@ from zcube_deploy.cli.common import cli, handle_errors  # noqa: F401
 
 
 def main() -> None:
-    cli(prog_name="zcube")
+    """The `zcube` program. After a `zcube plan` that succeeded (cli.plan.KEPT holds its plan) the process
+    ends with ``os._exit`` once stdout and stderr are flushed: no object is freed one by one (0.5-0.8 s
+    at 16k GPUs, seconds at 64k). That run holds nothing else: plan.json is written and closed, no
+    worker, temporary file or finaliser is pending. Every other command ends as usual."""
+    try:
+        cli(prog_name="zcube")
+    except SystemExit as exc:
+        if not plan.KEPT or not isinstance(exc.code, (int, type(None))):
+            raise
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exc.code or 0)
 
 
 def __getattr__(name: str):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 from rich.table import Table
 
@@ -60,6 +62,11 @@ def print_status(workbook: str, st: dict) -> None:
     out.print(t)
     for i in st["issues"][:20]:
         out.print(f"  [yellow]issue[/] {i['cable']} ({i['sheet']})")
+    for u in st["unreadable"][:20]:
+        out.print(f"  [red]unreadable[/] {u['sheet']} row {u['row']}" + (f" (cable {u['cable']})" if u["cable"] else "") + f": {u['why']}",
+                  highlight=False)
+    if len(st["unreadable"]) > 20:
+        out.print(f"  ... and {len(st['unreadable']) - 20} more unreadable rows (--json lists them all)")
 
 
 @cabling_group.command("status")
@@ -75,3 +82,5 @@ def cabling_status_cmd(workbook: str, as_json: bool) -> None:
         print_json(st)
     else:
         print_status(workbook, st)
+    if st["unreadable"]:  # rows nobody can count: said, and the run is not clean
+        sys.exit(1)

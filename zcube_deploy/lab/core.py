@@ -90,7 +90,7 @@ class LabModel:
             st.interfaces[mgmt_if] = sim.Interface(mgmt_if, physical=True, routed=True, address=(sw["mgmt_address"], mgmt_mask))
             if site:
                 try:
-                    st.load_baseline(site)
+                    sim.load_baseline(st, site)
                 except ValueError as exc:
                     raise InputErrors(Problem(baseline_name, f"the simulated switch rejects {exc}", sim.BASELINE_HINT)) from None
             st.startup = st.running_config(header=False)

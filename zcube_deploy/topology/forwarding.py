@@ -117,19 +117,24 @@ def host_tables(servers_nics: dict[str, list[dict]]) -> dict[tuple[str, str], li
 
 
 def network_from_plan(routing: dict, switches: list[dict], nics: dict[str, list[dict]], max_as_path: int | None = None,
-                      tables: dict[str, list[Entry]] | None = None) -> "Network":
+                      tables: dict[str, list[Entry]] | None = None, sources: set[tuple[str, str]] | None = None) -> "Network":
     """A :class:`Network` of the plan's switches and NIC ports (``nics``: server name -> NIC rows);
-    ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`)."""
+    ``tables``: the switches' entries when the caller already has them (else :func:`switch_tables`);
+    ``sources``: when given, only these (server, port) get their policy tables (a walk reads the
+    table of its source port alone; every port still owns its address)."""
     net = Network()
     if tables is None:
         tables = switch_tables(routing, switches, max_as_path)
     for sw in switches:
         routes = [(e[0], e[1], nh) for e in tables[sw["name"]] for nh in e[2]]
         net.add_switch(sw["name"], [(i["name"], aton(i["address"]), i["prefix_len"]) for i in sw["interfaces"]], routes)
-    hosts = host_tables(nics)
+    if sources is not None:
+        hosts = host_tables({server: [nic for nic in entries if (server, nic["port"]) in sources] for server, entries in nics.items()})
+    else:
+        hosts = host_tables(nics)
     for server, entries in nics.items():
         for nic in entries:
-            net.add_host_port(server, nic["port"], aton(nic["address"]), hosts[(server, nic["port"])])
+            net.add_host_port(server, nic["port"], aton(nic["address"]), hosts.get((server, nic["port"]), []))
     return net
 
 

@@ -311,7 +311,7 @@ def study(plan: dict, opts: Options, progress=None) -> dict:
                     continue
                 if failure is None:
                     base = row["completion_time_s"]
-                elif base and row["completion_time_s"]:
+                elif base and row["completion_time_s"] and not row["unrouted_flows"]:
                     row["slowdown"] = row["completion_time_s"] / base - 1
                     row["paper_one_tor_slowdown"] = PAPER_ONE_TOR_SLOWDOWN.get(key) if spec[0] == "tor" else None
                 rows.append(row)

@@ -1,4 +1,5 @@
-"""A simulated Ruijie RGOS 11 switch: its state and its command line (no SSH here).
+"""A simulated Ruijie RGOS 11 switch's command line: one session's interpreter (no SSH here; the
+switch's state is state.py, its show outputs shows.py).
 
 What it speaks, after ruijie.md: `>`/`#`/`(config)#`/`(config-if-<full name>)#` prompts (at most
 22 characters of the hostname), `enable` with a password, `configure terminal`, `interface X`,
@@ -11,13 +12,15 @@ layouts (CRLF line endings are added by the SSH layer).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Network
 from typing import Callable
 
 from zcube_deploy.platforms.ruijie_rgos.lab import router as rgos_router
-from zcube_deploy.platforms.ruijie_rgos.lab.router import RouterBgp
 from zcube_deploy.platforms.ruijie_rgos.lab.router import _ip as _is_ip  # one dotted-quad check for the whole CLI
+from zcube_deploy.platforms.ruijie_rgos.lab.shows import show_interface_status, show_ip_route, show_version
+from zcube_deploy.platforms.ruijie_rgos.lab.state import DEFAULT_HOSTNAME, VERSION, Interface, SwitchState, Verbatim, _remove
+
+__all__ = ["DEFAULT_HOSTNAME", "INCOMPLETE", "INVALID", "VERSION", "Interface", "Session", "SwitchState", "Verbatim", "load_baseline"]
 
 # Commands the lab does not model but accepts and keeps verbatim, in place, with their sub-commands
 # (a site baseline: users, AAA, SNMP, NTP, logging, banners, ACLs, vty lines, routing protocols ...).
@@ -38,8 +41,6 @@ NESTED_MODES = (("address-family ", "af"), ("class ", "pmap-c"))
 
 INVALID = "% Invalid input detected at '^' marker."
 INCOMPLETE = "% Incomplete command."
-VERSION = "RGOS 11.0(5)B9P66"
-DEFAULT_HOSTNAME = "Ruijie"
 
 
 def _opens_interface(line: str) -> bool:
@@ -52,192 +53,6 @@ def _plen(mask: str) -> int | None:
     try:
         return IPv4Network(f"0.0.0.0/{mask}").prefixlen
     except ValueError:
-        return None
-
-
-@dataclass(slots=True)
-class Interface:
-    name: str
-    physical: bool = True
-    description: str | None = None
-    routed: bool = False
-    address: tuple[str, str] | None = None  # (address, dotted mask)
-    shutdown: bool = False
-    bfd: str | None = None  # "bfd interval X min_rx Y multiplier Z" (platforms/ruijie_rgos/lab/router.py)
-    # sub-commands the lab does not model, verbatim, in order; None until the first (512 switches x 514 ports: no empty dicts)
-    extra: dict[str, None] | None = None
-
-    def lines(self) -> list[str]:
-        out = []
-        if self.description is not None:
-            out.append(f" description {self.description}")
-        if self.routed and self.physical and not self.name.startswith("Mgmt"):
-            out.append(" no switchport")
-        if self.address:
-            out.append(f" ip address {self.address[0]} {self.address[1]}")
-        if self.bfd:
-            out.append(f" {self.bfd}")
-        out += [f" {x}" for x in self.extra or ()]
-        if self.shutdown:
-            out.append(" shutdown")
-        return out
-
-
-@dataclass(slots=True)
-class Verbatim:
-    """A configuration line the lab does not model, with its sub-commands, kept as entered."""
-
-    text: str
-    children: dict[str, "Verbatim"] = field(default_factory=dict)  # by their text (one entry per text), in order
-    body: list[str] = field(default_factory=list)  # a multi-line banner's text lines, as entered
-
-    def lines(self, depth: int = 0) -> list[str]:
-        out = [" " * depth + self.text] + self.body
-        for c in self.children.values():
-            out += c.lines(depth + 1)
-        return out
-
-
-def _verbatim_lines(blocks: dict[str, Verbatim]) -> list[str]:
-    """Unmodelled sections as RGOS shows them: a '!' after each section with sub-commands and after the group."""
-    out: list[str] = []
-    for v in blocks.values():
-        out += v.lines() + (["!"] if v.children else [])
-    if out and out[-1] != "!":
-        out.append("!")
-    return out
-
-
-def _words_match(entry: str, text: str) -> bool:
-    """``no TEXT`` removes an entry equal to TEXT, or one that TEXT starts (word by word)."""
-    return entry == text or entry.startswith(text + " ")
-
-
-def _remove(entries: dict, text: str) -> bool:
-    """Remove the entry keyed ``text`` (keys are single-spaced), else the first one that ``text`` starts."""
-    text = " ".join(text.split())
-    if text in entries:
-        del entries[text]
-        return True
-    key = next((k for k in entries if _words_match(k, text)), None)
-    if key is None:
-        return False
-    del entries[key]
-    return True
-
-
-@dataclass
-class SwitchState:
-    """Running and startup configuration of one simulated switch."""
-
-    model: str
-    interface_names: list[str]
-    abbreviations: dict[str, str]
-    serial: str = "G1RL71S00000"
-    hostname: str = DEFAULT_HOSTNAME
-    global_lines: list[str] = field(default_factory=list)
-    routes: dict[str, None] = field(default_factory=dict)  # "ip route N M NH", in entry order
-    interfaces: dict[str, Interface] = field(default_factory=dict)
-    startup: str = ""
-    config_log: list[str] = field(default_factory=list)  # every line entered in config mode
-    writes: int = 0
-    write_failures: int = 0  # saves refused by a write_fault
-    bgp: RouterBgp | None = None  # `router bgp` (platforms/ruijie_rgos/lab/router.py)
-    generation: int = 0  # bumped by every configuration line: the lab's protocol model caches on it
-    # unmodelled top-level sections, verbatim, by where they stand: before the interfaces ("pre"),
-    # between the interfaces and the static routes ("mid"), after the routes ("post")
-    # (each region's sections keyed by their single-spaced text: one section per text, found in constant time)
-    verbatim: dict[str, dict[str, Verbatim]] = field(default_factory=lambda: {"pre": {}, "mid": {}, "post": {}})
-    region: str = "mid"  # where a new unmodelled section goes
-
-    def __post_init__(self) -> None:
-        if not self.interfaces:
-            for name in self.interface_names:
-                self.interfaces[name] = Interface(name)
-        self.startup = self.running_config(header=False)
-
-    # ---- views
-    def running_config(self, header: bool = True) -> str:
-        body = [f"version {VERSION}", f"hostname {self.hostname}", "!"]
-        body += self.global_lines + (["!"] if self.global_lines else [])
-        body += _verbatim_lines(self.verbatim["pre"])
-        for itf in self.interfaces.values():
-            body.append(f"interface {itf.name}")
-            body += itf.lines()
-            body.append("!")
-        body += _verbatim_lines(self.verbatim["mid"])
-        if self.bgp is not None:
-            body += self.bgp.render() + ["!"]
-        body += list(self.routes) + (["!"] if self.routes else [])
-        body += _verbatim_lines(self.verbatim["post"])
-        body.append("end")
-        text = "\n".join(body) + "\n"
-        if not header:
-            return text
-        return f"Building configuration...\nCurrent configuration : {len(text)} bytes\n\n{text}"
-
-    def find_verbatim(self, text: str) -> Verbatim | None:
-        """The unmodelled top-level section whose text is ``text`` (single-spaced), wherever it stands."""
-        return next((r[text] for r in self.verbatim.values() if text in r), None)
-
-    def remove_verbatim(self, text: str) -> bool:
-        return any(_remove(self.verbatim[r], text) for r in ("pre", "mid", "post"))
-
-    def load_baseline(self, text: str) -> None:
-        """Apply a site baseline (RGOS config text) through the CLI, as an operator would have typed it.
-
-        Unmodelled sections keep their order: those before the first interface stand before the
-        interfaces, those after a static route after the routes. The startup config is saved.
-        Raises ValueError naming the first line the CLI rejects.
-        """
-        self.region = "pre"
-        sess = Session(self, enable_secret="", lldp=lambda *_: "", link_up=lambda *_: True)
-        sess.mode = "config"
-        banner_line = 0
-        for n, raw in enumerate(text.replace("\r", "").splitlines(), 1):
-            if sess.banner is not None:  # a multi-line banner's text, verbatim, up to its delimiter
-                sess.feed(raw)
-                continue
-            if not raw.strip() or raw.lstrip().startswith("!") or re.match(r"^(version |end$|Building |Current configuration)", raw):
-                continue
-            indent = len(raw) - len(raw.lstrip(" "))
-            if indent == 0:
-                while sess.mode in ("config-if", "config-sub"):
-                    sess.feed("exit")
-            elif sess.mode == "config":
-                raise ValueError(f"line {n}: {raw.strip()!r}: an indented line outside any section")
-            reply = sess.feed(raw)
-            if sess.banner is not None:
-                banner_line = n
-            if "%" in reply:
-                raise ValueError(f"line {n}: {raw.strip()!r}: {reply.strip().splitlines()[-1]}")
-            if not sess.mode.startswith("config") or sess.awaiting:
-                raise ValueError(f"line {n}: {raw.strip()!r}: leaves configuration mode (a baseline is configuration lines only)")
-            if indent == 0:
-                if raw.startswith("interface ") and self.region == "pre":
-                    self.region = "mid"
-                elif raw.startswith("ip route ") and sess.mode == "config" and self.region != "post" and self.routes:
-                    self.region = "post"
-        if sess.banner is not None:
-            raise ValueError(f"line {banner_line}: {sess.banner[0].text!r}: the banner is not closed by its delimiter "
-                             f"{sess.banner[1]!r}")
-        self.config_log.clear()
-        self.region = "mid"
-        self.startup = self.running_config(header=False)
-
-    def resolve_interface(self, words: list[str]) -> str | None:
-        """'TwoHundredGigabitEthernet 0/1:1', 'twohundredgigabitethernet0/1:1', 'Loopback 0' -> canonical name."""
-        text = " ".join(words)
-        m = re.match(r"^([A-Za-z-]+)\s*(\d+(?:/\d+)*(?::\d+)?)$", text)
-        if not m:
-            return None
-        kw, num = m.group(1).lower(), m.group(2)
-        for name in self.interfaces:
-            nkw, _, nnum = name.partition(" ")
-            if nnum == num and nkw.lower().startswith(kw) and len(kw) >= 2:
-                return name
-        if "loopback".startswith(kw) and len(kw) >= 2 and re.match(r"^\d+$", num):
-            return f"Loopback {num}"
         return None
 
 
@@ -803,68 +618,44 @@ def _offset(line: str, idx: int) -> int:
     return pos
 
 
-# ---- show outputs (layouts from ruijie.md)
-def show_version(sw: SwitchState) -> str:
-    return "\n".join([
-        f"System description      : Ruijie Networks Data Center Switch({sw.model}) By Ruijie Networks",
-        "System start time       : 2024-01-01 00:00:00",
-        "System uptime           : 0:01:00:00",
-        "System hardware version : 1.00",
-        f"System software version : {sw.model.split('-')[1] if '-' in sw.model else 'RGOS'}_RGOS {VERSION.split()[1]}",
-        "System patch number     : NA",
-        f"System serial number    : {sw.serial}",
-        "System boot version     : 1.3.11",
-    ])
+def load_baseline(sw: SwitchState, text: str) -> None:
+    """Apply a site baseline (RGOS config text) through the CLI, as an operator would have typed it.
 
-
-def show_interface_status(sw: SwitchState, link_up: Callable[[SwitchState, str], bool]) -> str:
-    lines = ["Interface                                Status    Vlan   Duplex   Speed     Type",
-             "---------------------------------------- --------  ----   -------  --------- ------"]
-    for itf in sw.interfaces.values():
-        if not itf.physical:
+    Unmodelled sections keep their order: those before the first interface stand before the
+    interfaces, those after a static route after the routes. The startup config is saved.
+    Raises ValueError naming the first line the CLI rejects.
+    """
+    sw.region = "pre"
+    sess = Session(sw, enable_secret="", lldp=lambda *_: "", link_up=lambda *_: True)
+    sess.mode = "config"
+    banner_line = 0
+    for n, raw in enumerate(text.replace("\r", "").splitlines(), 1):
+        if sess.banner is not None:  # a multi-line banner's text, verbatim, up to its delimiter
+            sess.feed(raw)
             continue
-        up = (not itf.shutdown) and link_up(sw, itf.name)
-        vlan = "routed" if itf.routed else "1"
-        speed = _speed_of(itf.name) if up else "Unknown"
-        duplex = "Full" if up else "Unknown"
-        lines.append(f"{itf.name:<40} {'up' if up else 'down':<8}  {vlan:<6} {duplex:<8} {speed:<9} {'copper' if itf.name.startswith('Mgmt') else 'fiber'}")
-    return "\n".join(lines)
-
-
-def _speed_of(name: str) -> str:
-    for kw, speed in (("EightHundred", "800G"), ("FourHundred", "400G"), ("TwoHundred", "200G"), ("Hundred", "100G"),
-                      ("TFGigabit", "25G"), ("TenGigabit", "10G"), ("Mgmt", "1000M")):
-        if name.startswith(kw):
-            return speed
-    return "Unknown"
-
-
-def show_ip_route(sw: SwitchState, link_up: Callable[[SwitchState, str], bool], extra: list | None = None) -> str:
-    """Connected, local and static routes; a static route is installed only when its next hop is on an up subnet."""
-    lines = ["", "Codes:  C - Connected, L - Local, S - Static", "        R - RIP, O - OSPF, B - BGP, I - IS-IS", "",
-             "Gateway of last resort is no set"]
-    connected: list[tuple[IPv4Network, str, str]] = []
-    for itf in sw.interfaces.values():
-        if not itf.address or itf.shutdown:
+        if not raw.strip() or raw.lstrip().startswith("!") or re.match(r"^(version |end$|Building |Current configuration)", raw):
             continue
-        if itf.physical and not itf.name.startswith("Mgmt") and not link_up(sw, itf.name):
-            continue
-        net = IPv4Network(f"{itf.address[0]}/{itf.address[1]}", strict=False)
-        connected.append((net, itf.address[0], itf.name))
-    entries = []
-    for net, addr, name in connected:
-        entries.append((net, f"C     {net} is directly connected, {name}"))
-        entries.append((IPv4Network(f"{addr}/32"), f"L     {addr}/32 is directly connected, {name}"))
-    for text in sw.routes:
-        _, _, n, m, nh = text.split()[:5]
-        if nh == "Null":
-            net = IPv4Network(f"{n}/{m}", strict=False)
-            entries.append((net, f"S     {net} is directly connected, Null 0"))
-            continue
-        nh_ip = IPv4Address(nh)
-        if any(nh_ip in net for net, _, _ in connected):
-            net = IPv4Network(f"{n}/{m}", strict=False)
-            entries.append((net, f"S     {net} [1/0] via {nh}"))
-    entries += extra or []  # B routes (lab/bgp.py), as (network, text)
-    entries.sort(key=lambda e: (int(e[0].network_address), e[0].prefixlen))
-    return "\n".join(lines + [e[1] for e in entries])
+        indent = len(raw) - len(raw.lstrip(" "))
+        if indent == 0:
+            while sess.mode in ("config-if", "config-sub"):
+                sess.feed("exit")
+        elif sess.mode == "config":
+            raise ValueError(f"line {n}: {raw.strip()!r}: an indented line outside any section")
+        reply = sess.feed(raw)
+        if sess.banner is not None:
+            banner_line = n
+        if "%" in reply:
+            raise ValueError(f"line {n}: {raw.strip()!r}: {reply.strip().splitlines()[-1]}")
+        if not sess.mode.startswith("config") or sess.awaiting:
+            raise ValueError(f"line {n}: {raw.strip()!r}: leaves configuration mode (a baseline is configuration lines only)")
+        if indent == 0:
+            if raw.startswith("interface ") and sw.region == "pre":
+                sw.region = "mid"
+            elif raw.startswith("ip route ") and sess.mode == "config" and sw.region != "post" and sw.routes:
+                sw.region = "post"
+    if sess.banner is not None:
+        raise ValueError(f"line {banner_line}: {sess.banner[0].text!r}: the banner is not closed by its delimiter "
+                         f"{sess.banner[1]!r}")
+    sw.config_log.clear()
+    sw.region = "mid"
+    sw.startup = sw.running_config(header=False)
