@@ -1,0 +1,117 @@
+"""Benchmark `zcube audit` (``audit_once``) of a pushed lab: issue 26's target, 512 switches audited in
+<= 60 s live and <= 10 s offline (2-core machine).
+
+Per size (zcube-16k: 256 switches, zcube-64k: 512): plan + render, `zcube lab up` of every switch in its
+own process, `zcube push` at concurrency 32 (none of it timed); then ``audit_once`` live (threads runner,
+concurrency 32) and offline (``replay_dir`` = the first live run's recordings) ``--runs`` times each,
+interleaved with benchmarks/verify.py's fixed reference job (the machine is shared: the ratio to the
+reference tells more than the seconds). Every run must give 0 findings (a clean pushed lab: no false
+positives at that size; asserted). A breakdown of one offline run follows: verify's checks and config
+drift on the recordings; collection is about live minus offline.
+
+Run: python benchmarks/audit.py [--only zcube-16k|zcube-64k] [--runs N]   (prints a table and a JSON line)
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from _measure import ROOT, min_median, reference_job, reference_ratio, selected, size_args, wait_for_lab, zcube
+
+from zcube_deploy.access import credentials
+from zcube_deploy.audit.run import AuditOptions, audit_once, drift_findings
+from zcube_deploy.verify import scope_of
+from zcube_deploy.verify.pipeline import run_verify
+
+CASES = [("zcube-16k", "zcube-16k.yaml", 256), ("zcube-64k", "zcube-64k.yaml", 512)]
+
+
+def run(cmd: list[str]) -> None:
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise SystemExit(f"zcube {cmd[3]} failed (exit {r.returncode}): {r.stderr[-1500:]}")
+
+
+def timed_audit(plan: dict, d: Path, out: Path, opts: AuditOptions, creds) -> float:
+    t = time.perf_counter()
+    result = audit_once(plan, str(d / "plan.json"), out, opts, creds)
+    wall = time.perf_counter() - t
+    assert result.clean, f"{out}: {result.summary['findings']} findings on a clean pushed lab, e.g. {result.findings[:3]}"
+    return wall
+
+
+def breakdown(plan: dict, rec: Path, d: Path) -> dict:
+    """One offline run's parts on the recordings: verify's checks and config drift (seconds)."""
+    from zcube_deploy.audit.run import _intended
+    from zcube_deploy.platforms import platform_module
+
+    names = scope_of(plan, None)
+    intended = _intended(AuditOptions(d), names, platform_module(plan["cluster"]["platform"]).CONFIG_SUFFIX)
+    t = time.perf_counter()
+    run_verify(plan, None, replay_dir=str(rec))
+    t_verify = time.perf_counter() - t
+    t = time.perf_counter()
+    drift, missing = drift_findings(plan, names, intended, rec)
+    assert not drift and not missing, (drift[:3], missing[:3])
+    return {"verify_checks_s": round(t_verify, 2), "config_drift_s": round(time.perf_counter() - t, 2)}
+
+
+def bench(case: str, inventory: str, switches: int, runs: int, tmp: Path) -> dict:
+    d = tmp / case
+    run(zcube() + ["plan", str(ROOT / "inventories" / inventory), "-o", str(d)])
+    run(zcube() + ["render", str(d / "plan.json"), "-o", str(d)])
+    plan = json.loads((d / "plan.json").read_text())
+    assert len(plan["switches"]) == switches, len(plan["switches"])
+    lab = subprocess.Popen(zcube() + ["lab", "up", str(d / "plan.json"), "-o", str(d / "lab")],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    live, offline, refs = [], [], []
+    try:
+        wait_for_lab(lab, d / "lab")
+        lab_json = str(d / "lab" / "lab.json")
+        t = time.perf_counter()
+        run(zcube() + ["push", str(d / "plan.json"), "--configs", str(d), "--lab", lab_json, "--concurrency", "32"])
+        push_s = time.perf_counter() - t
+        creds = credentials(True)
+        opts = AuditOptions(d, lab_path=lab_json, concurrency=32, runner="threads")
+        for i in range(runs):
+            refs.append(reference_job())
+            live.append(timed_audit(plan, d, d / f"live-{i}", opts, creds))
+    finally:
+        lab.send_signal(signal.SIGINT)
+        lab.wait(120)
+    rec = d / "live-0" / "recordings"
+    for i in range(runs):
+        refs.append(reference_job())
+        offline.append(timed_audit(plan, d, d / f"off-{i}", AuditOptions(d, replay_dir=str(rec)), None))
+    same = len({(d / f"{k}-{i}" / "audit.json").read_bytes() for k in ("off",) for i in range(runs)}) == 1
+    return {"case": case, "switches": switches, "runs": runs, "live_s": [round(x, 2) for x in live],
+            "offline_s": [round(x, 2) for x in offline], "reference_s": [round(x, 3) for x in refs],
+            "findings": 0, "offline_audit_json_identical": same, "push_untimed_s": round(push_s, 1),
+            **breakdown(plan, rec, d)}
+
+
+def main() -> None:
+    args = size_args([c[0] for c in CASES])
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case, inventory, switches in selected(CASES, args.only):
+            results.append(bench(case, inventory, switches, args.runs, Path(tmp)))
+    for r in results:
+        print(f"zcube audit ({r['case']}, {r['switches']} switches, pushed lab, 0 findings every run); "
+              f"{r['runs']} runs each, interleaved with the reference job")
+        print(f"  live, threads, concurrency 32:  {min_median(r['live_s'], digits=1)}   target <= 60 s (512 switches)")
+        print(f"      {reference_ratio(r['live_s'], r['reference_s'])}")
+        print(f"  offline from the recordings:    {min_median(r['offline_s'], digits=1)}   target <= 10 s (512 switches)")
+        print(f"      {reference_ratio(r['offline_s'], r['reference_s'])}")
+        print(f"  one offline run's parts: verify's checks {r['verify_checks_s']} s, config drift {r['config_drift_s']} s; "
+              f"offline audit.json byte-identical across runs: {r['offline_audit_json_identical']}")
+        print(json.dumps(r, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
