@@ -193,3 +193,20 @@ def test_secrets_in_a_drifted_line_never_reach_the_finding(built):
     assert [f["kind"] for f in found] == ["config_stray"] and "S3cretPW" not in json.dumps(found)
     plain = config_drift("ZC-O001", running, intended["ZC-O001"], scope.owns, RGOS.drift_rows)
     assert "S3cretPW" in json.dumps(plain) and plain[0]["id"] == found[0]["id"]  # (the known-bad case; the ID is the same)
+
+
+def test_the_fast_path_agrees_with_the_remediation(built):
+    """drift_rows's text comparison answers only "no drift", and only when hier_config's remediation is empty too."""
+    from zcube_deploy.platforms.ruijie_rgos import drift as rgos_drift
+    from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+
+    _, plan, intended = built
+    sw = plan["switches"][0]
+    scope = ManagedScope.for_switch(plan, sw, RGOS.top_level_lines(intended[sw["name"]]), "ruijie_rgos")
+    text = intended[sw["name"]]
+    sections = text.split("\n!\n")
+    reordered = "\n!\n".join(sections[:1] + sections[1:][::-1])  # the same sections, another order
+    for running in (text, reordered, text + "snmp-server location x\n", text.replace(" no shutdown", " shutdown", 1)):
+        fast = rgos_drift.scoped_sections(running, scope.owns) == rgos_drift.scoped_sections(text, scope.owns)
+        assert not fast or remediation_lines(running, text, scope.owns) == []
+        assert (rgos_drift.drift_rows(running, text, scope.owns) == []) == (remediation_lines(running, text, scope.owns) == [])

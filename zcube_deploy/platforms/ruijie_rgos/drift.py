@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+from zcube_deploy.platforms.ruijie_rgos.hconfig import strip_volatile
 
 
 class DriftRow(NamedTuple):
@@ -79,8 +80,24 @@ def running_sections(text: str) -> dict[str, list[str]]:
     return out
 
 
+def scoped_sections(text: str, owns=None) -> list[str]:
+    """The config's top-level sections inside ``owns`` (volatile lines dropped), each as its text, sorted."""
+    sections: list[list[str]] = []
+    for line in strip_volatile(text).splitlines():
+        if not line.startswith(" "):
+            sections.append([line])
+        elif sections:
+            sections[-1].append(line)
+    return sorted("\n".join(sec) for sec in sections if owns is None or owns(sec[0]))
+
+
 def drift_rows(running: str, intended: str, owns=None) -> list[DriftRow]:
-    """Every difference of ``running`` from ``intended`` inside ``owns``, as neutral rows."""
+    """Every difference of ``running`` from ``intended`` inside ``owns``, as neutral rows.
+
+    The common case first: when both configs hold the same sections, text for text, inside the scope,
+    there is no difference (the same sections make the same trees) and hier_config is not needed."""
+    if scoped_sections(running, owns) == scoped_sections(intended, owns):
+        return []
     return classify(remediation_lines(running, intended, owns), running_sections(running))
 
 
