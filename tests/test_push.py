@@ -262,3 +262,17 @@ def test_a_save_that_fails_once_is_saved_again(lab, built, tmp_path):
     assert owned_diff(built, "ZC-O001", running(lab, "ZC-O001"), intended) == []
     assert owned_diff(built, "ZC-O001", startup(lab, "ZC-O001"), intended) == []
     assert lab.runner.call(lambda: lab.model.switches["ZC-O001"].write_failures) == 1
+
+
+def test_a_guard_that_cannot_run_says_so(lab, built):
+    """A switch reached at an address none of its interfaces holds: the management guard cannot check the
+    change; the dry run's result and report say so (the known-bad case: a guard that passes silently)."""
+    from dataclasses import replace
+
+    t = targets(lab, built, "ZC-O001")[0]
+    t = replace(t, mgmt_address="172.16.9.99", intended=t.intended.replace("hostname ZC-O001", "hostname ZC-O001-X"))  # a change to guard
+    report = push_all([t], CREDS, opts(lab, dry_run=True), built / "unguarded")
+    assert list(report["not_checked"]) == ["ZC-O001"] and "172.16.9.99" in report["not_checked"]["ZC-O001"][0]
+    assert report["devices"][0]["not_checked"] == report["not_checked"]["ZC-O001"]
+    ok = push_all([replace(t, mgmt_address="172.16.0.11")], CREDS, opts(lab, dry_run=True), built / "guarded")
+    assert ok["not_checked"] == {} and ok["devices"][0]["status"] == "would_change"

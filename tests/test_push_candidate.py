@@ -162,3 +162,17 @@ def test_dry_run_and_push_refuse_alike_and_nothing_is_sent(work, tmp_path):
         assert not (work / "backups").exists() and not (work / "push-report.json").exists()  # no session opened
         logs = lab.runner.call(lambda: {n: list(s.config_log) for n, s in lab.model.switches.items()})
         assert all(v == [] for v in logs.values())
+
+
+def test_the_management_guard_says_when_it_could_not_run():
+    """No interface holds the management address (the switch is reached another way): the guard cannot
+    check the change, and says so in the device's result and the report, never a silent pass."""
+    from zcube_deploy.push.device import DeviceResult
+    from zcube_deploy.push.guard import management_unchecked
+
+    facts = {"interfaces": {"Mgmt 0": ["172.16.0.11/24"], "Loopback 0": ["10.201.0.1/32"]}, "routes": []}
+    assert management_unchecked(facts, ["172.16.0.11"]) is None
+    assert "no interface" in management_unchecked(facts, ["172.16.0.99"])
+    assert management_unchecked({"interfaces": {}, "routes": []}, ["172.16.0.11", "127.0.0.1"]).endswith("172.16.0.11 or 127.0.0.1")
+    assert DeviceResult("x", not_checked=["why"]).as_dict()["not_checked"] == ["why"]
+    assert "not_checked" not in DeviceResult("x").as_dict()

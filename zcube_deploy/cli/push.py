@@ -77,6 +77,8 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
     print_push(report, targets, dry_run)
     if dry_run:
         print_diff_preview(report, Path(configs_dir) / "push")
+    for name, reasons in report["not_checked"].items():
+        out.print(f"[yellow]not checked on {name}:[/] " + "; ".join(reasons), highlight=False)
     out.print(f"summary: {report['summary']}" + (f"; stopped: {report['stopped']}" if report["stopped"] else "")
               + f"; report {Path(configs_dir) / 'push-report.json'}", markup=False)
     if not report["ok"]:

@@ -20,7 +20,7 @@ from napalm.base.exceptions import MergeConfigException, ReplaceConfigException
 
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.platforms.contract import StartupNotConfirmed
-from zcube_deploy.push.guard import after_change, management_problems
+from zcube_deploy.push.guard import after_change, management_problems, management_unchecked
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.targets import Target
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
@@ -53,6 +53,7 @@ class DeviceResult:
     rolled_back: bool | None = None  # startup_uncertain: whether the running config is back to the backup
     action: str | None = None  # what a technician does (startup_uncertain, rollback_incomplete)
     drift: list[str] | None = None  # rollback_incomplete: the running config's lines that differ from the backup
+    not_checked: list[str] | None = None  # checks that could not run (the management guard without a management address)
 
     def as_dict(self) -> dict:
         always = ("name", "status", "lines_changed", "error", "duration_s")
@@ -163,7 +164,9 @@ def diff(s: Session) -> None:
 
 def guard(s: Session) -> None:
     """Refuse a change that would cut the management path; a dry run and an empty diff end here."""
-    refused = management_guard(s.t, s.running, s.lines)
+    refused, unchecked = management_guard(s.t, s.running, s.lines)
+    if unchecked:
+        s.result.not_checked = [unchecked]
     if refused:
         raise Stop("refused", redact_secrets("refused: " + "; ".join(refused) + "; nothing was changed", s.t.platform))
     if s.opts.dry_run:
@@ -288,13 +291,16 @@ def startup_uncertain(res: DeviceResult, exc: StartupNotConfirmed, t: Target, ro
     res.rolled_back, res.action = rolled_back, action
 
 
-def management_guard(t: Target, running: str, lines: list[str]) -> list[str]:
-    """Why the change would cut this switch's management path ([] when it would not, or nothing changes)."""
+def management_guard(t: Target, running: str, lines: list[str]) -> tuple[list[str], str | None]:
+    """(why the change would cut this switch's management path, [] when it would not or nothing changes;
+    why the guard could not check it, None when it could): never a silent pass."""
     if not lines or t.scope is None:
-        return []
+        return [], None
     plat = platform_module(t.platform)
+    before = plat.l3_facts(running)
+    addresses = [a for a in (t.mgmt_address, t.host) if a]
     after = after_change(running, t.intended, t.scope.owns, plat.parse_config)
-    return management_problems(plat.l3_facts(running), plat.l3_facts(after), [a for a in (t.mgmt_address, t.host) if a])
+    return management_problems(before, plat.l3_facts(after), addresses), management_unchecked(before, addresses)
 
 
 def clean_error(exc: BaseException, creds: Credentials, platform: str, with_type: bool = True) -> str:

@@ -32,6 +32,25 @@ def _lines(child) -> list[str]:
     return out
 
 
+def management_unchecked(before: dict, mgmt_addresses: list[str]) -> str | None:
+    """Why the guard cannot check this switch (no interface of ``before`` holds a management address), or None.
+
+    >>> management_unchecked({"interfaces": {"Mgmt 0": ["172.16.0.11/24"]}, "routes": []}, ["172.16.0.11"]) is None
+    True
+    >>> management_unchecked({"interfaces": {}, "routes": []}, ["127.0.0.1", "172.16.0.11"])
+    'the management guard could not run: no interface of the running config holds 127.0.0.1 or 172.16.0.11'
+    """
+    addrs = set()
+    for a in mgmt_addresses:
+        try:
+            addrs.add(ip_address(a))
+        except ValueError:
+            continue
+    if any(IPv4Interface(text).ip in addrs for lst in before["interfaces"].values() for text in lst):
+        return None
+    return f"the management guard could not run: no interface of the running config holds {' or '.join(mgmt_addresses)}"
+
+
 def management_problems(before: dict, after: dict, mgmt_addresses: list[str]) -> list[str]:
     """Why the change from ``before`` to ``after`` (l3_facts) would cut management; [] when it would not."""
     problems: list[str] = []

@@ -82,4 +82,6 @@ def _report(run: Run, results: list[DeviceResult], opts: PushOptions, started: s
         "summary": dict(sorted(summary.items())),
         "ok": all(r.status in OK_STATUSES for r in results),
         "devices": [r.as_dict() for r in sorted(results, key=lambda r: r.name)],
+        # checks that could not run, by switch (never a silent pass: the CLI prints them)
+        "not_checked": {r.name: r.not_checked for r in sorted(results, key=lambda r: r.name) if r.not_checked},
     }
