@@ -176,3 +176,54 @@ def test_the_management_guard_says_when_it_could_not_run():
     assert management_unchecked({"interfaces": {}, "routes": []}, ["172.16.0.11", "127.0.0.1"]).endswith("172.16.0.11 or 127.0.0.1")
     assert DeviceResult("x", not_checked=["why"]).as_dict()["not_checked"] == ["why"]
     assert "not_checked" not in DeviceResult("x").as_dict()
+
+
+_HAND_LINES = ["snmp-server location x", " description edited", " shutdown", "no interface Mgmt 0", "interface Mgmt 0",
+               " ip address 10.0.0.1 255.255.255.0", "ip route 10.0.0.0 255.255.255.0 10.200.0.1", "hostname Z", "!", "",
+               "interface TwoHundredGigabitEthernet 0/1:1", "router bgp 1", " neighbor 1.2.3.4 remote-as 2", "end", "exit"]
+
+
+def test_hand_edited_configs_into_push_dry_run_fuzzed(built, tmp_path_factory):
+    """Hypothesis edits a rendered config as a person might (lines inserted, deleted, duplicated, bytes and control
+    characters, truncation): the pre-session check accepts the file or refuses it with its file and line (exit 2),
+    never another exception (issue 23 item 6: hand-edited configs into push --dry-run)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    base = tmp_path_factory.mktemp("fz")
+    shutil.copytree(built, base / "w", ignore=shutil.ignore_patterns("hosts", "*.xlsx", "*.csv", "hall"))
+    cfg = base / "w" / "configs" / "ZC-O003.cfg"
+    original = cfg.read_text()
+    plan = plan_of(base / "w")
+    edit_ops = st.one_of(
+        st.tuples(st.just("insert"), st.integers(0, 10_000), st.one_of(st.sampled_from(_HAND_LINES), st.text(max_size=40))),
+        st.tuples(st.just("delete"), st.integers(0, 10_000), st.just("")),
+        st.tuples(st.just("duplicate"), st.integers(0, 10_000), st.just("")),
+        st.tuples(st.just("truncate"), st.integers(0, 10_000), st.just("")),
+    )
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(edit_ops, min_size=1, max_size=4))
+    def run(ops):
+        lines = original.split("\n")
+        for op, at, text in ops:
+            i = at % (len(lines) + 1)
+            if op == "insert":
+                lines.insert(i, text)
+            elif op == "delete" and lines:
+                del lines[min(i, len(lines) - 1)]
+            elif op == "duplicate" and lines:
+                lines.insert(i, lines[min(i, len(lines) - 1)])
+            elif op == "truncate":
+                lines = lines[:i]
+        cfg.write_text("\n".join(lines), encoding="utf-8", errors="surrogatepass")
+        try:
+            select_targets(plan, base / "w", "ZC-O003", None, allow_edited=True)
+        except InputErrors as exc:
+            assert exc.problems and all(p.path for p in exc.problems), exc.problems
+            assert any("ZC-O003.cfg" in p.path for p in exc.problems), exc.problems
+
+    try:
+        run()
+    finally:
+        cfg.write_text(original)
