@@ -138,7 +138,7 @@ def test_mutated_yaml_inventory(data):
 
 
 @pytest.mark.slow
-@settings(FUZZ, max_examples=400)
+@settings(FUZZ, max_examples=150)
 @given(mutated_inventory())
 def test_mutated_yaml_inventory_many(data):
     with tempfile.TemporaryDirectory(prefix="zcube-fuzz-") as d:
