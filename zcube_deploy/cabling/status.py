@@ -40,7 +40,14 @@ def read_status(path: str | Path) -> dict:
     overall = {"cables": len(cables), "installed": sum(v["installed"] for v in cables.values()),
                "checked": sum(v["checked"] for v in cables.values()), "issues": sum(v["issue"] for v in cables.values()),
                "unreadable": len(unreadable)}
-    return {"sheets": sheets, "overall": overall, "issues": issues, "unreadable": unreadable}
+    return {"sheets": sheets, "overall": overall, "issues": issues, "unreadable": unreadable, "found": sorted(cables)}
+
+
+def missing_cables(status: dict, plan: dict) -> list[dict]:
+    """The plan's cables that no cut sheet of the workbook(s) lists (a row deleted whole, a sheet removed): each
+    with the racks whose cut sheets should list it. ``status`` is :func:`read_status`'s result."""
+    found = set(status["found"])
+    return [{"cable": c["id"], "racks": sorted({c["a"]["rack"], c["b"]["rack"]})} for c in plan["cables"] if c["id"] not in found]
 
 
 NEEDED = ("Cable ID", "Installed", "Checked")

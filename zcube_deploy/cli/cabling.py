@@ -8,6 +8,7 @@ import click
 from rich.table import Table
 
 from zcube_deploy import workflow
+from zcube_deploy.plan.model import projection
 from zcube_deploy.cli.common import (
     DefaultGroup,
     cli,
@@ -67,20 +68,30 @@ def print_status(workbook: str, st: dict) -> None:
                   highlight=False)
     if len(st["unreadable"]) > 20:
         out.print(f"  ... and {len(st['unreadable']) - 20} more unreadable rows (--json lists them all)")
+    for m in (st.get("missing") or [])[:20]:
+        out.print(f"  [red]missing[/] {m['cable']}: planned, on no cut sheet (racks {', '.join(m['racks'])})", highlight=False)
+    if len(st.get("missing") or []) > 20:
+        out.print(f"  ... and {len(st['missing']) - 20} more planned cables on no cut sheet (--json lists them all)")
+
+
+STATUS_PLAN_FIELDS = projection(cables=None)  # what `cabling status --plan` reads of the plan
 
 
 @cabling_group.command("status")
 @click.argument("workbook", type=click.Path())
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--plan", "plan_path", default=None, type=click.Path(),
+              help="the plan.json: every planned cable must be on some cut sheet (a row deleted whole is reported)")
 @handle_errors
-def cabling_status_cmd(workbook: str, as_json: bool) -> None:
+def cabling_status_cmd(workbook: str, as_json: bool, plan_path: str | None) -> None:
     """Read the technicians' Installed/Checked columns back (WORKBOOK: a .xlsx or a folder of them) and print progress per rack."""
-    from zcube_deploy.cabling.status import read_status
+    from zcube_deploy.cabling.status import missing_cables, read_status
 
     st = read_status(workbook)
+    st["missing"] = missing_cables(st, workflow.open_plan(plan_path, STATUS_PLAN_FIELDS)) if plan_path else None
     if as_json:
         print_json(st)
     else:
         print_status(workbook, st)
-    if st["unreadable"]:  # rows nobody can count: said, and the run is not clean
+    if st["unreadable"] or st["missing"]:  # rows nobody can count, or planned cables on no sheet: said, not clean
         sys.exit(1)
