@@ -4,6 +4,8 @@ silently left out, and never a traceback."""
 
 from __future__ import annotations
 
+import json
+
 import datetime
 import shutil
 
@@ -20,6 +22,7 @@ from zcube_deploy.cabling.status import read_status
 def book(tmp_path_factory, lab64_build):
     d = tmp_path_factory.mktemp("status")
     shutil.copy(lab64_build / "cabling.xlsx", d / "cabling.xlsx")
+    shutil.copy(lab64_build / "plan.json", d / "plan.json")
     return d / "cabling.xlsx", read_status(d / "cabling.xlsx")
 
 
@@ -84,7 +87,8 @@ EDITS = st.sampled_from(["tick", "formula", "date", "huge", "merge", "number", "
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=st.lists(st.tuples(EDITS, st.integers(2, 40), st.integers(1, 13)), min_size=1, max_size=4), text=st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=30))
 def test_hand_edited_workbooks_are_counted_or_reported(book, tmp_path_factory, edits, text):
-    """Every cable of the clean workbook is counted, or its row (or sheet) is reported unreadable."""
+    """Every cable of the clean workbook is counted, or its row (or sheet) is reported unreadable, or (a sheet no
+    longer recognisable as a cut sheet: renamed and its header broken) reported missing against the plan (--plan)."""
     src, clean = book
 
     def fn(wb):
@@ -111,11 +115,12 @@ def test_hand_edited_workbooks_are_counted_or_reported(book, tmp_path_factory, e
                 ws.cell(row=1, column=col).value = text or None
 
     p = edit(src, tmp_path_factory.mktemp("ed"), fn)
-    r = run_zcube("cabling", "status", str(p), "--json")
+    r = run_zcube("cabling", "status", str(p), "--json", "--plan", str(src.parent / "plan.json"))
     assert r.returncode in (0, 1), r.stdout + r.stderr
     assert "Traceback" not in r.stderr
-    st_ = read_status(p)
+    st_ = json.loads(r.stdout)
     lost = clean["overall"]["cables"] - st_["overall"]["cables"]
     said = [u for u in st_["unreadable"] if u["cable"] is None]
-    # a cable not counted any more is an unreadable row (no ID) or its whole sheet is (broken header)
-    assert lost <= len(said) + sum(1000 for u in said if u["row"] == 1), (lost, st_["unreadable"][:5])
+    # a cable not counted any more is an unreadable row (no ID), its whole sheet is (broken header), or it is missing
+    assert lost <= len(said) + sum(1000 for u in said if u["row"] == 1) + len(st_["missing"]), (lost, st_["unreadable"][:5])
+    assert (r.returncode == 1) == bool(st_["unreadable"] or st_["missing"])
