@@ -35,7 +35,7 @@ def _lines(child) -> list[str]:
 def management_unchecked(before: dict, mgmt_addresses: list[str]) -> str | None:
     """Why the guard cannot check this switch (no interface of ``before`` holds a management address), or None.
 
-    >>> management_unchecked({"interfaces": {"Mgmt 0": ["172.16.0.11/24"]}, "routes": []}, ["172.16.0.11"]) is None
+    >>> management_unchecked({"interfaces": {"mgmt": ["172.16.0.11/24"]}, "routes": []}, ["172.16.0.11"]) is None
     True
     >>> management_unchecked({"interfaces": {}, "routes": []}, ["127.0.0.1", "172.16.0.11"])
     'the management guard could not run: no interface of the running config holds 127.0.0.1 or 172.16.0.11'
