@@ -26,7 +26,7 @@ from ipaddress import IPv4Interface, IPv4Network
 from zcube_deploy.ipv4 import DOTTED_MASKS, MASK_LENS
 from zcube_deploy.platforms.facts import ConfigFacts
 from zcube_deploy.platforms.ruijie_rgos.drain import GRACEFUL_SHUTDOWN_CONFIRMED, drained_config  # noqa: F401 (the platform's drain edits)
-from zcube_deploy.platforms.ruijie_rgos.hconfig import config_drift, parse_config
+from zcube_deploy.platforms.ruijie_rgos.hconfig import config_drift, parse_config, strip_volatile
 from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
 from zcube_deploy.platforms.ruijie_rgos.sections import NEGATION, numbered_sections, section_interface
 
@@ -40,7 +40,7 @@ port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name 
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
 __all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
-           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "l3_facts", "long_name",
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "intended_side", "l3_facts", "long_name",
            "numbered_sections", "observe", "parse_config", "section_interface", "short_name", "top_level_lines"]
 
 _ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
@@ -73,19 +73,50 @@ def l3_facts(config_text: str) -> dict:
     return {"interfaces": interfaces, "routes": routes}
 
 
-def drift_rows(running: str, intended: str, owns=None) -> list:
-    """Config drift of ``running`` from ``intended`` inside ``owns``, as neutral rows (drift.py; audit's kinds).
+def drift_rows(running: str, intended, owns=None) -> list:
+    """Config drift of ``running`` from ``intended`` (the rendered config's text, or :func:`intended_side`'s
+    reading of it) inside ``owns``, as neutral rows (drift.py; audit's kinds).
 
-    (drift.py is imported here, when asked, not at the top: through the driver's remediation it
-    loads netmiko and napalm, which render, plan and the offline commands never need.)
+    (drift.py is imported here, when asked, not at the top, for start-up time: through the driver's
+    remediation it loads netmiko and napalm, which render, plan and the offline commands never need.)
     """
     from zcube_deploy.platforms.ruijie_rgos.drift import drift_rows as rows
 
     return rows(running, intended, owns)
 
 
+def intended_side(intended: str, owns=None):
+    """The rendered config ``intended`` read once for :func:`drift_rows` inside ``owns`` (picklable; audit keeps
+    it across runs). (Imported when asked, as for drift_rows.)"""
+    from zcube_deploy.platforms.ruijie_rgos.drift import Intended
+
+    return Intended(intended, owns)
+
+
 def top_level_lines(config_text: str) -> list[str]:
-    """The top-level lines of an RGOS config (volatile lines and comments dropped)."""
+    """The top-level lines of an RGOS config (volatile lines and comments dropped), as hier_config reads them
+    (spacing normalised), without building its tree: audit asks this of every rendered config. A config with a
+    banner (its lines are one top-level line there), a duplicate top-level line or an indented first line is read
+    by hier_config itself.
+
+    >>> top_level_lines("hostname  A\\n!\\ninterface X 0/1\\n description d\\nend\\n")
+    ['hostname A', 'interface X 0/1']
+    """
+    text = strip_volatile(config_text)
+    tops: list[str] = []
+    seen: set[tuple[int, str]] = set()  # (section, line): no two alike, so no two siblings alike (hier_config refuses those)
+    if "banner" not in text and text[:1] not in (" ", "\t"):  # (else hier_config's banner and indentation rules decide)
+        for line in text.splitlines():
+            norm = " ".join(line.split())
+            top = line[0] not in " \t"
+            key = (-1 if top else len(tops), norm)
+            if key in seen:
+                break
+            seen.add(key)
+            if top:
+                tops.append(norm)
+        else:
+            return tops
     return [c.text for c in parse_config(config_text).children]
 
 
