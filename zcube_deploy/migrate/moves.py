@@ -52,21 +52,17 @@ class Places:
         self.src, self.dst, self.servers, self.bind, self.phys = src, dst, servers, bind, phys
         self.role_of = {x: r for r, x in bind.items()}
 
-    def from_end(self, device: str, port: str) -> End:
-        if device in self.servers:
-            rack, u = self.servers[device]
-        else:
-            sw = self.src.switches[device]
-            rack, u = sw.rack, sw.u
+    def _end(self, side: Side, device: str, port: str) -> End:
+        rack, u = self.servers[device] if device in self.servers else (side.switches[device].rack, side.switches[device].u)
         return End(device, port, rack, u)
 
+    def from_end(self, device: str, port: str) -> End:
+        """An end as it is before the stage (FROM names and places)."""
+        return self._end(self.src, device, port)
+
     def to_end(self, device: str, port: str) -> End:
-        if device in self.servers:
-            rack, u = self.servers[device]
-        else:
-            sw = self.dst.switches[device]
-            rack, u = sw.rack, sw.u
-        return End(device, port, rack, u)
+        """An end as it is after (a switch in its TO role: the role's name, rack and U)."""
+        return self._end(self.dst, device, port)
 
     def reracked(self, physical: str) -> bool:
         role = self.role_of.get(physical)
