@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plan", ("plan",)),
     ("designs", ("designs",)),
     ("outputs", ("render", "cabling", "analysis")),
-    ("studies", ("hall", "traffic")),
+    ("studies", ("hall", "traffic", "migrate")),
     ("device access", ("access", "napalm_ruijie_rgos")),
     ("devices", ("lab", "push", "verify", "twin")),
     ("operations", ("drain",)),
