@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.perf import keep_forever
+from zcube_deploy.perf import bulk_allocation, keep_forever
 
 if TYPE_CHECKING:  # the twin's modules load when a twin command runs
     from zcube_deploy.twin.test import TwinReport
@@ -48,9 +48,10 @@ def plan_inventory(inventory: str | Path, short_lived: bool = False) -> dict:
     from zcube_deploy.inventory import load_inventory
     from zcube_deploy.plan import build_plan
 
-    plan = build_plan(load_inventory(inventory))
-    if short_lived:
-        keep_forever()
+    with bulk_allocation():  # loading and planning make millions of objects and no cycles
+        plan = build_plan(load_inventory(inventory))
+        if short_lived:
+            keep_forever()  # before the collector is back: otherwise its first passes rescan the whole plan
     return plan
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.errors import InputErrors, Problem, not_utf8
 from zcube_deploy.resources import data_dir
 
 
@@ -145,6 +145,8 @@ def load_cabling_catalog(path: Path | None = None) -> CablingCatalog:
         data = yaml.safe_load(text) or {}
     except OSError as exc:
         raise InputErrors(Problem("cabling_catalog", f"cannot read {p}: {exc.strerror}")) from None
+    except UnicodeDecodeError as exc:
+        raise InputErrors(not_utf8(p, exc), "cannot read the cabling catalog") from None
     except yaml.YAMLError as exc:
         raise InputErrors(Problem("cabling_catalog", f"{p} is not valid YAML: {exc}")) from None
     try:

@@ -18,7 +18,7 @@ import yaml
 
 from zcube_deploy.catalog import Catalog, NicModel, ServerModel, SwitchModel, load_catalog
 from zcube_deploy.catalog.cabling import CablingCatalog, load_cabling_catalog
-from zcube_deploy.errors import InputErrors, Problem, ZCubeError
+from zcube_deploy.errors import InputErrors, Problem, ZCubeError, not_utf8
 from zcube_deploy.inventory import models as m
 from zcube_deploy.inventory.checks import (
     capacity_servers,
@@ -117,14 +117,6 @@ def parse_inventory_text(text: str, source: str = "inventory") -> dict:
     return data
 
 
-def _not_utf8(path: Path, exc: UnicodeDecodeError) -> Problem:
-    """Where in ``path`` the bytes stop being UTF-8: file:line:column and the byte."""
-    raw = exc.object
-    line = raw.count(b"\n", 0, exc.start) + 1
-    column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-    return Problem(f"{path}:{line}:{column}", f"not UTF-8 text (byte {raw[exc.start]:#04x})", "save the file as UTF-8")
-
-
 def load_inventory(path: str | Path) -> ResolvedInventory:
     """Read, validate and resolve an inventory file. Raises InputErrors listing every problem."""
     path = Path(path)
@@ -133,7 +125,7 @@ def load_inventory(path: str | Path) -> ResolvedInventory:
     except OSError as exc:
         raise InputErrors(Problem(str(path), f"cannot read the inventory: {exc.strerror}"), "cannot read inventory") from None
     except UnicodeDecodeError as exc:
-        raise InputErrors(_not_utf8(path, exc), "cannot read inventory") from None
+        raise InputErrors(not_utf8(path, exc), "cannot read inventory") from None
     return resolve_inventory(parse_inventory_text(text, str(path)), base=path.parent, source=str(path), text=text)
 
 

@@ -44,14 +44,17 @@ def stage_sizing(inv: ResolvedInventory, acc: dict) -> dict:
     topo = inv.spec.topology
     speed = topo.nic_port_speed
     mode = inv.switch_model.speeds[speed]
-    sizing = size_fabric(
-        n_gpus=inv.capacity_servers * inv.server_model.gpus,
-        gpus_per_server=inv.server_model.gpus,
-        logical_ports=inv.switch_model.logical_ports(speed),
-        lanes_per_cage=mode.lanes,
-        cages=inv.switch_model.cages,
-        oversubscription=topo.oversubscription,
-    )
+    try:
+        sizing = size_fabric(
+            n_gpus=inv.capacity_servers * inv.server_model.gpus,
+            gpus_per_server=inv.server_model.gpus,
+            logical_ports=inv.switch_model.logical_ports(speed),
+            lanes_per_cage=mode.lanes,
+            cages=inv.switch_model.cages,
+            oversubscription=topo.oversubscription,
+        )
+    except PlanError as e:  # the sizing knows numbers, not files: name the inventory they came from
+        raise type(e)(e.problems, f"{e.title} of {inv.source}" if inv.source else e.title) from None
     return {"sizing": sizing}
 
 

@@ -562,6 +562,8 @@ class Session:
         sw = self.sw
         if sub == "hostname":
             sw.hostname = DEFAULT_HOSTNAME
+        elif sub == "mtu" and self.mode == "config-if":  # the interface mtu, kept verbatim as `mtu N` was
+            return self._no_verbatim_if(line)
         elif sub == "mtu":
             self._match(line, words, 2, ["forwarding"])
             sw.global_lines = [g for g in sw.global_lines if not g.startswith("mtu forwarding ")]
@@ -570,8 +572,6 @@ class Session:
             if self.mode == "config-if":
                 return self._no_verbatim_if(line)
             self.sw.remove_verbatim(line.split(None, 1)[1])
-        elif sub == "mtu" and self.mode == "config-if":
-            return self._no_verbatim_if(line)
         elif sub == "ip":
             what = self._match(line, words, 2, ["route", "address"])
             if what == "route":
