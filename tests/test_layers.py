@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("inventory", ("inventory",)),
     ("plan", ("plan",)),
     ("outputs", ("render", "cabling", "analysis")),
-    ("studies", ("hall", "traffic")),
+    ("studies", ("hall", "traffic", "migrate")),
     ("device access", ("access", "napalm_ruijie_rgos")),
     ("devices", ("lab", "push", "verify", "twin")),
     ("operations", ("drain", "expand")),
