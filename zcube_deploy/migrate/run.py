@@ -30,6 +30,18 @@ def plan_and_check(plan_from: dict, plan_to: dict, from_path: str, to_path: str,
     return mig, summary(mig, from_path, to_path)
 
 
+def _all_ports(plan: dict) -> dict:
+    """``plan`` with every role's ports in ``port_map.cage_of`` (a ROFT's spines have their own port map), so every
+    port has its short name on labels."""
+    maps = plan.get("port_maps") or {}
+    if not maps:
+        return plan
+    cage_of = dict(plan["port_map"]["cage_of"])
+    for pm in maps.values():
+        cage_of.update(pm["cage_of"])
+    return {**plan, "port_map": {**plan["port_map"], "cage_of": cage_of}}
+
+
 def stage_dir(out: Path, t: int) -> Path:
     return out / f"stage-{t:02d}"
 
@@ -39,7 +51,7 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
     plan_from, plan_to = read_plan(from_path), read_plan(to_path)
     mig, doc = plan_and_check(plan_from, plan_to, from_path, to_path, opts)
     cat, _ = plan_catalog(plan_to, None, accept_changed=True)
-    old, new = Labels(CableRows(plan_from, plan_catalog(plan_from, None, accept_changed=True)[0])), Labels(CableRows(plan_to, cat))
+    old, new = Labels(CableRows(_all_ports(plan_from), plan_catalog(plan_from, None, accept_changed=True)[0])), Labels(CableRows(plan_to, cat))
     rank = {r["name"]: i for i, r in enumerate(plan_to["layout"]["racks"])}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
