@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("platform simulators", ("platforms.*.lab",)),
     ("inventory", ("inventory",)),
     ("plan", ("plan",)),
+    ("designs", ("designs",)),
     ("outputs", ("render", "cabling", "analysis")),
     ("studies", ("hall", "traffic", "migrate")),
     ("device access", ("access", "napalm_ruijie_rgos")),

@@ -110,6 +110,7 @@ def resolve_servers(spec: m.Inventory, base: Path, racks: list[Rack], smodel: Se
     seen: dict[str, str] = {}
     occupied: dict[str, dict[int, str]] = {}
     height = smodel.u_height if smodel else 1
+    known = {smodel.nic_port_name(g, p) for g in range(smodel.gpus) for p in range(1, 9)} if smodel else set()  # once, not per server
     for entry, path in entries:
         if entry.name in seen:
             problems.append(Problem(_sub(path, "name"), f"server name {entry.name!r} is already used at {seen[entry.name].rstrip(':')}", "server names must be unique"))
@@ -121,7 +122,6 @@ def resolve_servers(spec: m.Inventory, base: Path, racks: list[Rack], smodel: Se
         else:
             _place(entry, path, rack, height, occupied.setdefault(rack.name, {}), problems)
         if smodel:
-            known = {smodel.nic_port_name(g, p) for g in range(smodel.gpus) for p in range(1, 9)}
             for nic in entry.macs:
                 if nic not in known:
                     problems.append(Problem(f"{path}.macs.{nic}", f"{nic!r} is not a NIC interface of {spec.server_model}",
