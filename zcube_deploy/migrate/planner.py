@@ -72,6 +72,8 @@ def _free_stages(search: Search, batches: list[list[int]]) -> tuple[dict[str, in
         roles = frozenset().union(*(search.needs_dst[u] for u in moved))
         for r in sorted(roles | set(search.dst_cover(roles) or ())):
             need.setdefault(r, t)
+    for r in sorted(search.dst.switches):  # a TO switch no unit uses yet (hosts to come: growth) joins in the last stage
+        need.setdefault(r, len(batches))
     return need, {s: t + 1 for s, t in busy_at.items()}
 
 

@@ -18,7 +18,9 @@ from zcube_deploy.migrate.invariants import check_migration
 from zcube_deploy.migrate.planner import Migration, Options, plan_migration
 from zcube_deploy.migrate.report import summary
 from zcube_deploy.migrate.stagefiles import Labels, walking_rows, write_labels_csv, write_move_workbook, write_moves_csv, write_report
-from zcube_deploy.plan.io import read_plan, write_canonical
+from zcube_deploy.migrate.stageplan import stage_plan, stage_plans_blocked
+from zcube_deploy.plan.io import read_plan, write_canonical, write_plan
+from zcube_deploy.render import render_all
 
 
 def plan_and_check(plan_from: dict, plan_to: dict, from_path: str, to_path: str, opts: Options) -> tuple[Migration, dict]:
@@ -27,7 +29,7 @@ def plan_and_check(plan_from: dict, plan_to: dict, from_path: str, to_path: str,
     broken = [Problem(f"{name}: {p.path}", p.message) for name, problems in check_migration(mig).items() for p in problems]
     if broken:
         raise InvariantViolation(broken[:20], "the migration breaks its own invariants (a bug in the planner)")
-    return mig, summary(mig, from_path, to_path)
+    return mig, summary(mig, from_path, to_path, stage_plans_blocked(plan_from, plan_to))
 
 
 def _all_ports(plan: dict) -> dict:
@@ -56,9 +58,14 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "migrate.json").unlink(missing_ok=True)  # a DIR holding migrate.json is complete: it is written last
+    blocked = doc["stage_plans"]["why_not"]
     for t in range(1, len(mig.batches) + 1):
         d = stage_dir(out, t)
         d.mkdir(exist_ok=True)
+        if blocked is None:
+            plan = stage_plan(plan_from, plan_to, mig, t)
+            write_plan(plan, d)
+            render_all(plan, d, jobs=1)
         rows = walking_rows(mig.moves[t - 1], old, new, rank)
         write_moves_csv(rows, d / "moves.csv")
         write_labels_csv(rows, cat, d / "labels.csv")
