@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("studies", ("hall", "traffic", "migrate")),
     ("device access", ("access", "napalm_ruijie_rgos")),
     ("devices", ("lab", "push", "verify", "twin")),
-    ("operations", ("drain",)),
+    ("operations", ("drain", "expand")),
     ("workflow", ("workflow", "nornir", "audit")),
     ("api", ("", "demo")),
     ("cli", ("cli",)),
