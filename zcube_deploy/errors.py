@@ -6,6 +6,7 @@ sees every problem of a run at once; the CLI prints them without a traceback and
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 
@@ -97,8 +98,6 @@ class DeviceError(ZCubeError):
 
 def debug_requested() -> bool:
     """ZCUBE_DEBUG is set: an internal error (a bug) shows its traceback."""
-    import os
-
     return "ZCUBE_DEBUG" in os.environ
 
 

@@ -46,7 +46,7 @@ def open_plan(path: str, fields=None, short_lived: bool = False) -> dict:
 def plan_inventory(inventory: str | Path, short_lived: bool = False) -> dict:
     """Validate an inventory file and plan it (raises InputErrors listing every problem)."""
     from zcube_deploy.inventory import load_inventory
-    from zcube_deploy.plan import build_plan
+    from zcube_deploy.designs import build_plan
 
     with bulk_allocation():  # loading and planning make millions of objects and no cycles
         plan = build_plan(load_inventory(inventory))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import string
 from pathlib import Path
 from typing import Literal
 
@@ -74,8 +75,6 @@ class Labels(_M):
 
     @model_validator(mode="after")
     def _fields(self) -> "Labels":
-        import string
-
         for line in (self.line1, self.line2):
             try:
                 names = {f for _, f, _, _ in string.Formatter().parse(line) if f is not None}

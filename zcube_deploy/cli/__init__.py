@@ -21,6 +21,7 @@ from zcube_deploy.cli import (  # noqa: F401  (each module registers its command
     diff,
     hall,
     lab,
+    migrate,
     plan,
     push,
     render,

@@ -25,6 +25,7 @@ from zcube_deploy.inventory.checks import (
     check_lossless,
     check_models,
     check_pools,
+    check_roft,
     check_routing,
     check_switch_naming,
     model_lookup,
@@ -55,7 +56,14 @@ class ResolvedInventory:
 
     @property
     def planes(self) -> int:
+        if self.spec.design == "roft":
+            return (self.spec.roft or m.Roft()).planes
         return self.nic_model.ports // 2
+
+    @property
+    def roft(self) -> m.Roft:
+        """design roft: its settings (the defaults when the inventory gives no ``roft:``)."""
+        return self.spec.roft or m.Roft()
 
 
 # An inventory is about 7 levels deep and, listing every server of a 64k-GPU hall, about 100,000
@@ -146,7 +154,10 @@ def resolve_inventory(data: dict, base: Path = Path("."), source: str = "invento
     racks = resolve_racks(spec, problems)
     servers = resolve_servers(spec, base, racks, srv, problems)
     capacity = capacity_servers(spec, len(servers), problems)
-    check_switch_naming(spec, nic, problems)
+    if spec.design == "roft":
+        check_roft(spec, sw, nic, problems)
+    else:
+        check_switch_naming(spec, nic, problems)
     check_pools(spec, problems)
     check_lossless(spec, problems)
     check_routing(spec, sw, problems)

@@ -213,3 +213,40 @@ class Network:
                     return path, f"next hop {h} not directly connected at {device}"
             device = self.owner.get(hops[0])
         return path, "black hole: next hop unknown"
+
+    def walk_all(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[tuple[str, ...]], str | None]:
+        """Forward from host port ``src`` to ``dst`` along every ECMP next hop (a Clos spreads a flow over its
+        spines). Returns (every switch path that delivers, the first error met or None)."""
+        via = None
+        for route in self.host_routes.get(src, ()):
+            plen = route[1]
+            if dst >> (32 - plen) == route[0] >> (32 - plen):
+                via = route[2]
+                break
+        if via is None:
+            return [], "no host route"
+        paths: list[tuple[str, ...]] = []
+        stack: list[tuple[str | None, tuple[str, ...]]] = [(self.owner.get(via), ())]
+        while stack:
+            device, path = stack.pop()
+            if device is None or not self.is_switch(device):
+                return paths, f"black hole after {path[-1] if path else src[0]}: next hop unknown"
+            if device in path:
+                return paths, f"loop at {device}"
+            path = path + (device,)
+            if len(path) > max_switches:
+                return paths, f"too many hops ({' '.join(path)})"
+            if self.connected_to(device, dst):
+                if dst not in self.owner:
+                    return paths, "black hole: nobody has the address"
+                paths.append(path)
+                continue
+            hops = self.lookup(device, dst)
+            if not hops:
+                return paths, f"black hole at {device}: no route"
+            for h in hops:
+                if not self.connected_to(device, h):
+                    return paths, f"next hop {ntoa(h)} not directly connected at {device}"
+            stack.extend((nxt, path) for nxt in sorted({self.owner.get(h) for h in hops}, key=str, reverse=True))
+        return sorted(paths), None
+
