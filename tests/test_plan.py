@@ -169,7 +169,7 @@ def test_schema_is_the_models(lab64_plan):
     assert set(lab64_plan) == SECTIONS - {"port_maps"} and lab64_plan["design"] == "zcube"
     sw = schema["$defs"]["Switch"]
     assert set(sw["required"]) == set(lab64_plan["switches"][0]) and sw["additionalProperties"] is False
-    assert set(sw["properties"]) - set(sw["required"]) == {"pod"}  # a ROFT leaf's
+    assert set(sw["properties"]) - set(sw["required"]) == {"pod", "routing_mode"}  # a ROFT leaf's, a stage switch's
 
 
 def _shapes() -> list:

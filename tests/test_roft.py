@@ -109,3 +109,45 @@ def test_roft_plan_is_deterministic(tmp_path):
 def test_register_refuses_an_unknown_role():
     with pytest.raises(ValueError, match="unknown role"):
         designs.register(designs.Design("odd-one", ("core",), None, lambda plan: []))
+
+
+def test_consistency_lets_a_plane_s_spines_share_an_asn_and_no_one_else(small_plan):
+    from zcube_deploy.plan.consistency import plan_problems
+
+    assert plan_problems(small_plan) == []
+    bad = json.loads(json.dumps(small_plan))
+    bad["switches"][1]["asn"] = bad["switches"][0]["asn"]  # two leaves
+    assert [p.path for p in plan_problems(bad)] == ["switches[1].asn"]
+
+
+def test_a_switch_s_own_routing_mode(lab64_plan):
+    """A migration stage mixes eBGP and static switches: each judged and forwarded by its own mode."""
+    from zcube_deploy.plan.consistency import plan_problems
+    from zcube_deploy.topology.forwarding import switch_tables
+
+    plan = json.loads(json.dumps(lab64_plan))
+    sw = plan["switches"][0]
+    sw["routing_mode"] = "bgp"
+    assert {p.path for p in plan_problems(plan)} == {"switches[0].asn", "routing.asn_last", "routing.maximum_paths"}
+    sw["routing_mode"] = "static"
+    tables = switch_tables(plan["routing"], plan["switches"])
+    assert len(tables[sw["name"]]) == len(sw["routes"])
+
+
+def test_a_stage_plan_holds_some_of_its_sizing_s_switches(lab64_plan):
+    from zcube_deploy.plan.consistency import plan_problems
+
+    plan = json.loads(json.dumps(lab64_plan))
+    plan["switches"] = plan["switches"][:-1]
+    gone = lab64_plan["switches"][-1]["name"]
+    plan["cables"] = [c for c in plan["cables"] if gone not in (c["a"]["device"], c["b"]["device"])]
+    for sw in plan["switches"]:
+        sw["interfaces"] = [i for i in sw["interfaces"] if i["peer"]["device"] != gone]
+    for srv in plan["servers"]:
+        srv["nics"] = [n for n in srv["nics"] if n["switch"] != gone]
+    plan["counts"].update(switches=len(plan["switches"]), cables=len(plan["cables"]),
+                          host_cables=sum(c["kind"] == "host" for c in plan["cables"]),
+                          fabric_cables=sum(c["kind"] == "fabric" for c in plan["cables"]))
+    assert any("2 x S x planes" in p.message for p in plan_problems(plan))
+    plan["design"] = "stage"
+    assert not any("2 x S x planes" in p.message or "S x m" in p.message for p in plan_problems(plan))

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from zcube_deploy.catalog import NicModel, ServerModel, SwitchModel
 from zcube_deploy.errors import Problem
 from zcube_deploy.plan.model import validation_problems
+from zcube_deploy.plan.roles import design_of
 
 HINT = "a hand-edited plan whose parts disagree: re-run `zcube plan` rather than editing plan.json"
 
@@ -225,17 +226,18 @@ def sizing_matches(v: View) -> Iterator[Problem]:
     if "leaves_per_plane" in sz:
         yield from roft_sizing_matches(v, sz)
         return
+    stage = design_of(v.plan) == "stage"  # a migration stage holds some of the sizing's switches (and others): no counts
     S, K, m, planes = sz["S"], sz["K"], sz["m"], sz["planes"]
     if K + S * m > sz["logical_ports"]:
         yield _p("sizing", f"K + S*m = {K} + {S}*{m} is more than the {sz['logical_ports']} logical ports of a switch")
     if sz["installed_gpus"] != sz["installed_servers"] * sz["gpus_per_server"]:
         yield _p("sizing.installed_gpus", f"{sz['installed_gpus']} is not installed_servers x gpus_per_server "
                  f"= {sz['installed_servers']} x {sz['gpus_per_server']}")
-    if "switches" in v.plan and len(v.rows("switches")) != 2 * S * planes:
+    if "switches" in v.plan and not stage and len(v.rows("switches")) != 2 * S * planes:
         yield _p("switches", f"{len(v.rows('switches'))} switches, the sizing needs 2 x S x planes = {2 * S * planes}")
     if "servers" in v.plan and len(v.rows("servers")) != sz["installed_servers"]:
         yield _p("servers", f"{len(v.rows('servers'))} servers, the sizing says {sz['installed_servers']} are installed")
-    if v.has("switches", "group") and v.has("switches", "plane") and v.has("switches", "index"):
+    if v.has("switches", "group") and v.has("switches", "plane") and v.has("switches", "index") and not stage:
         first: dict[tuple, int] = {}
         for i, sw in enumerate(v.rows("switches")):
             place = (sw["plane"], sw["group"], sw["index"])
@@ -364,7 +366,7 @@ def switch_row(v: View, i: int, sw: dict) -> Iterator[Problem]:
         # switch_row runs on whole interfaces (every projection reads them whole)
         sz = v.plan["sizing"]
         fabric = sum(1 for itf in sw["interfaces"] if itf["kind"] == "fabric")
-        if fabric != sz["S"] * sz["m"]:
+        if fabric != sz["S"] * sz["m"] and design_of(v.plan) != "stage":  # a stage's switch may have some of its links
             yield _p(f"switches[{i}].interfaces", f"{fabric} fabric interfaces, the sizing needs S x m = {sz['S']} x {sz['m']} "
                      "(one per link to each switch of the other group)")
         if len(sw["interfaces"]) - fabric > sz["K"]:
@@ -456,32 +458,36 @@ def routing_complete(v: View) -> Iterator[Problem]:
         return
     rt = v.plan["routing"]
     with_asn = v.has("switches", "asn")
-    if rt["mode"] == "bgp":
+    rows = v.rows("switches")
+    own = v.has("switches", "routing_mode")  # a switch's own mode (a migration stage), else the plan's
+    bgp = [i for i, sw in enumerate(rows) if ((sw.get("routing_mode") if own else None) or rt["mode"]) == "bgp"]
+    if rt["mode"] == "bgp" or bgp:
         for key in ("asn_last", "maximum_paths"):
             if rt[key] is None:
                 yield _p(f"routing.{key}", "missing (null) in mode bgp: the plan has no BGP data")
-        if not with_asn:
-            return
-        first: dict[int, int] = {}
-        rows = v.rows("switches")
-        shared = v.has("switches", "group") and v.has("switches", "plane")  # the spines of a ROFT plane share an ASN
-        for i, sw in enumerate(rows):
-            asn = sw["asn"]
-            if asn is None:
-                yield _p(f"switches[{i}].asn", "null in mode bgp: every switch needs its AS number")
-            elif asn in first and shared and sw["group"] == rows[first[asn]]["group"] == "spine" and sw["plane"] == rows[first[asn]]["plane"]:
-                continue
-            elif asn in first:
-                yield _p(f"switches[{i}].asn", f"AS {asn} is also switches[{first[asn]}].asn"
-                         + (" (only the spines of one ROFT plane share an ASN)" if shared else ""))
-            else:
-                first[asn] = i
-                if not rt["asn_base"] <= asn <= (rt["asn_last"] if rt["asn_last"] is not None else asn):
-                    yield _p(f"switches[{i}].asn", f"AS {asn} is outside routing.asn_base-asn_last ({rt['asn_base']}-{rt['asn_last']})")
-    elif with_asn:
-        for i, sw in enumerate(v.rows("switches")):
-            if sw["asn"] is not None:
-                yield _p(f"switches[{i}].asn", f"AS {sw['asn']} in mode static (null expected)")
+    if not with_asn:
+        return
+    first: dict[int, int] = {}
+    shared = v.has("switches", "group") and v.has("switches", "plane")  # the spines of a ROFT plane share an ASN
+    for i in bgp:
+        sw = rows[i]
+        asn = sw["asn"]
+        if asn is None:
+            yield _p(f"switches[{i}].asn", "null in mode bgp: every switch needs its AS number")
+        elif asn in first and shared and sw["group"] == rows[first[asn]]["group"] == "spine" and sw["plane"] == rows[first[asn]]["plane"]:
+            continue
+        elif asn in first:
+            yield _p(f"switches[{i}].asn", f"AS {asn} is also switches[{first[asn]}].asn"
+                     + (" (only the spines of one ROFT plane share an ASN)" if shared else ""))
+        else:
+            first[asn] = i
+            last = rt["asn_last"] if rt["asn_last"] is not None else asn
+            if not rt["asn_base"] <= asn <= last:
+                yield _p(f"switches[{i}].asn", f"AS {asn} is outside routing.asn_base-asn_last ({rt['asn_base']}-{rt['asn_last']})")
+    in_bgp = set(bgp)
+    for i, sw in enumerate(rows):
+        if i not in in_bgp and sw["asn"] is not None:
+            yield _p(f"switches[{i}].asn", f"AS {sw['asn']} in mode static (null expected)")
 
 
 def settings_valid(v: View) -> Iterator[Problem]:
@@ -510,7 +516,7 @@ CHECKS: tuple[Check, ...] = (unique_names, unique_addresses, counts_match, sizin
 
 def with_checked_fields(fields: dict | None) -> dict | None:
     """``fields`` (a projection) plus what its checks need to judge what it reads: a switch's ASN is judged with
-    its role and plane (the spines of a ROFT plane share one); the port map with every role's (``port_maps``); and
+    its role, plane and own routing mode (the spines of a ROFT plane share one); the port map with every role's (``port_maps``); and
     always the plan's ``design``."""
     if fields is None:
         return None
@@ -518,10 +524,10 @@ def with_checked_fields(fields: dict | None) -> dict | None:
     if "port_map" in fields:
         fields["port_maps"] = None
     sw = fields.get("switches")
-    if isinstance(sw, (set, frozenset)) and "asn" in sw and not {"group", "plane"} <= sw:
-        fields["switches"] = set(sw) | {"group", "plane"}
-    if isinstance(sw, dict) and "asn" in sw and not {"group", "plane"} <= sw.keys():
-        fields["switches"] = {"group": None, "plane": None, **sw}
+    if isinstance(sw, (set, frozenset)) and "asn" in sw and not {"group", "plane", "routing_mode"} <= sw:
+        fields["switches"] = set(sw) | {"group", "plane", "routing_mode"}
+    if isinstance(sw, dict) and "asn" in sw and not {"group", "plane", "routing_mode"} <= sw.keys():
+        fields["switches"] = {"group": None, "plane": None, "routing_mode": None, **sw}
     return fields
 
 

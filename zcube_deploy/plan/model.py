@@ -84,6 +84,8 @@ class Switch(TypedDict):
     pod: NotRequired[Annotated[int, Field(description="a ROFT leaf's pod (0-based)")]]
     rack: str
     routes: Annotated[list[StaticRoute], Field(description="static routes (mode static); [] in mode bgp")]
+    routing_mode: NotRequired[Annotated[Literal["static", "bgp"], Field(description="this switch's mode when not the plan's "
+                                                                                  "routing.mode (a migration stage)")]]
     u: int
 
 
@@ -480,7 +482,7 @@ def _projected(td: type, frozen: tuple | None) -> Any:
     if frozen is None:
         return td
     hints = _hints(td)
-    required = td.__required_keys__
+    required = {k for k, tp in hints.items() if get_origin(tp) is not NotRequired}  # (__required_keys__ misses string NotRequired)
     fields: dict[str, Any] = {}
     for name, sub in frozen:
         tp = hints[name]

@@ -31,7 +31,7 @@ PLAN_FIELDS = projection(
 # rendering from plan.json (read_shared): what the main process reads (the devices' names, racks and
 # ASNs: enough to select and index them); the switches and servers are read by whoever renders them
 SHARED_FIELDS = projection(
-    switches={"name", "rack", "asn"}, servers={"name", "rack"}, port_map=None, models=None, settings=None, sizing=None,
+    switches={"name", "rack", "asn", "routing_mode"}, servers={"name", "rack"}, port_map=None, models=None, settings=None, sizing=None,
     cluster=None, inputs=None, tool_version=None, routing=None,
 )
 _ROWS = {"switches": projection(switches=None), "servers": projection(servers=None)}

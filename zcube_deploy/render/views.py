@@ -16,6 +16,7 @@ from zcube_deploy.errors import RenderError
 from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.plan.roles import port_map_for, role_words
 from zcube_deploy.platforms import known_platforms, platform_module
+from zcube_deploy.topology.forwarding import switch_mode
 from zcube_deploy.safety import DESCRIPTIONS_RE, check_description, check_interface, check_name
 
 
@@ -71,7 +72,7 @@ class PlanIndex:
         self.global_lines = [line.format(switch_mtu=self.settings["switch_mtu"]) for line in self.model.get("config_lines", [])]
         self.routing = plan.get("routing") or {"mode": "static"}
         self.bgp_syntax = self.model.get("bgp") or {}
-        if self.routing["mode"] == "bgp":
+        if any(switch_mode(self.routing, sw) == "bgp" for sw in plan["switches"]):
             if not self.bgp_syntax:
                 raise RenderError(f"switch model {self.model.get('name')} has no bgp syntax in the catalog; cannot render mode bgp")
             self.asn_of = {s["name"]: s["asn"] for s in plan["switches"]}
@@ -132,7 +133,7 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
     unused = [{"name": n, "description": d} for n, d in role.spare_ports if n not in used]
     prefixes = index.prefixes
     routes = [{**prefixes[rt["prefix"]], "next_hop": rt["next_hop"]} for rt in sw["routes"]]
-    bgp = bgp_view(index, sw, interfaces, order) if index.routing["mode"] == "bgp" else None
+    bgp = bgp_view(index, sw, interfaces, order) if switch_mode(index.routing, sw) == "bgp" else None
     return {
         "header": index.header,
         "hostname": hostname,

@@ -122,8 +122,10 @@ def stage_ports(inv: ResolvedInventory, acc: dict) -> dict:
 
 
 def stage_wiring(inv: ResolvedInventory, acc: dict) -> dict:
-    """Host cables in GPU order (IDs as ZCube's: H + GPU-port number), then fabric cables (F + plane, leaf, spine,
-    link); the switch interfaces and NIC ports they make."""
+    """Host cables in GPU order (IDs as ZCube's: H + GPU-port number, so a cable keeps its label when it moves to a ZCube
+    switch), then fabric cables (L + plane, leaf, spine, link: apart from ZCube's F cables, so both fit one stage plan);
+    the switch interfaces and NIC ports they make. Port k of a GPU's ports on its plane, of server i of a pod, is on
+    host port k x servers_per_pod + i of its rail leaf."""
     sz = acc["sizing"]
     G, planes, pod_size, S, m = sz["gpus_per_server"], sz["planes"], sz["servers_per_pod"], sz["spines_per_plane"], sz["links_per_pair"]
     P = inv.nic_model.ports
@@ -149,7 +151,7 @@ def stage_wiring(inv: ResolvedInventory, acc: dict) -> dict:
             for p in range(1, P + 1):
                 plane, k = divmod(p - 1, per_plane)
                 sw = leaves[(plane, pod, rail)]
-                t = in_pod * per_plane + k
+                t = k * pod_size + in_pod  # port k of the pod's server i on host port k x pod + i (ZCube's odd layout for k = 0)
                 port, nic, cid = leaf_pm["host_ports"][t], nic_names[rail][p - 1], f"H{g * P + p:0{width}d}"
                 cables.append({"id": cid, "kind": "host", "plane": plane, "group": "leaf", "gpu": g,
                                "a": {"device": server.name, "port": nic}, "b": {"device": sw["name"], "port": port}})
@@ -169,7 +171,7 @@ def stage_wiring(inv: ResolvedInventory, acc: dict) -> dict:
                 sp = spines[(plane, j)]
                 for x in range(m):
                     link = (li * S + j) * m + x
-                    cid = f"F{plane * L * S * m + link + 1:0{fwidth}d}"
+                    cid = f"L{plane * L * S * m + link + 1:0{fwidth}d}"  # L: a leaf-spine link (ZCube's odd-even cables are F)
                     lp, spp = leaf_pm["fabric_ports"][j * m + x], spine_pm["fabric_ports"][li * m + x]
                     cables.append({"id": cid, "kind": "fabric", "plane": plane, "link": link,
                                    "a": {"device": lf["name"], "port": lp}, "b": {"device": sp["name"], "port": spp}})
