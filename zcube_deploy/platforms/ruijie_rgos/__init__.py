@@ -14,7 +14,8 @@ rest of the tool asks a platform (the seam, docs/platforms.md), re-exported from
 - :func:`numbered_sections`, :func:`section_interface`, ``NEGATION`` (``sections.py``): push's check of
   a config file's lines, by line number, before it is sent.
 - ``VERIFY_COMMANDS``, ``FACT_COMMANDS``, :func:`command_error` (``commands.py``) and :func:`observe`
-  (``observations.py``): what verify runs and how it is read; :func:`drift_rows` (``drift.py``): audit.
+  (``observations.py``): what verify runs and how it is read; :func:`drift_rows` (``drift.py``): audit;
+  :func:`remediation`, ``SECTION_END`` (``driver.py``): the lines push would send (expand's change sets).
 - ``names.py`` (interface names and abbreviations: the one table), ``parsers.py`` (TextFSM),
   ``drain.py`` (the drain's edits), ``lab/`` (the simulated switch).
 - ``platform.yaml``: the managed scope, the loopback push owns, the secret patterns.
@@ -50,6 +51,19 @@ def drift_rows(running: str, intended: str, owns=None) -> list:
     from zcube_deploy.platforms.ruijie_rgos.drift import drift_rows as rows
 
     return rows(running, intended, owns)
+
+
+SECTION_END = "exit"  # the line a remediation (``remediation``) sends after a section's lines
+
+
+def remediation(running: str, intended: str, owns=None) -> list[str]:
+    """The lines push sends to take ``running`` to ``intended`` inside ``owns`` (the driver's
+    ``remediation_lines``: what `zcube push --dry-run` writes to DIR/push/<switch>.diff); `zcube
+    expand` computes its change sets with it, offline."""
+    # start-up time: driver.py loads netmiko and napalm, which render, plan and the offline commands never need
+    from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+
+    return remediation_lines(running, intended, owns)
 
 
 def observe(outputs: dict[str, str]) -> dict:
