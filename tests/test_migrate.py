@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from conftest import INVENTORIES, run_zcube
+from conftest import INVENTORIES, ROOT, run_zcube
 from migrate_helpers import roft_like
 from test_cli_tables import unreadable
 from zcube_deploy.errors import InputErrors
@@ -178,3 +178,97 @@ def test_the_stage_table_is_readable_at_80_columns(glm_4gpu, monkeypatch):
     assert printed
     for t in printed:
         assert not unreadable(t), unreadable(t)
+
+
+# ---------------------------------------------------------------- ROFT to ZCube on real plans (roft-small -> zcube-small)
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """roft-small and zcube-small planned, then migrated at a floor of 0.5 in 4-GPU units (out: DIR)."""
+    d = tmp_path_factory.mktemp("small")
+    for name, inv in (("roft", "roft-small.yaml"), ("zcube", "zcube-small.yaml")):
+        r = run_zcube("plan", str(ROOT / "tests" / "inventories" / inv), "-o", str(d / name))
+        assert r.returncode == 0, r.stderr
+    r = run_zcube("migrate", str(d / "roft" / "plan.json"), str(d / "zcube" / "plan.json"), "-o", str(d / "out"),
+                  "--unit", "4-gpu", "--capacity-floor", "0.5")
+    assert r.returncode == 0, r.stderr
+    return d
+
+
+def test_small_stages_and_files(small):
+    doc = json.loads((small / "out" / "migrate.json").read_text())
+    assert doc["stages"] == doc["stages_lower_bound"] == 2 and doc["stage_plans"]["written"]
+    assert doc["switches_reused"] == 16 and doc["switches_retired"] == 2 and doc["switches_bought"] == 0
+    for t in (1, 2):
+        d = small / "out" / f"stage-{t:02d}"
+        for name in ("plan.json", "manifest.json", "moves.csv", "labels.csv", "moves.xlsx", "report.json", "report.txt"):
+            assert (d / name).is_file(), (t, name)
+        plan = json.loads((d / "plan.json").read_text())
+        assert plan["design"] == "stage"
+        assert sorted(p.stem for p in (d / "configs").glob("*.cfg")) == sorted(s["name"] for s in plan["switches"])
+        moves = (d / "moves.csv").read_text().splitlines()
+        assert moves[0].startswith("step,action,kind,cable,was,unplug_rack")
+        assert len(moves) - 1 >= json.loads((d / "report.json").read_text())["cable_touches"]
+
+
+def test_small_last_stage_is_the_target(small):
+    """After the last stage the fabric is TO's: the same switches, interfaces, NIC ports and cables."""
+    last = json.loads((small / "out" / "stage-02" / "plan.json").read_text())
+    want = json.loads((small / "zcube" / "plan.json").read_text())
+    for key in ("switches", "servers", "cables", "counts", "routing", "sizing", "addressing"):
+        assert last[key] == want[key], key
+
+
+def test_small_first_stage_holds_both_islands(small):
+    plan = json.loads((small / "out" / "stage-01" / "plan.json").read_text())
+    roles = {s["group"] for s in plan["switches"]}
+    assert roles == {"leaf", "spine", "odd", "even"}
+    nic_switch = {n["switch"] for s in plan["servers"] for n in s["nics"]}
+    assert nic_switch <= {s["name"] for s in plan["switches"]}
+    by_name = {s["name"]: s["group"] for s in plan["switches"]}
+    for c in plan["cables"]:  # no cable joins the two islands
+        if c["kind"] == "fabric":
+            assert {by_name[c["a"]["device"]], by_name[c["b"]["device"]]} in ({"leaf", "spine"}, {"odd", "even"}), c["id"]
+
+
+def test_stage_plans_need_one_routing_mode(glm_roft, glm1k_plan):
+    from zcube_deploy.migrate.stageplan import stage_plans_blocked
+
+    assert stage_plans_blocked({"routing": {"mode": "bgp"}}, glm1k_plan) and "mode static" in stage_plans_blocked(
+        {"routing": {"mode": "bgp"}}, glm1k_plan)
+    assert stage_plans_blocked({"routing": {"mode": "static"}}, glm1k_plan) is None
+
+
+def _physical_cables(plan: dict, roles: dict[str, str]) -> set[frozenset]:
+    return {frozenset({(roles.get(c[e]["device"], c[e]["device"]), c[e]["port"]) for e in ("a", "b")}) for c in plan["cables"]}
+
+
+def test_lab_operations_take_the_wiring_stage_by_stage(small):
+    """moves.csv replayed on the lab's wiring (as `zcube lab fix --stage` sends it) gives, after every stage, exactly
+    the stage plan's cables (roles named by the switches playing them); a move left out is seen."""
+    from zcube_deploy.lab.stage import stage_inputs
+    from zcube_deploy.lab.wiring import Wiring
+    from zcube_deploy.migrate.labops import stage_operations
+
+    wiring = Wiring.from_plan(json.loads((small / "roft" / "plan.json").read_text()))
+    for t in (1, 2):
+        d = small / "out" / f"stage-{t:02d}"
+        rows, roles, taken, stage = stage_inputs(str(d))
+        assert stage == t and taken
+        ops, problems = stage_operations(rows, roles, "moves.csv")
+        assert not problems and ops
+        if t == 1:
+            short = wiring.copy()
+            short.apply_all([op for op in ops if op != next(o for o in ops if o["op"] == "connect")])
+            assert {frozenset({c.a, c.b}) for c in short.cables.values()} != _physical_cables(json.loads((d / "plan.json").read_text()), roles)
+        wiring.apply_all(ops)
+        want = _physical_cables(json.loads((d / "plan.json").read_text()), roles)
+        assert {frozenset({c.a, c.b}) for c in wiring.cables.values()} == want, t
+
+
+def test_stage_operations_name_bad_rows():
+    from zcube_deploy.migrate.labops import role_aliases, stage_operations
+
+    ops, problems = stage_operations([{"step": "1", "action": "jump"}], {}, "m.csv")
+    assert not ops and "m.csv:2" in problems[0].path
+    _, problems = role_aliases({"A": {"host": "h", "port": 1}}, {"ZC-O001": "spare-1"}, ["ZC-O001"])
+    assert problems and "spare" in problems[0].hint

@@ -19,6 +19,7 @@ from zcube_deploy.cli import (  # noqa: F401  (each module registers its command
     drain,
     undrain,
     diff,
+    expand,
     hall,
     lab,
     migrate,

@@ -25,7 +25,9 @@ def print_migration(doc: dict, out_dir: str) -> None:
     out.print(f"switches: {doc['switches_reused']} reused ({reused}), {doc['switches_retired']} retired, "
               f"{doc['switches_bought']} bought, {doc['switches_reracked']} re-racked; cables kept in place: {doc['cables_kept']}")
     out.print(f"technician hours at {doc['crew_rate_cables_per_hour']:g} cables/hour (uncalibrated): {doc['technician_hours']:.1f}")
-    out.print(f"wrote {out_dir}/migrate.json")
+    if doc["stage_plans"]["why_not"]:
+        out.print(f"[yellow]stage plans not written[/]: {doc['stage_plans']['why_not']}")
+    out.print(f"wrote {out_dir}/migrate.json and {doc['stages']} stage folder(s) {out_dir}/stage-NN")
 
 
 @cli.command("migrate")

@@ -67,12 +67,11 @@ def _short(value) -> str:
 
 
 def _changed(path: str, what: str, fields: list[str]) -> Problem:
-    return Problem(path, f"{what} would change: " + "; ".join(fields[:4]) + (f"; and {len(fields) - 4} more fields" if len(fields) > 4 else ""),
-                   HINT)
+    return Problem(path, f"{what} would change: " + "; ".join(fields[:4]) + (f"; and {len(fields) - 4} more fields" if len(fields) > 4 else ""))
 
 
 def _gone(path: str, what: str) -> Problem:
-    return Problem(path, f"{what} would go", HINT)
+    return Problem(path, f"{what} would go")
 
 
 def _fabric(old: dict, new: dict, problems: list[Problem]) -> None:

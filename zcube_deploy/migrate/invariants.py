@@ -126,17 +126,18 @@ def _expected(mig: Migration, t: int) -> set[frozenset]:
 
 
 def check_wiring(mig: Migration) -> list[Problem]:
-    """Replay the moves on the FROM wiring: each finds its cable end where it says, each stage ends as expected."""
-    wiring: dict[str, set[tuple[str, str]]] = {h.cable: {key, (h.switch, h.port)} for key, h in mig.src.host.items()}
-    wiring.update({c.id: {c.a, c.b} for c in mig.src.fabric})
+    """Replay the moves on the FROM wiring: each finds its cable end where it says, each stage ends as expected.
+    Cables are keyed by (plan, id): the two plans number their cables on their own."""
+    wiring: dict[tuple[str, str], set[tuple[str, str]]] = {("from", h.cable): {key, (h.switch, h.port)} for key, h in mig.src.host.items()}
+    wiring.update({("from", c.id): {c.a, c.b} for c in mig.src.fabric})
     out: list[Problem] = []
     for t, moves in enumerate(mig.moves, start=1):
         renamed = {x: r for r, x in mig.bind.items() if mig.need_stage[r] == t}
         for m in moves:
             where = f"stage {t} {m.action} {m.old_cable or m.cable}"
             if m.action in ("move", "remove"):
-                key = m.old_cable if m.old_cable in wiring else m.cable  # a cable re-laid end by end carries its new id after the first
-                ends = wiring.get(key or "")
+                key = ("from", m.old_cable) if ("from", m.old_cable) in wiring else ("to", m.cable)  # re-laid end by end: TO id after the first
+                ends = wiring.get(key)
                 old = (m.old.device, m.old.port) if m.old else None
                 if ends is None or old not in ends:
                     out.append(Problem(where, f"no cable {m.old_cable} at {old} to take out"))
@@ -144,11 +145,11 @@ def check_wiring(mig: Migration) -> list[Problem]:
                 ends.discard(old)
                 if m.action == "move":
                     ends.add((m.new.device, m.new.port))
-                    wiring[m.cable] = wiring.pop(key)
+                    wiring[("to", m.cable)] = wiring.pop(key)
                 elif not ends:
                     wiring.pop(key)
             else:
-                wiring.setdefault(m.cable, set()).add((m.new.device, m.new.port))
+                wiring.setdefault(("to", m.cable), set()).add((m.new.device, m.new.port))
         for cid, ends in list(wiring.items()):
             wiring[cid] = {(renamed.get(d, d), p) for d, p in ends}
         have = {frozenset(e) for e in wiring.values() if len(e) == 2}

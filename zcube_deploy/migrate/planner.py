@@ -43,7 +43,7 @@ class Migration:
     batches: list[list[int]]
     bind: dict[str, str]  # TO role -> physical switch
     need_stage: dict[str, int]
-    free_stage: dict[str, int]
+    free_stage: dict[str, int]  # FROM switch -> the stage it leaves the FROM island in (see _release)
     moves: list[list[Move]]
     proven: bool
     options: Options
@@ -72,7 +72,20 @@ def _free_stages(search: Search, batches: list[list[int]]) -> tuple[dict[str, in
         roles = frozenset().union(*(search.needs_dst[u] for u in moved))
         for r in sorted(roles | set(search.dst_cover(roles) or ())):
             need.setdefault(r, t)
+    for r in sorted(search.dst.switches):  # a TO switch no unit uses yet (hosts to come: growth) joins in the last stage
+        need.setdefault(r, len(batches))
     return need, {s: t + 1 for s, t in busy_at.items()}
+
+
+def _release(src: Side, bind: dict[str, str], need: dict[str, int], free: dict[str, int], last: int) -> dict[str, int]:
+    """The stage each FROM switch leaves the FROM island in: a switch with hosts as soon as its units have gone; a
+    switch without (a spine) only when its TO role needs it, or after the last stage when it retires, so the FROM
+    island keeps every spine it can (its bandwidth) and a spine's cables move when they can serve at once."""
+    role_of = {x: r for r, x in bind.items()}
+    out = dict(free)
+    for s in src.cores:
+        out[s] = need[role_of[s]] if s in role_of else last
+    return out
 
 
 def _stage_moves(search: Search, batches: list[list[int]], bind: dict[str, str], free: dict[str, int], need: dict[str, int],
@@ -100,6 +113,7 @@ def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, ser
         bind = assign_roles(src, dst, opts.spares, need, free)
         if bind is None:
             continue
+        free = _release(src, bind, need, free, len(batches))
         moves = _stage_moves(search, batches, bind, free, need, servers, opts.spares)
         phys = {p.name: p for p in physicals(src, opts.spares)}
         score = (sum(touches(m) for m in moves), sum(1 for r, x in bind.items() if reracked(phys[x], dst, r)),

@@ -46,8 +46,8 @@ def stage_report(mig: Migration, t: int) -> dict:
     }
 
 
-def summary(mig: Migration, from_path: str, to_path: str) -> dict:
-    """migrate.json."""
+def summary(mig: Migration, from_path: str, to_path: str, stage_plans_why_not: str | None = None) -> dict:
+    """migrate.json (``stage_plans_why_not``: why the stages' plan.json could not be written, None when they were)."""
     phys = {p.name: p for p in physicals(mig.src, mig.options.spares)}
     used = set(mig.bind.values())
     all_moves = [m for stage in mig.moves for m in stage]
@@ -85,6 +85,7 @@ def summary(mig: Migration, from_path: str, to_path: str) -> dict:
         "technician_hours": round(total / mig.options.crew_rate, 2),
         "roles": roles,
         "retired": retired,
+        "stage_plans": {"written": stage_plans_why_not is None, "why_not": stage_plans_why_not},
         "stage_reports": [stage_report(mig, t) for t in range(1, len(mig.batches) + 1)],
     }
 

@@ -29,6 +29,7 @@ SPARE = "spare"
 KEEP = 1000.0  # weight of one cable kept in place
 RERACK = 1.0  # cost of a re-racked switch (a tie-breaker after cables)
 BUY = 1e7  # cost of a spare: bought only when nothing else makes the stages feasible
+CORE = 0.01  # cost of giving a role to a switch without hosts (a spine) rather than a leaf: the last tie-breaker
 TOO_LATE = 1e12
 
 
@@ -118,7 +119,8 @@ def _matrix(roles: list[str], phys: list[Physical], kept: Kept, with_fabric: boo
     cost = np.zeros((len(roles), len(phys)))
     for j, p in enumerate(phys):
         for i, r in enumerate(roles):
-            cost[i, j] = -KEEP * kept.weight(p, r, with_fabric) + (RERACK if reracked(p, kept.dst, r) else 0.0) + (BUY if p.spare else 0.0)
+            cost[i, j] = (-KEEP * kept.weight(p, r, with_fabric) + (RERACK if reracked(p, kept.dst, r) else 0.0) + (BUY if p.spare else 0.0)
+                          + (CORE if not p.spare and p.name not in kept.src.edges else 0.0))
     return cost
 
 

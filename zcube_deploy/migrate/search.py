@@ -178,7 +178,8 @@ class Search:
         (edges, cores), (roles, tcores) = self._src_of[rem], self._dst_of[mov]
         out = None
         if cores is not None and tcores is not None:
-            out = len(self.src.switches) - len(edges) - len(cores) + self.spares - len(roles) - len(tcores)
+            need = len(self.dst.switches) if counts == self.full else len(roles) + len(tcores)  # at the end every TO switch, hosts or not
+            out = len(self.src.switches) - len(edges) - len(cores) + self.spares - need
         self._slack[counts] = out
         return out
 

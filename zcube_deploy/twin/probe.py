@@ -41,7 +41,8 @@ from zcube_deploy.twin.netns import InNamespace
 
 TICK_S = 0.001  # the child sends what is due, then waits for replies, at most this long
 NICE = -10
-BATCH = 256  # at most this many echoes sent before the replies are read
+BATCH = 256
+MAX_LATE = 100_000  # at most this many echoes sent before the replies are read
 READY = "ready"
 
 
@@ -94,6 +95,11 @@ class ProbeResult:
     stopped: float
     max_lag_ms: float            # the latest any echo was sent after its scheduled time
     pairs: tuple[PairProbe, ...]
+    late: tuple[tuple[float, float], ...] = ()   # (time, ms behind) of every send more than half a period late
+
+    def max_lag_between(self, t0: float, t1: float) -> float:
+        """How far behind its schedule the prober fell in [t0, t1) (ms; 0 when never more than half a period)."""
+        return max((ms for t, ms in self.late if t0 <= t < t1), default=0.0)
 
     @property
     def sent(self) -> int:
@@ -180,7 +186,8 @@ def _result(doc: dict) -> ProbeResult:
     for p in doc["pairs"]:
         pairs.append(PairProbe(p["src"], p["dst"], p["sent"], p["received"],
                                tuple(LossInterval(*i) for i in p["intervals"]), p["lost_at_end"]))
-    return ProbeResult(doc["period_ms"], doc["timeout_ms"], doc["started"], doc["stopped"], doc["max_lag_ms"], tuple(pairs))
+    return ProbeResult(doc["period_ms"], doc["timeout_ms"], doc["started"], doc["stopped"], doc["max_lag_ms"], tuple(pairs),
+                       tuple(tuple(x) for x in doc["late"]))
 
 
 # ------------------------------------------------------------------------ the child
@@ -246,6 +253,7 @@ def child(spec: dict, control) -> dict:
     t0 = time.time()
     print(READY, repr(t0), flush=True)
     next_slot, max_lag, stop_at, stopped = 0, 0.0, None, t0
+    late: list[tuple[float, float]] = []  # (time, ms behind) of each batch sent more than half a period late
 
     def receive(fd: int, now: float) -> None:
         recv, kof = pair_of[fd]
@@ -265,7 +273,11 @@ def child(spec: dict, control) -> dict:
         now = time.time()
         if stop_at is None:
             due = min(int((now - t0) / slot) + 1, next_slot + BATCH)  # then read replies, even when behind
-            max_lag = max(max_lag, now - (t0 + next_slot * slot)) if next_slot < due else max_lag
+            if next_slot < due:
+                lag = now - (t0 + next_slot * slot)
+                max_lag = max(max_lag, lag)
+                if lag > period / 2 and len(late) < MAX_LATE:
+                    late.append((round(now, 4), round(lag * 1000, 1)))
             while next_slot < due:
                 k, r = next_slot % n, next_slot // n
                 sent_at[k].append(now)
@@ -287,7 +299,7 @@ def child(spec: dict, control) -> dict:
             else:
                 receive(fd, time.time())
     return {"period_ms": spec["period_ms"], "timeout_ms": spec["timeout_ms"], "started": t0, "stopped": stopped,
-            "max_lag_ms": round(max_lag * 1000, 1),
+            "max_lag_ms": round(max_lag * 1000, 1), "late": late,
             "pairs": [{"src": s, "dst": d, "sent": len(got[k]), "received": sum(got[k]),
                        "lost_at_end": bool(got[k]) and not got[k][-1],
                        "intervals": _intervals(sent_at[k], got[k], period)} for k, (s, d) in enumerate(pairs)]}
