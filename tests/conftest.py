@@ -6,17 +6,32 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
 GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def _ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+# CI runs hypothesis derandomized: a commit's verdict is the same on every run, so a red CI always
+# means the commit, never a new random example. Runs on a desk (no CI) keep exploring new examples;
+# what they find becomes a test (hypothesis' database and @example).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if _ci():
+    settings.load_profile("ci")
 
 
 def pytest_addoption(parser):
@@ -38,7 +53,7 @@ def pytest_configure(config):
 
 def strict_skips(config) -> bool:
     """A CI run (``CI`` set, as .ci/run does) of the full suite: a test skipped for a missing prerequisite fails."""
-    return bool(config.getoption("--run-slow")) and os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+    return bool(config.getoption("--run-slow")) and _ci()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -74,6 +89,22 @@ _VOLATILE = [
     (re.compile(r'("tool_version":\s*)"[^"]*"'), r'\1"<version>"'),
     (re.compile(r'("[a-z_]*sha256":\s*)"[0-9a-f]+"'), r'\1"<sha256>"'),
 ]
+
+
+@contextmanager
+def deadline(seconds: int, what: str = "a command"):
+    """The block fails with TimeoutError once it has run ``seconds`` (SIGALRM, main thread): a fuzz case
+    that hangs is a failure naming ``what``, not a stuck suite."""
+    def expired(*_):
+        raise TimeoutError(f"{what} ran longer than {seconds} s (a hang)")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def normalise_volatile(text: str) -> str:

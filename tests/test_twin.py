@@ -105,7 +105,7 @@ def test_frr_bgp_config_peers_with_every_fabric_neighbour(tmp_path):
         assert got["neighbors"] == peers
         assert got["networks"] == {sw["host_block"], f"{sw['loopback']}/32"}
         assert f"router bgp {sw['asn']}\n" in text
-        for line in ("bgp bestpath as-path multipath-relax", "no bgp ebgp-requires-policy", "timers bgp 3 9",
+        for line in ("bgp bestpath as-path multipath-relax", "bgp bestpath compare-routerid", "no bgp ebgp-requires-policy", "timers bgp 3 9",
                      "neighbor FABRIC remote-as external", "neighbor FABRIC advertisement-interval 0",
                      "neighbor FABRIC bfd profile fabric", "maximum-paths "):
             assert f" {line}" in text, line
@@ -182,7 +182,7 @@ def test_failure_specs_are_checked_all_at_once():
 
 # --- measured against predicted (no root needed) ------------------------------------------------
 
-REPORT_FIELDS = {"twin", "cluster", "routing", "failure_mode", "seed", "bfd", "checks", "baseline", "failures", "ok"}
+REPORT_FIELDS = {"twin", "cluster", "routing", "failure_mode", "seed", "bfd", "checks", "baseline", "failures", "measurements", "ok"}
 FAILURE_FIELDS = {"failure", "spec", "mode", "probe_flows", "converge_ms", "converged", "packets_lost", "fib_converge_ms",
                   "fib_switches_watched", "fib_dead_prefixes_ms", "fib_last_change_ms", "fib_next_hops_ms_per_switch",
                   "fib_dead_prefixes_ms_per_switch", "predicted_probes_survive", "gpu_pairs_measured", "port_pairs_measured",

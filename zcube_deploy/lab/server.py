@@ -11,6 +11,7 @@ import asyncio
 import ctypes
 import hmac
 import json
+import logging
 import socket
 import threading
 from contextlib import contextmanager
@@ -28,7 +29,7 @@ HOST = "127.0.0.1"
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
 PLAN_FIELDS = projection(
     cables={"id", "kind", "a", "b"}, port_map=None, models=None, settings=None, addressing=None,
-    switches={"name", "mgmt_address"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
+    switches={"name", "mgmt_address", "group"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
 )
 
 class _Shell(asyncssh.SSHServerSession):
@@ -216,8 +217,6 @@ class Lab:
         self.drops: dict[str, int] = {}
 
     async def start(self) -> None:
-        import logging
-
         logging.getLogger("asyncio").setLevel(logging.ERROR)  # writes to sessions the client already closed
         logging.getLogger("asyncssh").setLevel(logging.WARNING)
         for i, name in enumerate(sorted(self.model.switches)):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 
 def plan_summary(plan: dict) -> dict:
+    if "leaves_per_plane" in plan["sizing"]:
+        return roft_summary(plan)
     sz, counts, pm, ad = plan["sizing"], plan["counts"], plan["port_map"], plan["addressing"]
     R = sz["logical_ports"]
     used_host = counts["host_cables"]
@@ -11,6 +13,7 @@ def plan_summary(plan: dict) -> dict:
     used_fabric = 2 * counts["fabric_cables"]
     return {
         "cluster": plan["cluster"]["name"],
+        "design": plan.get("design", "zcube"),
         "gpus_installed": sz["installed_gpus"],
         "gpus_capacity": sz["capacity_gpus"],
         "servers_installed": sz["installed_servers"],
@@ -39,6 +42,41 @@ def plan_summary(plan: dict) -> dict:
         "invariants": {c["name"]: c["status"] for c in plan["checks"]},
         "invariants_passed": all(c["status"] != "failed" for c in plan["checks"]),
     }
+
+
+def roft_summary(plan: dict) -> dict:
+    """A ROFT plan's summary (docs/roft.md): the common figures and its shape of pods, leaves and spines."""
+    sz, counts, ad, maps = plan["sizing"], plan["counts"], plan["addressing"], plan["port_maps"]
+    return {
+        "cluster": plan["cluster"]["name"],
+        "design": "roft",
+        "gpus_installed": sz["installed_gpus"],
+        "gpus_capacity": sz["capacity_gpus"],
+        "servers_installed": sz["installed_servers"],
+        "servers_capacity": sz["capacity_servers"],
+        "planes": sz["planes"],
+        **{k: sz[k] for k in ("pods", "servers_per_pod", "leaves_per_plane", "spines_per_plane", "uplinks_per_leaf", "links_per_pair",
+                              "fabric_speed", "host_ports_per_leaf")},
+        "sizing_reasons": sz["reasons"],
+        "switches": counts["switches"],
+        "switch_model": plan["cluster"]["switch_model"],
+        "host_cables": counts["host_cables"],
+        "fabric_cables": counts["fabric_cables"],
+        "routing_mode": plan["routing"]["mode"],
+        "routing": routing_text(plan),
+        "cages": {role: {"host": pm["host_cages"], "fabric": pm["fabric_cages"]} for role, pm in maps.items()},
+        "pools": {k: {"used": ad["used"][k], "size": ad["size"][k]} for k in ad["used"]},
+        "invariants": {c["name"]: c["status"] for c in plan["checks"]},
+        "invariants_passed": all(c["status"] != "failed" for c in plan["checks"]),
+    }
+
+
+def shape_text(sz: dict) -> str:
+    """The fabric's shape in one line (a ZCube's S, K, m; a ROFT's pods, leaves and spines)."""
+    if "leaves_per_plane" in sz:
+        return (f"{sz['pods']} pod(s) of {sz['servers_per_pod']} servers, {sz['leaves_per_plane']} rail leaves + {sz['spines_per_plane']} "
+                f"spines per plane, {sz['links_per_pair']} x {sz['fabric_speed']} links per leaf/spine pair, {sz['planes']} plane(s)")
+    return f"S={sz['S']} switches per group, K={sz['K']} host ports, m={sz['m']} links per odd/even pair, {sz['planes']} plane(s)"
 
 
 def routing_text(plan: dict) -> str:
