@@ -29,7 +29,7 @@ HOST = "127.0.0.1"
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
 PLAN_FIELDS = projection(
     cables={"id", "kind", "a", "b"}, port_map=None, models=None, settings=None, addressing=None,
-    switches={"name", "mgmt_address"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
+    switches={"name", "mgmt_address", "group"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
 )
 
 class _Shell(asyncssh.SSHServerSession):
