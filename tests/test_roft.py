@@ -212,3 +212,63 @@ def test_roft_cut_sheets_and_labels(small_build):
     assert "ROFT cabling: roftsmall" in cells
     assert any(str(c).startswith("2 pod(s) of 2 servers, 16 rail leaves + 2 spines per plane") for c in cells)
     assert "NIC port to a ROFT rail leaf; label colour blue" in cells and "ROFT leaf to spine; label colour orange" in cells
+
+
+def _broken(plan: dict, how) -> dict:
+    bad = json.loads(json.dumps(plan))
+    how(bad)
+    return {r["name"]: r for r in designs.evaluate(bad)}
+
+
+def _off_rail(p):
+    """A host cable, its NIC row and the leaf ports moved, consistently, to a leaf of another rail."""
+    c = next(c for c in p["cables"] if c["kind"] == "host")
+    other = next(s for s in p["switches"] if s["group"] == "leaf" and s["name"] != c["b"]["device"])
+    c["b"]["device"] = other["name"]
+    nic = next(n for s in p["servers"] for n in s["nics"] if n["cable"] == c["id"])
+    nic["switch"] = other["name"]
+
+
+def _spine_on_host_port(p):
+    sp = next(s for s in p["switches"] if s["group"] == "spine")
+    sp["interfaces"][0]["name"] = p["port_map"]["host_ports"][0]
+
+
+def _link_missing(p):
+    p["cables"] = [c for c in p["cables"] if c["kind"] != "fabric" or c["link"] != 0]
+
+
+def _spine_own_asn(p):
+    next(s for s in p["switches"] if s["group"] == "spine")["asn"] += 100
+
+
+def _peer_off_its_31(p):
+    """A leaf uplink readdressed out of its /31, its spine told so: both ends agree, the /31 does not."""
+    leaf = p["switches"][0]
+    itf = next(i for i in leaf["interfaces"] if i["kind"] == "fabric")
+    itf["address"] = "10.99.0.5"
+    spine = next(s for s in p["switches"] if s["name"] == itf["peer"]["device"])
+    next(i for i in spine["interfaces"] if i["name"] == itf["peer"]["port"])["peer"]["address"] = "10.99.0.5"
+
+
+def _no_route_on_a_port(p):
+    p["servers"][0]["nics"][0]["routes"] = []
+
+
+@pytest.mark.parametrize("check, how", [
+    ("rail_leaf_per_gpu_port", _off_rail), ("port_budget_and_cages", _spine_on_host_port), ("leaf_spine_mesh", _link_missing),
+    ("asn_per_leaf_spines_share", _spine_own_asn), ("addresses_unique_peers_connected", _peer_off_its_31),
+    ("rail_paths", _no_route_on_a_port),
+])
+def test_each_roft_invariant_catches_its_known_bad_case(small_plan, check, how):
+    rows = _broken(small_plan, how)
+    assert rows[check]["status"] == "failed", rows[check]
+    assert rows[check]["violations"]
+
+
+def test_every_roft_invariant_has_a_known_bad_case():
+    from zcube_deploy.designs.roft.checks import INVARIANTS
+
+    covered = {"rail_leaf_per_gpu_port", "port_budget_and_cages", "leaf_spine_mesh", "asn_per_leaf_spines_share",
+               "addresses_unique_peers_connected", "rail_paths"}
+    assert {f.__name__ for f in INVARIANTS} == covered
