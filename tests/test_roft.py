@@ -272,3 +272,48 @@ def test_every_roft_invariant_has_a_known_bad_case():
     covered = {"rail_leaf_per_gpu_port", "port_budget_and_cages", "leaf_spine_mesh", "asn_per_leaf_spines_share",
                "addresses_unique_peers_connected", "rail_paths"}
     assert {f.__name__ for f in INVARIANTS} == covered
+
+
+def _brute_routed_lost(plan: dict, st, rf) -> int:
+    """GPU pairs without a routed path, pair by pair (the rule of analysis/roft.py written out plainly)."""
+    fab = rf.fab
+    live_link = {}
+    for k in range(len(fab.link_u)):
+        if st.link_up[k] and st.switch_up[fab.link_u[k]] and st.switch_up[fab.link_v[k]]:
+            live_link.setdefault(int(fab.link_u[k]), set()).add(int(fab.link_v[k]))
+    ports = [[int(fab.port_switch[g, p]) for p in range(2) if st.host_up[g, p] and st.switch_up[fab.port_switch[g, p]]]
+             for g in range(fab.n_gpus)]
+    lost = 0
+    for a in range(fab.n_gpus):
+        for b in range(a + 1, fab.n_gpus):
+            ok = any(x == y or live_link.get(x, set()) & live_link.get(y, set()) for x in ports[a] for y in ports[b])
+            lost += not ok
+    return lost
+
+
+def test_roft_routed_count_is_the_pairwise_rule(small_plan):
+    import numpy as np
+
+    from zcube_deploy.analysis.failures import State
+    from zcube_deploy.analysis.roft import RoftFabric
+
+    rf = RoftFabric(small_plan)
+    rng = np.random.default_rng(7)
+    for p in (0.0, 0.1, 0.3):
+        for _ in range(5):
+            st = State(rng.random((rf.fab.n_gpus, 2)) >= p, rng.random(len(rf.fab.link_u)) >= p, rng.random(rf.fab.n_switches) >= p / 2)
+            assert rf.routed_lost_pairs(st) == _brute_routed_lost(small_plan, st, rf)
+
+
+def test_roft_analyze_over_the_cli(small_build, tmp_path):
+    out, plan = small_build
+    r = run_zcube("analyze", str(out / "plan.json"), "-o", str(tmp_path), "--samples", "20")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "analyze.json").read_text())
+    leaf = next(x for x in doc["single_failures"]["elements"] if x["element"] == "R-L001")
+    n, k = 32, 2  # 32 GPUs; leaf (pod 0, rail 0) holds GPU 0 of the pod's 2 servers
+    assert leaf["gpu_ports_cut_off"] == 2 * k and leaf["gpu_pairs_without_routed_path"] == k * (n - k) + 1
+    spine = next(x for x in doc["single_failures"]["elements"] if x["element"] == "R-S001")
+    assert spine["gpu_pairs_without_routed_path"] == 0  # the other spine carries every leaf pair
+    assert set(doc["not_applicable"]) == {"cross_group_paths", "dual_plane_clos"}
+    assert "not applicable: cross_group_paths" in r.stdout and "ROFT (eBGP routing)" in r.stdout

@@ -42,8 +42,36 @@ def _single_failures_narrow(columns: list[str], rows: list[tuple[str, list[str]]
     return t
 
 
+ROFT_SINGLE_COLUMNS = ("count", "GPU ports cut off", "GPU pairs w/o routed path", "GPU pairs disconnected")
+
+
+def print_roft_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
+    p = doc["plan"]
+    out.print(f"[bold]{p['cluster']}[/] (ROFT): {p['gpus']:,} GPUs, {p['switches']} switches ({p['leaves_per_plane']} leaves + "
+              f"{p['spines_per_plane']} spines per plane), {p['fabric_links']:,} leaf-spine links; routed: {doc['routing']['routed_means']}")
+    sf = doc["single_failures"]
+    rows = [(label, [str(sf[k]["elements"])] + [f"{sf[k][f'max_{f}']['value']:,}" for f in
+                                                ("gpu_ports_cut_off", "gpu_pairs_without_routed_path", "gpu_pairs_disconnected")])
+            for k, label in (("switch", "one switch"), ("fabric_link", "one leaf-spine link")) if sf[k]["elements"]]
+    print_fitting(_single_failures_wide(list(ROFT_SINGLE_COLUMNS), rows), lambda: [_single_failures_narrow(list(ROFT_SINGLE_COLUMNS), rows)])
+    t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
+              title_justify="left")
+    for c in ("p", "ROFT (any path)", "ROFT (eBGP routing)"):
+        t.add_column(c, justify="right")
+    for r in doc["random_link_failures"]:
+        t.add_row(f"{r['p']:g}", _ci(r["roft"]), _ci(r["roft_routed"]))
+    print_wide(t)
+    for what, why in doc["not_applicable"].items():
+        out.print(f"not applicable: {what}: {why}")
+    out.print(f"written: [bold]{js}[/] (per-element tables), [bold]{png}[/]")
+
+
 def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
     from zcube_deploy.analysis.report import SINGLE_FAILURE_COLUMNS, single_failure_rows  # start-up time (numpy)
+
+    if doc.get("design") == "roft":
+        print_roft_analysis(doc, samples, seed, js, png)
+        return
 
     ps = doc["path_statistics"]
     cg = ps["cross_group"]
