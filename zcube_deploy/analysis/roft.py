@@ -140,3 +140,14 @@ def analyze_roft(plan: dict, probabilities, samples: int, seed: int) -> dict:
         "random_link_failures": random,
         "not_applicable": NOT_APPLICABLE,
     }
+
+
+ROFT_SINGLE_COLUMNS = ["count", "GPU ports cut off", "GPU pairs w/o routed path", "GPU pairs disconnected"]
+
+
+def single_failure_rows(doc: dict) -> list[tuple[str, list[str]]]:
+    """The single-failures table of a ROFT analyze.json: (failed element, its figures in ROFT_SINGLE_COLUMNS' order)."""
+    sf = doc["single_failures"]
+    return [(label, [str(sf[k]["elements"])] + [f"{sf[k][f'max_{f}']['value']:,}" for f in
+                                                ("gpu_ports_cut_off", "gpu_pairs_without_routed_path", "gpu_pairs_disconnected")])
+            for k, label in (("switch", "one switch"), ("fabric_link", "one leaf-spine link")) if sf[k]["elements"]]

@@ -42,18 +42,14 @@ def _single_failures_narrow(columns: list[str], rows: list[tuple[str, list[str]]
     return t
 
 
-ROFT_SINGLE_COLUMNS = ("count", "GPU ports cut off", "GPU pairs w/o routed path", "GPU pairs disconnected")
-
-
 def print_roft_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
     p = doc["plan"]
     out.print(f"[bold]{p['cluster']}[/] (ROFT): {p['gpus']:,} GPUs, {p['switches']} switches ({p['leaves_per_plane']} leaves + "
               f"{p['spines_per_plane']} spines per plane), {p['fabric_links']:,} leaf-spine links; routed: {doc['routing']['routed_means']}")
-    sf = doc["single_failures"]
-    rows = [(label, [str(sf[k]["elements"])] + [f"{sf[k][f'max_{f}']['value']:,}" for f in
-                                                ("gpu_ports_cut_off", "gpu_pairs_without_routed_path", "gpu_pairs_disconnected")])
-            for k, label in (("switch", "one switch"), ("fabric_link", "one leaf-spine link")) if sf[k]["elements"]]
-    print_fitting(_single_failures_wide(list(ROFT_SINGLE_COLUMNS), rows), lambda: [_single_failures_narrow(list(ROFT_SINGLE_COLUMNS), rows)])
+    from zcube_deploy.analysis.roft import ROFT_SINGLE_COLUMNS, single_failure_rows  # start-up time (numpy)
+
+    rows = single_failure_rows(doc)
+    print_fitting(_single_failures_wide(ROFT_SINGLE_COLUMNS, rows), lambda: [_single_failures_narrow(ROFT_SINGLE_COLUMNS, rows)])
     t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
               title_justify="left")
     for c in ("p", "ROFT (any path)", "ROFT (eBGP routing)"):
