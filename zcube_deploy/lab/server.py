@@ -268,6 +268,19 @@ class Lab:
         """Physical fixes (see Wiring.apply_all: all of them or, with a ValueError, none); call on the lab's loop thread."""
         return self.model.wiring.apply_all(ops)
 
+    def add_servers(self, servers: object) -> None:
+        """Servers racked and powered (`zcube lab grow`): [{"name", "macs": {nic: MAC}}]; their NIC ends of the
+        wiring come up, and announce their MACs where the catalog says LLDP names a port by MAC. Raises
+        ValueError (nothing learnt) on a bad list."""
+        if not isinstance(servers, list) or not all(isinstance(x, dict) and isinstance(x.get("name"), str)
+                                                    and isinstance(x.get("macs", {}), dict) for x in servers):
+            raise ValueError("servers: expected a list of {name, macs}")
+        for srv in servers:
+            self.model.wiring.servers.add(srv["name"])
+            for nic, mac in srv.get("macs", {}).items():
+                self.model.nic_mac[(srv["name"], str(nic))] = str(mac)
+        self.model.wiring.generation += 1  # the protocol model's caches key on it
+
     def poll_control(self, out_dir: str | Path) -> None:
         """Apply DIR/control.json (a list of wiring operations) left by another process, then remove it."""
         path = Path(out_dir) / "control.json"
@@ -277,6 +290,8 @@ class Lab:
         try:
             ops = json.loads(path.read_text(encoding="utf-8"))
             self.apply_operations(ops.get("operations") if isinstance(ops, dict) else ops)
+            if isinstance(ops, dict) and ops.get("servers"):  # `zcube lab grow`: servers racked with the cables
+                self.add_servers(ops["servers"])
         except (OSError, ValueError) as exc:  # JSON, encoding and the operations' own checks: nothing was applied
             (Path(out_dir) / "control.error").write_text(f"{exc}\n")
         except Exception as exc:  # noqa: BLE001 - a control file never stops a running lab; the error goes to its sender
