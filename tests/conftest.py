@@ -13,10 +13,23 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
 GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def _ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+# CI runs hypothesis derandomized: a commit's verdict is the same on every run, so a red CI always
+# means the commit, never a new random example. Runs on a desk (no CI) keep exploring new examples;
+# what they find becomes a test (hypothesis' database and @example).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if _ci():
+    settings.load_profile("ci")
 
 
 def pytest_addoption(parser):
@@ -38,7 +51,7 @@ def pytest_configure(config):
 
 def strict_skips(config) -> bool:
     """A CI run (``CI`` set, as .ci/run does) of the full suite: a test skipped for a missing prerequisite fails."""
-    return bool(config.getoption("--run-slow")) and os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+    return bool(config.getoption("--run-slow")) and _ci()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -105,3 +105,22 @@ def test_catalog_differences_name_each_data_path():
     assert any(d.startswith("sheets.paper: ") for d in diff) and any(d.startswith("media_preference: ") for d in diff)
     assert not any(d.startswith(f"media.{gone}.") for d in diff)  # a removed medium is one line
     assert catalog_differences(old, old) == []
+
+
+@pytest.mark.parametrize("key", ["catalog", "cabling_catalog"])
+def test_a_catalog_that_is_not_utf8_is_an_input_error_with_its_place(tmp_path, key):
+    """Both catalogs an inventory can name: bytes that are not UTF-8 were an internal error (exit 3)."""
+    (tmp_path / "extra.yaml").write_bytes(b"switches:\n  X: {name: \"\xff\"}\n")
+    inv = tmp_path / "inv.yaml"
+    inv.write_text((ROOT / "inventories" / "lab-64.yaml").read_text() + f"\n{key}: extra.yaml\n")
+    r = run_zcube("plan", str(inv), "-o", str(tmp_path / "out"))
+    assert r.returncode == 2 and "internal error" not in r.stderr, r.stderr
+    assert "extra.yaml:2:14: not UTF-8 text (byte 0xff)" in r.stderr
+
+
+def test_a_cabling_catalog_given_to_cabling_that_is_not_utf8_is_an_input_error(tmp_path, lab64_build):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"media:\n  \xfe: 1\n")
+    r = run_zcube("cabling", str(lab64_build / "plan.json"), "--catalog", str(bad), "-o", str(tmp_path / "c"))
+    assert r.returncode == 2 and "internal error" not in r.stderr, r.stderr
+    assert f"{bad}:2:3: not UTF-8 text (byte 0xfe)" in r.stderr

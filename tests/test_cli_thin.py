@@ -19,6 +19,8 @@ signal, tempfile, subprocess, threading, ...).
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -239,3 +241,28 @@ def cmd():
     print_rows(workflow.rows(), None)
 '''
     assert check_source(ok) == []
+
+
+# ---------------------------------------------------------------- start-up: a command loads only what it runs
+# What `import zcube_deploy.cli` (every command's start, `zcube --help` included) must not load: a command's
+# library modules are imported inside its function (cli/__init__.py's docstring). numpy alone is ~0.3 s,
+# the plan model's schemas ~0.2 s: `zcube plan` paid both for `zcube analyze`'s and `zcube traffic`'s tables.
+HEAVY_AT_START = ("numpy", "pydantic", "yaml", "jinja2", "openpyxl", "napalm", "netmiko", "asyncssh",
+                  "zcube_deploy.plan.model", "zcube_deploy.analysis.report", "zcube_deploy.traffic.report")
+
+
+def heavy_modules_loaded(code: str) -> list[str]:
+    """The HEAVY_AT_START modules a fresh interpreter holds after running ``code``."""
+    probe = f"{code}\nimport sys\nprint(' '.join(m for m in {HEAVY_AT_START!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_the_cli_loads_no_command_library_at_start_up():
+    assert heavy_modules_loaded("import zcube_deploy.cli") == []
+
+
+def test_the_start_up_check_sees_a_heavy_import():
+    """Known-bad: a top-level import like the one cli/analyze.py had (the analysis report, with numpy)."""
+    assert {"numpy", "zcube_deploy.analysis.report"} <= set(heavy_modules_loaded(
+        "import zcube_deploy.cli\nimport zcube_deploy.analysis.report"))

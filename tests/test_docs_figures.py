@@ -144,6 +144,8 @@ OUTPUTS = {
 }
 NOT_COMPARED = {
     ("docs/api.md", "lab64 - "): "the worked example's output: tests/test_api.py runs the example and compares it whole",
+    ("docs/expand.md", "error: cannot expand"): "a refusal, excerpted: tests/test_expand.py::test_expand_refuses_what_moves checks its lines",
+    ("docs/expand.md", "expand: 64 -> 128"): "glm-1k grown from 64 to 128 servers: tests/test_expand.py::test_expand_glm_half_to_full checks these lines",
     ("docs/layout.md", "zcube_deploy/"): "the repository's folders, not an output",
     ("docs/layout.md", " entry "): "the layer drawing, not an output (tests/test_layers.py holds it as its LAYERS table)",
     # (an empty first line: every other output block of the page)

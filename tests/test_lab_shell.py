@@ -126,3 +126,16 @@ def test_write_fault_values_are_checked():
     assert DeviceFaults(write_fault="drop").write_fault == "drop"
     with pytest.raises(TypeError, match="write_fault"):
         DeviceFaults(write_fault="sometimes")
+
+
+def test_an_interface_mtu_is_set_and_removed_and_the_global_one_too():
+    """`no mtu N` in an interface was rejected (it was read as the global `no mtu forwarding`)."""
+    st, sess = session()
+    itf = "interface TwoHundredGigabitEthernet 0/1:1"
+    assert config(sess, [itf, " mtu 1500"]) == ["", ""]
+    assert "\n mtu 1500\n" in st.running_config(header=False)
+    assert config(sess, [" no mtu 1500"]) == [""]
+    assert "mtu 1500" not in st.running_config(header=False)
+    assert config(sess, ["exit", "mtu forwarding 9216"]) == ["", ""] and "\nmtu forwarding 9216\n" in st.running_config(header=False)
+    assert config(sess, ["no mtu forwarding"]) == [""] and "mtu forwarding" not in st.running_config(header=False)
+    assert INVALID in config(sess, ["no mtu 9216"])[0]  # in global mode `no mtu` takes `forwarding` only

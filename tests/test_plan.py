@@ -16,7 +16,7 @@ from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build, build_plan
 from zcube_deploy.plan.diff import diff_plans
 from zcube_deploy.plan.io import dumps_plan, read_plan, write_plan
-from zcube_deploy.plan.model import PLAN_ADAPTER, SECTIONS, check_projection, projection
+from zcube_deploy.plan.model import PLAN_ADAPTER, REQUIRED_SECTIONS, SECTIONS, check_projection, projection
 from zcube_deploy.topology.forwarding import switch_tables
 
 
@@ -44,7 +44,7 @@ def test_glm1k_shape(glm1k_plan):
 
 def test_plan_matches_its_model(glm1k_plan):
     doc = PLAN_ADAPTER.validate_json(dumps_plan(glm1k_plan))
-    assert doc == glm1k_plan and set(doc) == SECTIONS
+    assert doc == glm1k_plan and set(doc) == SECTIONS - {"port_maps"}  # port_maps: a design whose roles have their own ports (ROFT)
     assert {s["group"] for s in doc["switches"]} == {"odd", "even"}
     host = next(c for c in doc["cables"] if c["kind"] == "host")
     assert host["a"]["device"].startswith("gpu") and host["b"]["device"].startswith("ZC-")
@@ -121,7 +121,7 @@ def test_read_names_an_older_schema_version(lab64_file, tmp_path, fields):
 def test_projected_read_is_the_projection_of_the_whole(lab64_file):
     whole = read_plan(lab64_file)
     part = read_plan(lab64_file, PROJECTIONS[1])
-    assert set(part) == {"schema_version", "switches", "servers", "cables", "routing"}
+    assert set(part) == {"schema_version", "design", "switches", "servers", "cables", "routing"}  # design: every read has it
     assert part["routing"] == whole["routing"]
     assert part["switches"] == [{k: s[k] for k in ("name", "mgmt_address", "interfaces")} for s in whole["switches"]]
     assert part["servers"][3]["nics"] == [{"port": n["port"], "address": n["address"]} for n in whole["servers"][3]["nics"]]
@@ -165,9 +165,11 @@ def test_schema_is_the_models(lab64_plan):
     r = run_zcube("schema", "plan")
     assert r.returncode == 0
     schema = json.loads(r.stdout)
-    assert set(schema["required"]) == set(schema["properties"]) == SECTIONS == set(lab64_plan)
+    assert set(schema["required"]) == REQUIRED_SECTIONS and set(schema["properties"]) == SECTIONS
+    assert set(lab64_plan) == SECTIONS - {"port_maps"} and lab64_plan["design"] == "zcube"
     sw = schema["$defs"]["Switch"]
     assert set(sw["required"]) == set(lab64_plan["switches"][0]) and sw["additionalProperties"] is False
+    assert set(sw["properties"]) - set(sw["required"]) == {"pod", "routing_mode"}  # a ROFT leaf's, a stage switch's
 
 
 def _shapes() -> list:

@@ -80,3 +80,15 @@ def test_no_pair_checked_is_not_a_proof(lab64_build, monkeypatch):
     monkeypatch.setattr(routing_proof, "load_rendered", load)
     r = routing_proof.prove_routing(lab64_build)
     assert r["checked"] == 0 and not r["ok"]
+    assert r["failures"] == [f"no NIC port of the {r['ports']} rendered has a route to another port: no pair was walked"]
+
+
+def test_no_pair_to_sample_is_not_a_proof_and_no_crash(lab64_build, monkeypatch):
+    """The sampled mode with host tables that route nowhere: was ValueError (randrange(0)); now no pair walked, not ok."""
+    def change(net, ports):
+        for p in ports:
+            p["routes"] = []
+
+    r = prove(lab64_build, monkeypatch, change)
+    assert r["mode"].startswith("sampled") and r["checked"] == 0 and not r["ok"]
+    assert "no pair was walked" in r["failures"][0]

@@ -96,3 +96,31 @@ def test_pd_placement(placement):
     assert (tr.src % 8 == tr.dst % 8).all()  # shard i: prefill GPU i to decode GPU i
     if placement == "spread":
         assert sorted(slots.tolist()) == list(range(8)) and list(np.sort(pre // 8)) != [0, 1, 2]
+
+
+@pytest.mark.parametrize("ring", ["all", "rail"])
+def test_static_zcube_pins_ring_neighbours_to_one_link(glm1k_plan, ring):
+    """A known finding (docs/traffic.md, "What it shows"): in mode static the planner pins each
+    destination sub-block (K/m consecutive host ports of a switch) to one of the m parallel links,
+    and ring neighbours fall into the same sub-blocks: on glm-1k (S 8, K 128, m 16) 8 ring edges
+    from one even switch land in one sub-block of an odd switch and share one link, so ring
+    all-reduce takes 8x the non-blocking time that mode bgp (ECMP over the 16 links) reaches. If
+    this fails, the model or the planner's static routes changed: update docs/traffic.md."""
+    sz = glm1k_plan["sizing"]
+    S, K, m, G = sz["S"], sz["K"], sz["m"], sz["gpus_per_server"]
+    n = sz["installed_gpus"]
+    # independent of the model: every inter-server ring edge a -> b sends half its bytes from a's
+    # port 2 (even switch a // K) to b's port 1 (odd switch b % S, host port b // S, sub-block of K/m)
+    edges = [(g, (g + 1) % n) for g in range(n) if g // G != ((g + 1) % n) // G] if ring == "all" else \
+        [(s * G + r, ((s + 1) % (n // G)) * G + r) for r in range(G) for s in range(n // G)]
+    share = max(np.unique([(a // K, b % S, (b // S) // (K // m)) for a, b in edges], axis=0, return_counts=True)[1])
+    assert share == 8
+    times = {}
+    for mode in ("static", "bgp"):
+        p = {**glm1k_plan, "routing": {**(glm1k_plan.get("routing") or {}), "mode": mode}}
+        row = run.study(p, run.Options(workloads=("allreduce",), ring=ring))["designs"][0]
+        times[mode] = row["completion_time_s"]
+    members = n if ring == "all" else n // G
+    formula = 2 * (members - 1) / members * 2**30 * 8 / (2 * 200e9)  # ring all-reduce at a GPU's 2 x 200G
+    assert abs(times["bgp"] / formula - 1) < 1e-9
+    assert abs(times["static"] / times["bgp"] - share) < 1e-9

@@ -182,7 +182,7 @@ def test_failure_specs_are_checked_all_at_once():
 
 # --- measured against predicted (no root needed) ------------------------------------------------
 
-REPORT_FIELDS = {"twin", "cluster", "routing", "failure_mode", "seed", "bfd", "checks", "baseline", "failures", "ok"}
+REPORT_FIELDS = {"twin", "cluster", "routing", "failure_mode", "seed", "bfd", "checks", "baseline", "failures", "measurements", "ok"}
 FAILURE_FIELDS = {"failure", "spec", "mode", "probe_flows", "converge_ms", "converged", "packets_lost", "fib_converge_ms",
                   "fib_switches_watched", "fib_dead_prefixes_ms", "fib_last_change_ms", "fib_next_hops_ms_per_switch",
                   "fib_dead_prefixes_ms_per_switch", "predicted_probes_survive", "gpu_pairs_measured", "port_pairs_measured",

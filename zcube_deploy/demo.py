@@ -15,6 +15,9 @@ from pathlib import Path
 from zcube_deploy import workflow
 from zcube_deploy.access import Credentials, lab_credentials
 from zcube_deploy.errors import ZCubeError
+from zcube_deploy.lab.server import running_lab
+from zcube_deploy.push import PushOptions, push_all, select_targets
+from zcube_deploy.resources import data_dir
 from zcube_deploy.verify.pipeline import run_verify
 
 DEFAULT_INVENTORY = "glm-1k.yaml"
@@ -33,10 +36,6 @@ def run(out_dir: str | None = None, inventory: str | None = None, faults: str = 
     ("verify", result) twice around ("fixes", operations, findings), and last ("done", ...) whose ``ok``
     says whether verify found every injected fault and nothing after the fixes.
     """
-    from zcube_deploy.lab.server import running_lab
-    from zcube_deploy.push import PushOptions, push_all, select_targets
-    from zcube_deploy.resources import data_dir
-
     t0 = time.perf_counter()
     d = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="zcube-demo-"))
     d.mkdir(parents=True, exist_ok=True)

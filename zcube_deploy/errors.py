@@ -6,6 +6,7 @@ sees every problem of a run at once; the CLI prints them without a traceback and
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 
@@ -97,6 +98,12 @@ class DeviceError(ZCubeError):
 
 def debug_requested() -> bool:
     """ZCUBE_DEBUG is set: an internal error (a bug) shows its traceback."""
-    import os
-
     return "ZCUBE_DEBUG" in os.environ
+
+
+def not_utf8(path, exc: UnicodeDecodeError) -> Problem:
+    """Where in the file ``path`` the bytes stop being UTF-8: file:line:column and the byte."""
+    raw = exc.object
+    line = raw.count(b"\n", 0, exc.start) + 1
+    column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+    return Problem(f"{path}:{line}:{column}", f"not UTF-8 text (byte {raw[exc.start]:#04x})", "save the file as UTF-8")

@@ -7,7 +7,9 @@ comment, a newline ends the command). These checks are strict allow-lists.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 from zcube_deploy.platform_data import platform_data
 
@@ -103,9 +105,6 @@ _SECRET_CACHE: dict[str, list[re.Pattern]] = {}
 
 def write_private(path, text: str) -> None:
     """Write ``text`` to ``path`` readable by its owner only (0600), its folder 0700 when created here."""
-    import os
-    from pathlib import Path
-
     path = Path(path)
     make_private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -116,9 +115,6 @@ def write_private(path, text: str) -> None:
 
 def make_private_dir(path) -> None:
     """Create ``path`` (and missing parents) as 0700; tighten it to 0700 if it exists."""
-    import os
-    from pathlib import Path
-
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path, 0o700)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.perf import keep_forever
+from zcube_deploy.perf import bulk_allocation, keep_forever
 
 if TYPE_CHECKING:  # the twin's modules load when a twin command runs
     from zcube_deploy.twin.test import TwinReport
@@ -46,11 +46,12 @@ def open_plan(path: str, fields=None, short_lived: bool = False) -> dict:
 def plan_inventory(inventory: str | Path, short_lived: bool = False) -> dict:
     """Validate an inventory file and plan it (raises InputErrors listing every problem)."""
     from zcube_deploy.inventory import load_inventory
-    from zcube_deploy.plan import build_plan
+    from zcube_deploy.designs import build_plan
 
-    plan = build_plan(load_inventory(inventory))
-    if short_lived:
-        keep_forever()
+    with bulk_allocation():  # loading and planning make millions of objects and no cycles
+        plan = build_plan(load_inventory(inventory))
+        if short_lived:
+            keep_forever()  # before the collector is back: otherwise its first passes rescan the whole plan
     return plan
 
 
@@ -152,6 +153,45 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
     return report, len(targets)
 
 
+# ---------------------------------------------------------------- expand
+def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bool = False, dry_run: bool = False, canary: int = 1,
+           concurrency: int = 8, lab_path: str | None = None, known_hosts: str | None = None, trust_on_first_use: bool = False,
+           timeout: float = 30, prompt=None, progress: Progress | None = None) -> dict:
+    """`zcube expand`: the grown plan, its add-only change sets and new cables' sheets in ``out_dir``
+    (expand/run.py; InputErrors when anything existing would move); with ``push_changes`` then a push of
+    the changed switches only (a canary batch first) and a verify of the whole grown plan, split into the
+    new cables and the old ones. Returns {"report", "push", "verify"} (the last two None when not run)."""
+    from zcube_deploy.expand.run import prepare, split_findings
+    from zcube_deploy.verify.pipeline import run_verify
+
+    old = open_plan(old_plan_path)
+    new = plan_inventory(inventory)
+    prepared = prepare(old, new, out_dir)
+    result: dict = {"report": prepared.report, "push": None, "verify": None, "dir": str(out_dir)}
+    changed = prepared.report["changed_switches"]
+    if not push_changes or not changed:
+        return result
+    report, _ = push(new, out_dir, dry_run=dry_run, only=",".join(changed), concurrency=concurrency, canary=canary, max_failures=1,
+                     lab_path=lab_path, known_hosts=known_hosts, trust_on_first_use=trust_on_first_use, timeout=timeout, prompt=prompt,
+                     progress=progress, drained=drained_ports(old_plan_path, old))
+    result["push"] = report
+    if dry_run or not report["ok"]:
+        return result
+    v = run_verify(new, str(Path(out_dir) / "verify"), lab_path, known_hosts, timeout=timeout, prompt=prompt,
+                   drained=drained_ports(old_plan_path, old))
+    old_ids = [c["id"] for c in old["cables"]]
+    result["verify"] = {"summary": v["summary"], **split_findings(v["findings"], prepared.growth.new_cables, old_ids)}
+    return result
+
+
+def expansion_ok(result: dict) -> bool:
+    """An expansion run ended well: its push (when run) left every switch in a good state, its verify (when
+    run) found nothing, and no check was left undone."""
+    pushed = result["push"] is None or bool(result["push"]["ok"])
+    v = result["verify"]
+    return pushed and (v is None or (v["summary"]["findings"] == 0 and not v["not_checked"]))
+
+
 # ---------------------------------------------------------------- compare / analyze
 def design_comparison(source: str | None, gpus: int | None, switch_capacity: str = "51.2T", nic_port_speed: str = "200G",
                       gpus_per_server: int = 8, oversubscription: float = 1.0, switch_model: str | None = None,
@@ -211,13 +251,21 @@ def twin_up(plan_path: str, out_dir: str, slow_bfd: bool | None = None) -> dict:
 
 
 def twin_test(twin_dir: str, pairs: int | None, seed: int, fail: list[str], mode: str, gpu_pairs: int,
-              report_path: str | None, log: Callable[[str], None]) -> tuple[TwinReport, Path, list[str]]:
-    """Real packets through the twin; writes the JSON report. Returns (the typed report, its path, names of failed checks)."""
+              report_path: str | None, log: Callable[[str], None], drain: str | None = None, drain_order: str = "drain",
+              settle: float | None = None, probe_period_ms: float = 100.0, probe_rate: int = 3000,
+              undrain_order: str = "undrain") -> tuple[TwinReport, Path, list[str]]:
+    """Real packets through the twin; writes the JSON report. Returns (the typed report, its path, names of failed checks).
+
+    ``drain`` (``switch:NAME`` or ``link:CABLE``): after the failures, the drain measured under continuous probes
+    (drain/twin.py), in ``drain_order`` (``drain``: zcube drain's; the others are known-bad orders)."""
+    from zcube_deploy.drain import twin as drain_twin
     from zcube_deploy.twin import build as twin_build
     from zcube_deploy.twin import test as twin_run
 
     twin_build.require_support()
-    rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log)
+    then = (lambda s: [drain_twin.measure(s, drain, drain_order, settle, probe_period_ms, probe_rate, undrain_order, log=log)]) \
+        if drain else None
+    rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log, then=then)
     path = Path(report_path or Path(twin_dir) / "test-report.json")
     path.write_text(json.dumps(rep.as_dict(), indent=1, sort_keys=True) + "\n")
     return rep, path, [c.name for c in rep.checks if not c.ok]

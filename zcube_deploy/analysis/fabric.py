@@ -126,27 +126,31 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
         for itf in sw["interfaces"]:
             if itf.get("kind") == "fabric" and itf.get("cable") in link_of_cable:
                 peer_link[aton(itf["peer"]["address"])] = link_of_cable[itf["cable"]]
-        out = np.full(len(dst), -1, dtype=np.int64)
-        plen_of = np.full(len(dst), -1, dtype=np.int64)
-        for e in pinned[sw["name"]]:
-            if e.source == SOURCE_FALLBACK:
-                continue
+        entries = [e for e in pinned[sw["name"]] if e.source != SOURCE_FALLBACK]
+        for e in entries:
             if len(e.next_hops) != 1:
                 raise PlanFileError(f"{sw['name']} {e.prefix}: a pinned route with {len(e.next_hops)} next hops (ECMP) is not modelled")
-            link = peer_link.get(e.next_hops[0], -1)
+        links = [peer_link.get(e.next_hops[0], -1) for e in entries]
+        for e, link in zip(entries, links):
             if link >= 0:
                 withdrawn.setdefault(link, []).append((sw["name"], e.prefix))
-            lo = e.network & MASKS[e.prefix_len]  # the entry covers [lo, lo + 2^(32 - len)): a range of the sorted addresses
-            at = sorted_at[dst_key(dst)]
-            i0, i1 = np.searchsorted(at[1], [lo, lo + (1 << (32 - e.prefix_len))])
-            hit = at[0][i0:i1]
-            hit = hit[e.prefix_len > plen_of[hit]]
-            out[hit] = link
-            plen_of[hit] = e.prefix_len
+        # each entry covers [lo, lo + 2^(32 - len)): a range of the sorted addresses, all found at once;
+        # the ranges are written shortest prefix first and, among equal lengths, the first entry last,
+        # so the longest match wins and of equal ones the first (the table's order)
+        order, addrs = sorted_at[dst_key(dst)]
+        plen = np.array([e.prefix_len for e in entries], dtype=np.int64)
+        lo = np.array([e.network & MASKS[e.prefix_len] for e in entries], dtype=np.int64)
+        i0 = np.searchsorted(addrs, lo).tolist()
+        i1 = np.searchsorted(addrs, lo + (np.int64(1) << (32 - plen))).tolist()
+        in_order = np.full(len(dst), -1, dtype=np.int64)
+        for k in np.lexsort((-np.arange(len(entries)), plen)).tolist():
+            in_order[i0[k]:i1[k]] = links[k]
+        out = np.empty(len(dst), dtype=np.int64)
+        out[order] = in_order
         ok = out >= 0
         me = idx[sw["name"]]
-        ends = np.stack([lu[out[ok]], lv[out[ok]]], axis=1)
-        if not ((ends == me).any(axis=1) & (ends == dst_switch[ok, None]).any(axis=1)).all():
+        u, v, d = lu[out[ok]], lv[out[ok]], dst_switch[ok]
+        if not (((u == me) | (v == me)) & ((u == d) | (v == d))).all():
             raise PlanFileError(f"{sw['name']}: a route to the other group does not use a direct link to the destination's switch")
         return out
 

@@ -248,6 +248,29 @@ def _cut_sheet(wb: Workbook, title: str, values: list[tuple], cat: CablingCatalo
     write_rows_fast(ws, [c.title for c in cols] + [k.capitalize() for k in hidden], values)
 
 
+def task_sheet(wb: Workbook, title: str, columns: list[tuple[str, float]], values: list[tuple], cat: CablingCatalog, cluster: str,
+               ticks: tuple[str, ...] = ("Done", "Checked"), legend: str = "") -> None:
+    """A printable work sheet laid out as the cut sheets are (landscape on the catalog's paper, one page wide,
+    the header row on every page, page n of m, the rows' fixed height): ``columns`` (title, width) with the rows
+    ``values``, then one tick column per name in ``ticks`` with the yes/no/issue drop-down (zcube migrate's move
+    sheets)."""
+    ws = wb.create_sheet(title)
+    titles = [t for t, _ in columns] + list(ticks)
+    widths = [w for _, w in columns] + [9.0] * len(ticks)
+    for i, w in enumerate(widths, start=1):
+        ws.column_dimensions[get_column_letter(i)].width = w
+    n = len(values)
+    if ticks:
+        dv = DataValidation(type="list", formula1='"' + ",".join(STATUS_VALUES) + '"', allow_blank=True,
+                            showErrorMessage=True, errorTitle=" / ".join(ticks), error="yes, no or issue")
+        for k in range(len(columns) + 1, len(titles) + 1):
+            letter = get_column_letter(k)
+            dv.add(f"{letter}2:{letter}{max(n + 1, 2)}")
+        ws.data_validations.append(dv)
+    _print_setup(ws, cat, len(titles), n, title, cluster, legend)
+    write_rows_fast(ws, titles, [tuple(v) + (None,) * len(ticks) for v in values])
+
+
 def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, port_key: list[tuple[str, str]], sheets: list[str],
              planes: list[int], books: list[str] | None = None) -> None:
     ws = wb.create_sheet("Summary")

@@ -10,7 +10,7 @@ from typing import Annotated
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.errors import InputErrors, Problem, not_utf8
 from zcube_deploy.platform_data import catalog_defaults
 from zcube_deploy.resources import data_dir
 from zcube_deploy.safety import check_interface
@@ -152,6 +152,8 @@ def load_catalog(extra: Path | None = None) -> Catalog:
             texts.append(Path(extra).read_text(encoding="utf-8"))
         except OSError as exc:
             raise InputErrors(Problem("catalog", f"cannot read {extra}: {exc.strerror}")) from None
+        except UnicodeDecodeError as exc:
+            raise InputErrors(not_utf8(extra, exc), "cannot read the hardware catalog") from None
     data: dict = {}
     for text in texts:
         try:

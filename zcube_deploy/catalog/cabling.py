@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import string
 from pathlib import Path
 from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.errors import InputErrors, Problem, not_utf8
 from zcube_deploy.resources import data_dir
 
 
@@ -74,8 +75,6 @@ class Labels(_M):
 
     @model_validator(mode="after")
     def _fields(self) -> "Labels":
-        import string
-
         for line in (self.line1, self.line2):
             try:
                 names = {f for _, f, _, _ in string.Formatter().parse(line) if f is not None}
@@ -145,6 +144,8 @@ def load_cabling_catalog(path: Path | None = None) -> CablingCatalog:
         data = yaml.safe_load(text) or {}
     except OSError as exc:
         raise InputErrors(Problem("cabling_catalog", f"cannot read {p}: {exc.strerror}")) from None
+    except UnicodeDecodeError as exc:
+        raise InputErrors(not_utf8(p, exc), "cannot read the cabling catalog") from None
     except yaml.YAMLError as exc:
         raise InputErrors(Problem("cabling_catalog", f"{p} is not valid YAML: {exc}")) from None
     try:

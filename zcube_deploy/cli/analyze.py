@@ -7,7 +7,6 @@ from rich.table import Table
 
 from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors, out, print_wide
-from zcube_deploy.analysis.report import SINGLE_FAILURE_COLUMNS, single_failure_rows
 from zcube_deploy.cli.printers import print_fitting
 
 
@@ -22,28 +21,30 @@ def _ratio(ratio: dict) -> str:
 SINGLE_FAILURES_TITLE = "single failures (worst case over every element)"
 
 
-def _single_failures_wide(rows: list[tuple[str, list[str]]]) -> Table:
+def _single_failures_wide(columns: list[str], rows: list[tuple[str, list[str]]]) -> Table:
     t = Table(title=SINGLE_FAILURES_TITLE, title_justify="left")
     t.add_column("failed element")
-    for c in SINGLE_FAILURE_COLUMNS:
+    for c in columns:
         t.add_column(c, justify="right")
     for label, cells in rows:
         t.add_row(label, *cells)
     return t
 
 
-def _single_failures_narrow(rows: list[tuple[str, list[str]]]) -> Table:
+def _single_failures_narrow(columns: list[str], rows: list[tuple[str, list[str]]]) -> Table:
     """The same figures with one column per kind of failed element (a narrow terminal)."""
     t = Table(title=SINGLE_FAILURES_TITLE, title_justify="left")
     t.add_column("failed element")
     for label, _ in rows:
         t.add_column(label, justify="right")
-    for i, c in enumerate(SINGLE_FAILURE_COLUMNS):
+    for i, c in enumerate(columns):
         t.add_row(c, *(cells[i] for _, cells in rows))  # the figures transposed: one row per figure
     return t
 
 
 def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
+    from zcube_deploy.analysis.report import SINGLE_FAILURE_COLUMNS, single_failure_rows  # start-up time (numpy)
+
     ps = doc["path_statistics"]
     cg = ps["cross_group"]
     out.print(f"[bold]{doc['plan']['cluster']}[/]: {doc['plan']['gpus']:,} GPUs, {doc['plan']['switches']} switches, "
@@ -53,7 +54,7 @@ def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
               f"{cg['shortest_link_paths']['min']}..{cg['shortest_link_paths']['max']}), routed paths {cg['routed_paths_per_port_pair']}; "
               f"mean shortest GPU-pair path {ps['gpu_pairs']['mean_shortest_path_switches']:.3f} switches")
     single = single_failure_rows(doc)
-    print_fitting(_single_failures_wide(single), lambda: [_single_failures_narrow(single)])
+    print_fitting(_single_failures_wide(SINGLE_FAILURE_COLUMNS, single), lambda: [_single_failures_narrow(SINGLE_FAILURE_COLUMNS, single)])
     t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
               title_justify="left")
     for c in ("p", "ZCube (any path)", f"ZCube ({doc['routing']['mode']} routing)", "dual-plane Clos", "ZCube / Clos", "model 2p^2 / 4p^2"):

@@ -8,7 +8,6 @@ import click
 from rich.table import Table
 
 from zcube_deploy import workflow
-from zcube_deploy.plan.model import projection
 from zcube_deploy.cli.common import (
     DefaultGroup,
     cli,
@@ -74,9 +73,6 @@ def print_status(workbook: str, st: dict) -> None:
         out.print(f"  ... and {len(st['missing']) - 20} more planned cables on no cut sheet (--json lists them all)")
 
 
-STATUS_PLAN_FIELDS = projection(cables=None)  # what `cabling status --plan` reads of the plan
-
-
 @cabling_group.command("status")
 @click.argument("workbook", type=click.Path())
 @click.option("--json", "as_json", is_flag=True)
@@ -86,9 +82,10 @@ STATUS_PLAN_FIELDS = projection(cables=None)  # what `cabling status --plan` rea
 def cabling_status_cmd(workbook: str, as_json: bool, plan_path: str | None) -> None:
     """Read the technicians' Installed/Checked columns back (WORKBOOK: a .xlsx or a folder of them) and print progress per rack."""
     from zcube_deploy.cabling.status import missing_cables, read_status
+    from zcube_deploy.plan.model import projection  # start-up time (the plan model's schemas)
 
     st = read_status(workbook)
-    st["missing"] = missing_cables(st, workflow.open_plan(plan_path, STATUS_PLAN_FIELDS)) if plan_path else None
+    st["missing"] = missing_cables(st, workflow.open_plan(plan_path, projection(cables=None))) if plan_path else None
     if as_json:
         print_json(st)
     else:

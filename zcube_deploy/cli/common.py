@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from zcube_deploy import __version__
@@ -20,8 +21,9 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def problem_line(p: Problem) -> str:
-    line = f"  - [bold]{p.path}[/]: {p.message}" if p.path else f"  - {p.message}"
-    return line + (f"\n    [dim]hint: {p.hint}[/]" if p.hint else "")
+    # escaped: a data path such as servers[gpu0001] or a message quoting a config line is text, not rich markup
+    line = f"  - [bold]{escape(p.path)}[/]: {escape(p.message)}" if p.path else f"  - {escape(p.message)}"
+    return line + (f"\n    [dim]hint: {escape(p.hint)}[/]" if p.hint else "")
 
 
 def handle_errors(fn):

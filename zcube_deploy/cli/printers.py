@@ -24,8 +24,39 @@ def print_fitting(wide: Table, narrow) -> None:
             out.print(t)
 
 
+def print_roft_summary(s: dict, path: Path | None) -> None:
+    t = Table(title=f"ROFT plan: {s['cluster']}", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("GPUs", f"{s['gpus_installed']:,} installed / {s['gpus_capacity']:,} capacity")
+    t.add_row("servers", f"{s['servers_installed']:,} installed / {s['servers_capacity']:,} capacity, {s['pods']} pod(s) of "
+              f"{s['servers_per_pod']}")
+    t.add_row("planes", str(s["planes"]))
+    t.add_row("switches", f"{s['switches']} {s['switch_model']} ({s['leaves_per_plane']} rail leaves + {s['spines_per_plane']} spines "
+              "per plane)")
+    t.add_row("leaf", f"{s['host_ports_per_leaf']} host ports, {s['uplinks_per_leaf']} x {s['fabric_speed']} uplinks, "
+              f"{s['links_per_pair']} per spine")
+    t.add_row("host cables", f"{s['host_cables']:,}")
+    t.add_row("fabric cables", f"{s['fabric_cables']:,}")
+    t.add_row("cages", "; ".join(f"{r} host {c['host'][0]}-{c['host'][1]}, " * bool(c["host"][1]) + f"{r} " * (not c["host"][1])
+                                 + f"fabric {c['fabric'][0]}-{c['fabric'][1]}" for r, c in s["cages"].items()))
+    t.add_row("routing", s["routing"])
+    t.add_row("pools", ", ".join(f"{k} {v['used']:,}/{v['size']:,}" for k, v in s["pools"].items()))
+    inv = list(s["invariants"].values())
+    t.add_row("invariants", f"{inv.count('passed')} passed, {inv.count('not_applicable')} not applicable, {inv.count('failed')} failed")
+    out.print(t)
+    out.print("[bold]why this shape:[/]")
+    for r in s["sizing_reasons"]:
+        out.print(f"  - {r}")
+    if path:
+        out.print(f"plan written to [bold]{path}[/]")
+
+
 def print_plan_summary(summary: dict, path: Path | None) -> None:
     s = summary
+    if s.get("design") == "roft":
+        print_roft_summary(s, path)
+        return
     t = Table(title=f"ZCube plan: {s['cluster']}", show_header=False, title_justify="left")
     t.add_column(style="bold")
     t.add_column()

@@ -8,7 +8,6 @@ from rich.table import Table
 
 from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors, out, print_wide
-from zcube_deploy.traffic.report import design_tables
 
 
 def print_design(title: str, header: list[str], rows: list[list[str]]) -> None:
@@ -21,6 +20,8 @@ def print_design(title: str, header: list[str], rows: list[list[str]]) -> None:
 
 
 def print_traffic(doc: dict, js, png) -> None:
+    from zcube_deploy.traffic.report import design_tables  # start-up time (numpy)
+
     for title, header, rows in design_tables(doc):
         print_design(title, header, rows)
     out.print(f"written: [bold]{js}[/], [bold]{png}[/]")

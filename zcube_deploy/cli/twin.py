@@ -41,13 +41,27 @@ def twin_up_cmd(plan_path: str, out_dir: str, slow_bfd: bool | None) -> None:
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--gpu-pairs", type=int, default=2000, show_default=True, help="GPU pairs (of different servers) measured after each failure")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="JSON report (default DIR/test-report.json)")
+@click.option("--drain", "drain", default=None, metavar="ELEMENT",
+              help="switch:NAME or link:CABLE: drain it under continuous probes, undrain, compare every FIB (docs/drain.md)")
+@click.option("--drain-order", type=click.Choice(["drain", "no-settle", "ports-first"]), default="drain", show_default=True,
+              help="zcube drain's order, or a known-bad one")
+@click.option("--settle", type=float, default=None, help="seconds after graceful shutdown (default: zcube drain's, 5)")
+@click.option("--undrain-order", type=click.Choice(["undrain", "staged"]), default="undrain", show_default=True,
+              help="zcube undrain's one push, or fabric ports first")
+@click.option("--probe-period", type=float, default=100.0, show_default=True, help="ms between a probed pair's echoes")
+@click.option("--probe-rate", type=int, default=3000, show_default=True,
+              help="echoes per second in all: the probed port pairs are rate x period")
 @handle_errors
-def twin_test_cmd(twin_dir: str, pairs: int | None, fail: tuple, mode: str, seed: int, gpu_pairs: int, report_path: str | None) -> None:
+def twin_test_cmd(twin_dir: str, pairs: int | None, fail: tuple, mode: str, seed: int, gpu_pairs: int, report_path: str | None,
+                  drain: str | None, drain_order: str, settle: float | None, undrain_order: str, probe_period: float,
+                  probe_rate: int) -> None:
     """Real packets through the twin in DIR; failures compared with `zcube analyze`'s prediction. Exit 1 when a check fails."""
     from zcube_deploy.twin import report as twin_report
 
     rep, path, bad = workflow.twin_test(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, report_path,
-                                        log=lambda m: err.print(f"[dim]{m}[/]"))
+                                        log=lambda m: err.print(f"[dim]{m}[/]"), drain=drain, drain_order=drain_order,
+                                        settle=settle, probe_period_ms=probe_period, probe_rate=probe_rate,
+                                        undrain_order=undrain_order)
     for t in twin_report.twin_test_tables(rep):
         out.print(t)
     if rep.bfd_note:

@@ -126,7 +126,7 @@ def _targets(plan: dict, opts: DrainOptions, switches: list[str]) -> dict[str, T
     return {t.name: t for t in select_targets(plan, opts.configs_dir, ",".join(switches), eps)}
 
 
-def _steps(blast: Blast) -> list[tuple[str, dict[str, tuple[str, ...]], bool]]:
+def steps(blast: Blast) -> list[tuple[str, dict[str, tuple[str, ...]], bool]]:
     """(step name, switch -> ports shut after the step, graceful shutdown on)."""
     graceful = blast.mode == "bgp" and blast.element.kind == "switch"
     steps = []
@@ -215,7 +215,7 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
               "graceful_shutdown": False, "steps": [], "status": "draining"}
     work = Path(tempfile.mkdtemp(prefix="zcube-drain-")) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
     before, before_graceful = other_shut, other_graceful
-    for i, (name, shut, graceful) in enumerate(_steps(blast), 1):
+    for i, (name, shut, graceful) in enumerate(steps(blast), 1):
         # (a dry run applies no step: only the state before the first can be checked; each later step's diff
         # then also shows the lines of the steps before it)
         expected = None if opts.dry_run and i > 1 else _push_state(plan, base, before, before_graceful, creds, opts,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from zcube_deploy.cabling.sheets import bill_of_materials
+from zcube_deploy.catalog.cabling import load_cabling_catalog
 from zcube_deploy.hall.model import build_hall_model
 from zcube_deploy.hall.overlays import load_analysis, load_traffic, load_verify
 from zcube_deploy.hall.page import render_page
@@ -24,13 +26,10 @@ PLAN_FIELDS = projection(
 def write_hall(plan: dict, out_dir: str | Path, *, cabling: str | Path | None = None, verify: str | Path | None = None,
                analyze: str | Path | None = None, traffic: str | Path | None = None, catalog_path: str | Path | None = None) -> dict:
     """Write DIR/hall/index.html; returns what it drew."""
-    from zcube_deploy.cabling.sheets import bill_of_materials
-    from zcube_deploy.catalog.cabling import load_cabling_catalog
-
     cat = load_cabling_catalog(Path(catalog_path) if catalog_path else None)
     status = None
     if cabling:
-        from zcube_deploy.cabling.status import read_status
+        from zcube_deploy.cabling.status import read_status  # start-up time: openpyxl loads only for a cabling overlay
 
         status = read_status(cabling)
     ver = load_verify(verify, plan) if verify else None

@@ -57,7 +57,7 @@ def check_models(spec: m.Inventory, sw: SwitchModel | None, srv: ServerModel | N
     if nic is not None:
         if nic.speed != spec.topology.nic_port_speed:
             problems.append(Problem("topology.nic_port_speed", f"{srv.nic_model} ports run at {nic.speed}, not {spec.topology.nic_port_speed}"))
-        if nic.ports % 2:
+        if nic.ports % 2 and spec.design == "zcube":
             problems.append(Problem("server_model", f"{srv.nic_model} has {nic.ports} ports; ZCube needs 2 per plane"))
 
 
@@ -132,10 +132,56 @@ def check_lossless(spec: m.Inventory, problems: list[Problem]) -> None:
                  for i, line in enumerate(getattr(spec.lossless, key))], problems)
 
 
+ROFT_NAMING_FIELDS = {"leaf_naming": {"cluster": "c", "plane": 0, "pod": 0, "rail": 0, "index": 0, "number": 1},
+                      "spine_naming": {"cluster": "c", "plane": 0, "index": 0, "number": 1}}
+
+
+def check_roft(spec: m.Inventory, sw: SwitchModel | None, nic: NicModel | None, problems: list[Problem]) -> None:
+    """design roft (docs/roft.md): what can be checked before sizing (the sizing's own limits: designs/roft/sizing.py).
+    ROFT routes with eBGP only; the NIC's ports split evenly over the planes; the naming patterns give safe names
+    that tell leaves from spines; the fabric speed is one the switch model has."""
+    r = spec.roft or m.Roft()
+    if "mode" in spec.routing.model_fields_set and spec.routing.mode != "bgp":
+        problems.append(Problem("routing.mode", f"{spec.routing.mode!r}: a ROFT routes with eBGP (mode bgp) only",
+                                "set routing.mode: bgp or leave it out"))
+    if nic is not None and nic.ports % r.planes:
+        problems.append(Problem("roft.planes", f"{r.planes} planes do not split the {nic.ports} ports of {spec.server_model}'s NIC evenly"))
+    if sw is not None:
+        speed = r.fabric_speed or double_speed(spec.topology.nic_port_speed)
+        if speed not in sw.speeds:
+            problems.append(Problem("roft.fabric_speed" if r.fabric_speed else "roft", f"{spec.switch_model} has no {speed} ports for the "
+                                    "leaf-spine links", "set roft.fabric_speed to one of: " + ", ".join(sw.speeds)))
+    if "switch_naming" in spec.model_fields_set:
+        problems.append(Problem("switch_naming", "applies to design zcube; a ROFT names its switches with roft.leaf_naming and "
+                                "roft.spine_naming", "remove it"))
+    names = {}
+    for key, fields in ROFT_NAMING_FIELDS.items():
+        pattern = getattr(r, key)
+        fields = {**fields, "cluster": spec.cluster}
+        if format_pattern(pattern, f"roft.{key}", fields, problems):
+            name = pattern.format(**fields)
+            bad = check_name(name)
+            if bad:
+                problems.append(Problem(f"roft.{key}", f"gives {name!r}, which {bad}", NAME_HINT))
+            elif "{number" not in pattern:
+                problems.append(Problem(f"roft.{key}", "the pattern has no {number}, so switch names would repeat"))
+            names[key] = name
+    if len(names) == 2 and names["leaf_naming"] == names["spine_naming"]:
+        problems.append(Problem("roft.spine_naming", f"gives {names['spine_naming']!r} like roft.leaf_naming", "tell spines from leaves, e.g. 'R-S{number:03d}'"))
+
+
+def double_speed(speed: str) -> str:
+    """'200G' -> '400G' (ROFT's leaf-spine default: one link at twice the NIC port speed, as `zcube compare` counts)."""
+    digits = speed.rstrip("GgTt")
+    return f"{2 * int(digits)}G" if digits.isdigit() and speed[-1:] in "Gg" else speed
+
+
 def check_routing(spec: m.Inventory, sw: SwitchModel | None, problems: list[Problem]) -> None:
     """routing: what can be checked before sizing (the ASN range is checked by the planner)."""
     rt = spec.routing
-    if rt.mode == "bgp":
+    if spec.roft is not None and spec.design != "roft":
+        problems.append(Problem("roft", "applies to design: roft only", "add `design: roft` or remove the roft section"))
+    if rt.mode == "bgp" or spec.design == "roft":
         if rt.same_group_fallback is not None:
             problems.append(Problem("routing.same_group_fallback", "applies to mode static only (BGP finds same-group paths itself)",
                                     "remove it, or set routing.mode: static"))

@@ -18,13 +18,14 @@ import yaml
 
 from zcube_deploy.catalog import Catalog, NicModel, ServerModel, SwitchModel, load_catalog
 from zcube_deploy.catalog.cabling import CablingCatalog, load_cabling_catalog
-from zcube_deploy.errors import InputErrors, Problem, ZCubeError
+from zcube_deploy.errors import InputErrors, Problem, ZCubeError, not_utf8
 from zcube_deploy.inventory import models as m
 from zcube_deploy.inventory.checks import (
     capacity_servers,
     check_lossless,
     check_models,
     check_pools,
+    check_roft,
     check_routing,
     check_switch_naming,
     model_lookup,
@@ -55,7 +56,14 @@ class ResolvedInventory:
 
     @property
     def planes(self) -> int:
+        if self.spec.design == "roft":
+            return (self.spec.roft or m.Roft()).planes
         return self.nic_model.ports // 2
+
+    @property
+    def roft(self) -> m.Roft:
+        """design roft: its settings (the defaults when the inventory gives no ``roft:``)."""
+        return self.spec.roft or m.Roft()
 
 
 # An inventory is about 7 levels deep and, listing every server of a 64k-GPU hall, about 100,000
@@ -117,14 +125,6 @@ def parse_inventory_text(text: str, source: str = "inventory") -> dict:
     return data
 
 
-def _not_utf8(path: Path, exc: UnicodeDecodeError) -> Problem:
-    """Where in ``path`` the bytes stop being UTF-8: file:line:column and the byte."""
-    raw = exc.object
-    line = raw.count(b"\n", 0, exc.start) + 1
-    column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-    return Problem(f"{path}:{line}:{column}", f"not UTF-8 text (byte {raw[exc.start]:#04x})", "save the file as UTF-8")
-
-
 def load_inventory(path: str | Path) -> ResolvedInventory:
     """Read, validate and resolve an inventory file. Raises InputErrors listing every problem."""
     path = Path(path)
@@ -133,7 +133,7 @@ def load_inventory(path: str | Path) -> ResolvedInventory:
     except OSError as exc:
         raise InputErrors(Problem(str(path), f"cannot read the inventory: {exc.strerror}"), "cannot read inventory") from None
     except UnicodeDecodeError as exc:
-        raise InputErrors(_not_utf8(path, exc), "cannot read inventory") from None
+        raise InputErrors(not_utf8(path, exc), "cannot read inventory") from None
     return resolve_inventory(parse_inventory_text(text, str(path)), base=path.parent, source=str(path), text=text)
 
 
@@ -154,7 +154,10 @@ def resolve_inventory(data: dict, base: Path = Path("."), source: str = "invento
     racks = resolve_racks(spec, problems)
     servers = resolve_servers(spec, base, racks, srv, problems)
     capacity = capacity_servers(spec, len(servers), problems)
-    check_switch_naming(spec, nic, problems)
+    if spec.design == "roft":
+        check_roft(spec, sw, nic, problems)
+    else:
+        check_switch_naming(spec, nic, problems)
     check_pools(spec, problems)
     check_lossless(spec, problems)
     check_routing(spec, sw, problems)

@@ -170,7 +170,20 @@ class Routing(_Model):
                                       description="mode bgp: ECMP paths (default: the switch model's bgp.maximum_paths)")
 
 
+class Roft(_Model):
+    """``design: roft`` (docs/roft.md): a rail-optimized fat tree of rail leaves per pod and spines."""
+
+    planes: Literal[1, 2] = Field(default=1, description="1: every NIC port of a GPU on its rail leaf; 2: NIC port p on plane p-1")
+    servers_per_pod: int | None = Field(default=None, ge=1, description="servers per pod (default: as many as a leaf's host half holds)")
+    spines: int | None = Field(default=None, ge=1, description="spines per plane (default: the fewest that take every uplink)")
+    fabric_speed: str | None = Field(default=None, description="leaf-spine link speed (default: twice the NIC port speed)")
+    leaf_naming: str = Field(default="R-L{number:03d}", description="fields: cluster, plane, pod, rail, index, number")
+    spine_naming: str = Field(default="R-S{number:03d}", description="fields: cluster, plane, index, number")
+
+
 class Inventory(_Model):
+    design: Literal["zcube", "roft"] = Field(default="zcube", description="the fabric's design (docs/designs.md)")
+    roft: Roft | None = Field(default=None, description="design roft: its shape (docs/roft.md)")
     cluster: Name
     description: str = ""
     platform: Platform = Field(default="ruijie_rgos", description="a folder under zcube_deploy/platforms/ (docs/platforms.md)")

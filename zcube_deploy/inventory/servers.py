@@ -68,13 +68,10 @@ def _generated(spec: m.Inventory, racks: list[Rack], rack_by_name: dict[str, Rac
     gpath = "servers.generate"
     names_ok = format_pattern(gen.name, gpath + ".name", {"n": 1, "cluster": spec.cluster}, problems)
     serial_ok = gen.serial is None or format_pattern(gen.serial, gpath + ".serial", {"n": 1, "cluster": spec.cluster}, problems)
-    if gen.racks is None:
-        targets = [r.name for r in racks if r.role == "compute"]
-    else:
-        targets = list(gen.racks)
-        for i, name in enumerate(targets):
-            if name not in rack_by_name:
-                problems.append(_unknown_rack(f"{gpath}.racks[{i}]", name, rack_by_name))
+    targets = _generator_racks(gen, racks)
+    for i, name in enumerate(targets if gen.racks is not None else []):
+        if name not in rack_by_name:
+            problems.append(_unknown_rack(f"{gpath}.racks[{i}]", name, rack_by_name))
     height = smodel.u_height if smodel else 1
     if names_ok and serial_ok and targets:
         if gen.count > gen.per_rack * len(targets):
@@ -83,16 +80,53 @@ def _generated(spec: m.Inventory, racks: list[Rack], rack_by_name: dict[str, Rac
         else:
             for k in range(gen.count):
                 n = k + 1
-                rack = targets[k // gen.per_rack]
-                u = gen.first_u + (k % gen.per_rack) * height
+                rack, u = _generator_slot(gen, targets, k, height)
                 serial = gen.serial.format(n=n, cluster=spec.cluster) if gen.serial else None
                 try:
-                    entry = m.ServerEntry(name=gen.name.format(n=n, cluster=spec.cluster), rack=rack, u=max(1, min(u, 60)), serial=serial)
+                    entry = m.ServerEntry(name=gen.name.format(n=n, cluster=spec.cluster), rack=rack, u=u, serial=serial)
                 except ValidationError as exc:
                     problems.extend(pydantic_problems(exc, prefix=f"{gpath}[{k}]."))
                     break
                 entries.append((entry, f"{gpath}[{k}]"))
     return entries
+
+
+def _generator_racks(gen: m.ServerGenerator, racks: list[Rack]) -> list[str]:
+    """The racks ``servers.generate`` fills, in order (its ``racks``, else every compute rack)."""
+    return [r.name for r in racks if r.role == "compute"] if gen.racks is None else list(gen.racks)
+
+
+def _generator_slot(gen: m.ServerGenerator, targets: list[str], k: int, height: int) -> tuple[str, int]:
+    """Rack and U of the generator's server ``k`` (0-based): ``per_rack`` servers a rack from ``first_u`` up."""
+    return targets[k // gen.per_rack], max(1, min(gen.first_u + (k % gen.per_rack) * height, 60))
+
+
+def projected_slots(spec: m.Inventory, racks: tuple[Rack, ...] | list[Rack], servers: tuple[Server, ...] | list[Server],
+                    height: int, capacity: int) -> list[tuple[str, int] | None]:
+    """(rack, U) of every server index up to the capacity: the installed servers' own, then where
+    ``servers.generate`` will put the servers not installed yet, or None where that is not known.
+
+    The planner places switches from this (not from the installed servers alone) so that servers
+    added later within the capacity move no switch (zcube.md section 3, growth). The generator
+    tells where its next servers go only when it is the last source of servers: a listed or CSV
+    server after it would take the next GPU indices, and where those go nobody knows yet.
+
+    >>> from zcube_deploy.inventory.layout import Rack
+    >>> spec = m.Inventory.model_construct(servers=m.Servers(generate=m.ServerGenerator(count=1, per_rack=2, first_u=3)))
+    >>> racks = [Rack("A1", "A", 0, 1, "compute", 48, False), Rack("A2", "A", 0, 2, "compute", 48, False)]
+    >>> projected_slots(spec, racks, [Server("gpu0001", "A1", 3)], height=8, capacity=5)
+    [('A1', 3), ('A1', 11), ('A2', 3), ('A2', 11), None]
+    """
+    slots: list[tuple[str, int] | None] = [(s.rack, s.u) for s in servers[:capacity]]
+    gen = spec.servers.generate
+    known = {r.name for r in racks}
+    if gen is None or spec.servers.list or spec.servers.csv or len(servers) != gen.count:
+        return slots + [None] * (capacity - len(slots))
+    targets = _generator_racks(gen, list(racks))
+    for k in range(len(slots), capacity):
+        fits = k < gen.per_rack * len(targets) and targets[k // gen.per_rack] in known
+        slots.append(_generator_slot(gen, targets, k, height) if fits else None)
+    return slots
 
 
 def resolve_servers(spec: m.Inventory, base: Path, racks: list[Rack], smodel: ServerModel | None, problems: list[Problem]) -> list[Server]:
@@ -110,6 +144,7 @@ def resolve_servers(spec: m.Inventory, base: Path, racks: list[Rack], smodel: Se
     seen: dict[str, str] = {}
     occupied: dict[str, dict[int, str]] = {}
     height = smodel.u_height if smodel else 1
+    known = {smodel.nic_port_name(g, p) for g in range(smodel.gpus) for p in range(1, 9)} if smodel else set()  # once, not per server
     for entry, path in entries:
         if entry.name in seen:
             problems.append(Problem(_sub(path, "name"), f"server name {entry.name!r} is already used at {seen[entry.name].rstrip(':')}", "server names must be unique"))
@@ -121,7 +156,6 @@ def resolve_servers(spec: m.Inventory, base: Path, racks: list[Rack], smodel: Se
         else:
             _place(entry, path, rack, height, occupied.setdefault(rack.name, {}), problems)
         if smodel:
-            known = {smodel.nic_port_name(g, p) for g in range(smodel.gpus) for p in range(1, 9)}
             for nic in entry.macs:
                 if nic not in known:
                     problems.append(Problem(f"{path}.macs.{nic}", f"{nic!r} is not a NIC interface of {spec.server_model}",

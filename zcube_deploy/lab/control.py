@@ -60,7 +60,7 @@ def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, po
 
     ``on_ready(lab, doc)`` runs once the lab listens and DIR/lab.json (``doc``) is written.
     """
-    from zcube_deploy.lab.server import Lab
+    from zcube_deploy.lab.server import Lab  # start-up time: asyncssh loads only when a lab is served, not for wiring or fixes
 
     lab = Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=baseline, baseline_name=baseline_name)
 

@@ -11,6 +11,7 @@ import asyncio
 import ctypes
 import hmac
 import json
+import logging
 import socket
 import threading
 from contextlib import contextmanager
@@ -229,8 +230,6 @@ class Lab:
         self.acceptor_of: dict[str, object] = {}
 
     async def start(self) -> None:
-        import logging
-
         logging.getLogger("asyncio").setLevel(logging.ERROR)  # writes to sessions the client already closed
         logging.getLogger("asyncssh").setLevel(logging.WARNING)
         for i, name in enumerate(sorted(self.model.switches)):

@@ -20,29 +20,17 @@ def plane_layout(S: int, K: int, m: int) -> dict:
     return {"block": block, "aggregate": agg, "host_per_plane": 2 * agg, "fabric_per_plane": 2 * S * S * m}
 
 
-def address_fabric(inv: ResolvedInventory, acc: dict) -> dict:
-    """Addresses of every switch (with its wired interfaces) and NIC port, as new rows; the pools' use."""
-    sz = acc["sizing"]
-    S, K, m = sz.S, sz.K, sz.m
-    a = inv.spec.addressing
-    lay = plane_layout(S, K, m)
-    block, agg = lay["block"], lay["aggregate"]
-    planes = inv.planes
-    switches = acc["switches"]
-    host_base, host_size = net_bounds(a.host_pool)
-    fab_base, fab_size = net_bounds(a.fabric_pool)
-    lo_base, lo_size = net_bounds(a.loopback_pool)
-    problems: list[Problem] = []
-    need_host = planes * lay["host_per_plane"]
-    need_fab = planes * lay["fabric_per_plane"]
-    need_lo = len(switches) + 1
-    for path, have, need, what in (
-        ("addressing.host_pool", host_size, need_host, f"{planes} plane(s) x 2 groups x {next_pow2(S)} blocks of {block} addresses"),
-        ("addressing.fabric_pool", fab_size, need_fab, f"{planes * S * S * m} fabric /31s"),
-        ("addressing.loopback_pool", lo_size, need_lo, f"{len(switches)} loopback /32s after the network address"),
-    ):
+def pool_problems(needs: list[tuple[str, int, int, str]], problems: list[Problem]) -> None:
+    """(pool path, addresses it holds, addresses needed, what for): a problem for each pool too small."""
+    for path, have, need, what in needs:
         if have < need:
             problems.append(Problem(path, f"holds {have} addresses; this plan needs {need} ({what})", f"use {prefix_for(need)} or larger"))
+
+
+def management_addresses(inv: ResolvedInventory, switches: list[dict], problems: list[Problem]) -> dict[str, str]:
+    """Switch name -> management address: the inventory's explicit ones, the others from the pool in switch
+    order (skipping the gateway and the explicit ones); problems when the pool runs out or a name is unknown."""
+    a = inv.spec.addressing
     mg = a.management
     explicit = {name: int(ip) for name, ip in mg.addresses.items()}
     names = {s["name"] for s in switches}
@@ -71,6 +59,31 @@ def address_fabric(inv: ResolvedInventory, acc: dict) -> dict:
             problems.append(Problem("addressing.management.network", f"{mg.network} runs out: {missing} more switch address(es) needed",
                                     "use a larger management network or give addresses explicitly"))
             break
+    return mgmt
+
+
+def address_fabric(inv: ResolvedInventory, acc: dict) -> dict:
+    """Addresses of every switch (with its wired interfaces) and NIC port, as new rows; the pools' use."""
+    sz = acc["sizing"]
+    S, K, m = sz.S, sz.K, sz.m
+    a = inv.spec.addressing
+    lay = plane_layout(S, K, m)
+    block, agg = lay["block"], lay["aggregate"]
+    planes = inv.planes
+    switches = acc["switches"]
+    host_base, host_size = net_bounds(a.host_pool)
+    fab_base, fab_size = net_bounds(a.fabric_pool)
+    lo_base, lo_size = net_bounds(a.loopback_pool)
+    problems: list[Problem] = []
+    need_host = planes * lay["host_per_plane"]
+    need_fab = planes * lay["fabric_per_plane"]
+    need_lo = len(switches) + 1
+    pool_problems([
+        ("addressing.host_pool", host_size, need_host, f"{planes} plane(s) x 2 groups x {next_pow2(S)} blocks of {block} addresses"),
+        ("addressing.fabric_pool", fab_size, need_fab, f"{planes * S * S * m} fabric /31s"),
+        ("addressing.loopback_pool", lo_size, need_lo, f"{len(switches)} loopback /32s after the network address"),
+    ], problems)
+    mgmt = management_addresses(inv, switches, problems)
     if problems:
         raise InputErrors(problems, "address pools do not fit the plan")
 
@@ -106,10 +119,10 @@ def address_fabric(inv: ResolvedInventory, acc: dict) -> dict:
             rows.append({**nic, "address": ntoa(gw + 1), "prefix_len": 31, "gateway": ntoa(gw)})
     info = {
         "host_pool": str(a.host_pool), "fabric_pool": str(a.fabric_pool), "loopback_pool": str(a.loopback_pool),
-        "management_network": str(mg.network),
+        "management_network": str(a.management.network),
         "block_size": block, "aggregate_size": agg,
         "aggregates": aggregates,
         "used": {"host_pool": need_host, "fabric_pool": need_fab, "loopback_pool": len(switches), "management": len(switches)},
-        "size": {"host_pool": host_size, "fabric_pool": fab_size, "loopback_pool": lo_size, "management": msize},
+        "size": {"host_pool": host_size, "fabric_pool": fab_size, "loopback_pool": lo_size, "management": net_bounds(a.management.network)[1]},
     }
     return {"switches": out_switches, "nics": nics, "addressing": info}

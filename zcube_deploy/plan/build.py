@@ -44,14 +44,17 @@ def stage_sizing(inv: ResolvedInventory, acc: dict) -> dict:
     topo = inv.spec.topology
     speed = topo.nic_port_speed
     mode = inv.switch_model.speeds[speed]
-    sizing = size_fabric(
-        n_gpus=inv.capacity_servers * inv.server_model.gpus,
-        gpus_per_server=inv.server_model.gpus,
-        logical_ports=inv.switch_model.logical_ports(speed),
-        lanes_per_cage=mode.lanes,
-        cages=inv.switch_model.cages,
-        oversubscription=topo.oversubscription,
-    )
+    try:
+        sizing = size_fabric(
+            n_gpus=inv.capacity_servers * inv.server_model.gpus,
+            gpus_per_server=inv.server_model.gpus,
+            logical_ports=inv.switch_model.logical_ports(speed),
+            lanes_per_cage=mode.lanes,
+            cages=inv.switch_model.cages,
+            oversubscription=topo.oversubscription,
+        )
+    except PlanError as e:  # the sizing knows numbers, not files: name the inventory they came from
+        raise type(e)(e.problems, f"{e.title} of {inv.source}" if inv.source else e.title) from None
     return {"sizing": sizing}
 
 
@@ -269,6 +272,7 @@ def build_plan(inv: ResolvedInventory) -> dict:
 def assemble_plan(inv: ResolvedInventory, acc: dict) -> dict:
     """plan.json from the stages' sections (its shape and field list: plan/model.py)."""
     sz = acc["sizing"]
+    sizing = sz if isinstance(sz, dict) else sz.as_dict()  # a design's own sizing section, or ZCube's Sizing
     spec = inv.spec
     servers = []
     for si, s in enumerate(inv.servers):
@@ -284,19 +288,20 @@ def assemble_plan(inv: ResolvedInventory, acc: dict) -> dict:
         cables=counts["host_cables"] + counts["fabric_cables"],
         switches=len(acc["switches"]),
         servers=len(inv.servers),
-        gpus=len(inv.servers) * sz.gpus_per_server,
+        gpus=len(inv.servers) * sizing["gpus_per_server"],
         # a config count (the static route lines the switch configs carry), not forwarding state: stays here
         static_routes=sum(len(s["routes"]) for s in acc["switches"]),
         bgp_sessions=counts["fabric_cables"] if acc["routing"]["mode"] == "bgp" else 0,
     )
     return {
         "schema_version": SCHEMA_VERSION,
+        "design": "zcube",
         "tool_version": __version__,
         "inputs": {"inventory": inv.source, "inventory_sha256": inv.sha256, "catalog_sha256": inv.catalog.sha256,
                    "cabling_catalog": inv.cabling_source, "cabling_catalog_sha256": inv.cabling.sha256},
         "cluster": {"name": spec.cluster, "description": spec.description, "platform": spec.platform,
                     "switch_model": spec.switch_model, "server_model": spec.server_model, "nic_model": inv.server_model.nic_model},
-        "sizing": {**sz.as_dict(), "planes": inv.planes, "capacity_servers": inv.capacity_servers,
+        "sizing": {**sizing, "planes": inv.planes, "capacity_servers": inv.capacity_servers,
                    "installed_servers": len(inv.servers), "installed_gpus": counts["gpus"]},
         "models": {
             "switch": {"name": spec.switch_model, **inv.switch_model.model_dump(mode="json")},

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from zcube_deploy.catalog import NicModel, ServerModel, SwitchModel
 from zcube_deploy.errors import Problem
 from zcube_deploy.plan.model import validation_problems
+from zcube_deploy.plan.roles import design_of
 
 HINT = "a hand-edited plan whose parts disagree: re-run `zcube plan` rather than editing plan.json"
 
@@ -103,8 +104,10 @@ class View:
         """Every port name of the switch model (port_map), None when the port map was not read."""
         if not self.has("port_map"):
             return None
-        pm = self.plan["port_map"]
-        return set(pm["host_ports"]) | set(pm["fabric_ports"]) | set(pm["unused_ports"])
+        out: set[str] = set()
+        for pm in [self.plan["port_map"], *(self.plan.get("port_maps") or {}).values()]:
+            out |= set(pm["host_ports"]) | set(pm["fabric_ports"]) | set(pm["unused_ports"])
+        return out
 
     @cached_property
     def switch_ports(self) -> dict[str, dict[str, dict]]:
@@ -215,21 +218,26 @@ def counts_match(v: View) -> Iterator[Problem]:
 
 
 def sizing_matches(v: View) -> Iterator[Problem]:
-    """The planner's cheap invariants on the sizing: the port budget, and 2 x S switches per plane, each at its own place."""
+    """The planner's cheap invariants on the sizing: the port budget, and 2 x S switches per plane, each at its own place
+    (a ROFT's sizing: :func:`roft_sizing_matches`)."""
     if not v.has("sizing"):
         return
     sz = v.plan["sizing"]
+    if "leaves_per_plane" in sz:
+        yield from roft_sizing_matches(v, sz)
+        return
+    stage = design_of(v.plan) == "stage"  # a migration stage holds some of the sizing's switches (and others): no counts
     S, K, m, planes = sz["S"], sz["K"], sz["m"], sz["planes"]
     if K + S * m > sz["logical_ports"]:
         yield _p("sizing", f"K + S*m = {K} + {S}*{m} is more than the {sz['logical_ports']} logical ports of a switch")
     if sz["installed_gpus"] != sz["installed_servers"] * sz["gpus_per_server"]:
         yield _p("sizing.installed_gpus", f"{sz['installed_gpus']} is not installed_servers x gpus_per_server "
                  f"= {sz['installed_servers']} x {sz['gpus_per_server']}")
-    if "switches" in v.plan and len(v.rows("switches")) != 2 * S * planes:
+    if "switches" in v.plan and not stage and len(v.rows("switches")) != 2 * S * planes:
         yield _p("switches", f"{len(v.rows('switches'))} switches, the sizing needs 2 x S x planes = {2 * S * planes}")
     if "servers" in v.plan and len(v.rows("servers")) != sz["installed_servers"]:
         yield _p("servers", f"{len(v.rows('servers'))} servers, the sizing says {sz['installed_servers']} are installed")
-    if v.has("switches", "group") and v.has("switches", "plane") and v.has("switches", "index"):
+    if v.has("switches", "group") and v.has("switches", "plane") and v.has("switches", "index") and not stage:
         first: dict[tuple, int] = {}
         for i, sw in enumerate(v.rows("switches")):
             place = (sw["plane"], sw["group"], sw["index"])
@@ -239,6 +247,38 @@ def sizing_matches(v: View) -> Iterator[Problem]:
                 yield _p(f"switches[{i}]", f"plane {sw['plane']} {sw['group']} index {sw['index']} is also switches[{first[place]}]")
             else:
                 first[place] = i
+
+
+def roft_sizing_matches(v: View, sz: dict) -> Iterator[Problem]:
+    """A ROFT's sizing against its rows: the leaves and spines it says, each at its own place (plane, pod, rail / spine)."""
+    planes, pods, G, S = sz["planes"], sz["pods"], sz["gpus_per_server"], sz["spines_per_plane"]
+    if sz["installed_gpus"] != sz["installed_servers"] * G:
+        yield _p("sizing.installed_gpus", f"{sz['installed_gpus']} is not installed_servers x gpus_per_server "
+                 f"= {sz['installed_servers']} x {G}")
+    if sz["leaves_per_plane"] != pods * G or sz["uplinks_per_leaf"] != S * sz["links_per_pair"]:
+        yield _p("sizing", "leaves_per_plane is not pods x gpus_per_server, or uplinks_per_leaf not spines_per_plane x links_per_pair")
+    if "switches" in v.plan and len(v.rows("switches")) != planes * (pods * G + S):
+        yield _p("switches", f"{len(v.rows('switches'))} switches, the sizing needs planes x (leaves + spines) = {planes * (pods * G + S)}")
+    if "servers" in v.plan and len(v.rows("servers")) != sz["installed_servers"]:
+        yield _p("servers", f"{len(v.rows('servers'))} servers, the sizing says {sz['installed_servers']} are installed")
+    if v.has("switches", "group") and v.has("switches", "plane") and v.has("switches", "index"):
+        first: dict[tuple, int] = {}
+        for i, sw in enumerate(v.rows("switches")):
+            leaf = sw["group"] == "leaf"
+            place = (sw["plane"], sw["group"], sw.get("pod"), sw["index"])
+            if sw["group"] not in ("leaf", "spine") or leaf != ("pod" in sw):
+                yield _p(f"switches[{i}]", f"a {sw['group']} switch{' without a pod' if leaf else ''} in a ROFT (leaves with a pod, spines)")
+            elif not (0 <= sw["plane"] < planes and 0 <= sw["index"] < (G if leaf else S) and (not leaf or 0 <= sw["pod"] < pods)):
+                yield _p(f"switches[{i}]", f"plane {sw['plane']} pod {sw.get('pod')} index {sw['index']} is outside planes = {planes}, "
+                         f"pods = {pods}, {'rails' if leaf else 'spines'} = {G if leaf else S}")
+            elif place in first:
+                yield _p(f"switches[{i}]", f"plane {sw['plane']} {sw['group']} pod {sw.get('pod')} index {sw['index']} is also "
+                         f"switches[{first[place]}]")
+            else:
+                first[place] = i
+
+
+FABRIC_PAIRS = frozenset({("odd", "even"), ("leaf", "spine")})  # (end a, end b) of a fabric cable, per design
 
 
 def _end(v: View, path: str, end: dict, on_server: bool, cable_id: str | None) -> Iterator[Problem]:
@@ -266,7 +306,7 @@ def _end(v: View, path: str, end: dict, on_server: bool, cable_id: str | None) -
 
 def cable_ends(v: View) -> Iterator[Problem]:
     """Every cable joins a device and port that exist: host cables a server's NIC port to a switch port,
-    fabric cables an odd switch to an even one; the port names the cable back."""
+    fabric cables an odd switch to an even one (a ROFT leaf to a spine); the port names the cable back."""
     if not (v.has("cables", "a") and v.has("cables", "b") and v.has("cables", "kind")):
         return
     groups = {sw["name"]: sw["group"] for sw in v.rows("switches")} if v.has("switches", "group") else {}
@@ -277,7 +317,7 @@ def cable_ends(v: View) -> Iterator[Problem]:
     suspect = [i for i, c in enumerate(cables)
                if sw_key(c["b"], c.get("id")) not in sw_keys
                or (srv_key(c["a"], c.get("id")) not in srv_keys if c["kind"] == "host" else sw_key(c["a"], c.get("id")) not in sw_keys)
-               or (groups and c["kind"] == "fabric" and (groups.get(c["a"]["device"]), groups.get(c["b"]["device"])) != ("odd", "even"))]
+               or (groups and c["kind"] == "fabric" and (groups.get(c["a"]["device"]), groups.get(c["b"]["device"])) not in FABRIC_PAIRS)]
     for i in suspect:
         c = cables[i]
         cid = c.get("id")
@@ -285,9 +325,10 @@ def cable_ends(v: View) -> Iterator[Problem]:
         yield from _end(v, f"cables[{i}].a", c["a"], host, cid)
         yield from _end(v, f"cables[{i}].b", c["b"], False, cid)
         ends = (groups.get(c["a"]["device"]), groups.get(c["b"]["device"]))
-        if not host and None not in ends and ends != ("odd", "even"):
+        if not host and None not in ends and ends not in FABRIC_PAIRS:
             yield _p(f"cables[{i}]", f"a fabric cable from {c['a']['device']} ({groups[c['a']['device']]}) to "
-                     f"{c['b']['device']} ({groups[c['b']['device']]}): fabric cables join an odd switch to an even one")
+                     f"{c['b']['device']} ({groups[c['b']['device']]}): fabric cables join an odd switch to an even one, "
+                     "or a ROFT leaf to a spine")
 
 
 def switch_interfaces(v: View) -> Iterator[Problem]:
@@ -319,10 +360,13 @@ def switch_row(v: View, i: int, sw: dict) -> Iterator[Problem]:
     ports = v.port_names
     check_cables = v.has("cables", "id")
     peer_ports = v.has("switches", "interfaces", "name")
-    if v.has("sizing"):  # switch_row runs on whole interfaces (every projection reads them whole)
+    if v.has("sizing") and "leaves_per_plane" in v.plan["sizing"] and sw.get("group") in ("leaf", "spine"):
+        yield from _roft_switch_ports(v.plan["sizing"], i, sw)
+    elif v.has("sizing") and "S" in v.plan["sizing"] and sw.get("group", "odd") in ("odd", "even"):
+        # switch_row runs on whole interfaces (every projection reads them whole)
         sz = v.plan["sizing"]
         fabric = sum(1 for itf in sw["interfaces"] if itf["kind"] == "fabric")
-        if fabric != sz["S"] * sz["m"]:
+        if fabric != sz["S"] * sz["m"] and design_of(v.plan) != "stage":  # a stage's switch may have some of its links
             yield _p(f"switches[{i}].interfaces", f"{fabric} fabric interfaces, the sizing needs S x m = {sz['S']} x {sz['m']} "
                      "(one per link to each switch of the other group)")
         if len(sw["interfaces"]) - fabric > sz["K"]:
@@ -348,6 +392,20 @@ def switch_row(v: View, i: int, sw: dict) -> Iterator[Problem]:
                 yield _p(f"{path}.peer.device", f"{peer['device']!r} is not a server of the plan")
             elif v.has("servers", "nics", "port") and peer["port"] not in v.server_ports[peer["device"]]:
                 yield _p(f"{path}.peer.port", f"server {peer['device']} has no NIC port {peer['port']!r}")
+
+
+def _roft_switch_ports(sz: dict, i: int, sw: dict) -> Iterator[Problem]:
+    """A ROFT switch's interface counts against the sizing: a leaf's uplinks and host ports, a spine's downlinks."""
+    fabric = sum(1 for itf in sw["interfaces"] if itf["kind"] == "fabric")
+    hosts = len(sw["interfaces"]) - fabric
+    leaf = sw["group"] == "leaf"
+    want = sz["uplinks_per_leaf"] if leaf else sz["leaves_per_plane"] * sz["links_per_pair"]
+    if fabric != want:
+        yield _p(f"switches[{i}].interfaces", f"{fabric} fabric interfaces, the sizing needs {want} "
+                 f"({'uplinks_per_leaf' if leaf else 'leaves_per_plane x links_per_pair'})")
+    if hosts > (sz["host_ports_per_leaf"] if leaf else 0):
+        yield _p(f"switches[{i}].interfaces", f"{hosts} host interfaces, more than the {sz['host_ports_per_leaf'] if leaf else 0} "
+                 f"a {sw['group']} has")
 
 
 def nic_ports(v: View) -> Iterator[Problem]:
@@ -395,32 +453,41 @@ def server_row(v: View, i: int, srv: dict, nic_fields: set | frozenset | dict | 
 
 def routing_complete(v: View) -> Iterator[Problem]:
     """The routing section carries what its mode needs: mode bgp an ASN range, a path limit and one ASN per
-    switch (unique, in the range); mode static no ASN."""
+    switch (unique but for the spines of a ROFT plane, which share one; in the range); mode static no ASN."""
     if not v.has("routing"):
         return
     rt = v.plan["routing"]
     with_asn = v.has("switches", "asn")
-    if rt["mode"] == "bgp":
+    rows = v.rows("switches")
+    own = v.has("switches", "routing_mode")  # a switch's own mode (a migration stage), else the plan's
+    bgp = [i for i, sw in enumerate(rows) if ((sw.get("routing_mode") if own else None) or rt["mode"]) == "bgp"]
+    if rt["mode"] == "bgp" or bgp:
         for key in ("asn_last", "maximum_paths"):
             if rt[key] is None:
                 yield _p(f"routing.{key}", "missing (null) in mode bgp: the plan has no BGP data")
-        if not with_asn:
-            return
-        first: dict[int, int] = {}
-        for i, sw in enumerate(v.rows("switches")):
-            asn = sw["asn"]
-            if asn is None:
-                yield _p(f"switches[{i}].asn", "null in mode bgp: every switch needs its AS number")
-            elif asn in first:
-                yield _p(f"switches[{i}].asn", f"AS {asn} is also switches[{first[asn]}].asn")
-            else:
-                first[asn] = i
-                if not rt["asn_base"] <= asn <= (rt["asn_last"] if rt["asn_last"] is not None else asn):
-                    yield _p(f"switches[{i}].asn", f"AS {asn} is outside routing.asn_base-asn_last ({rt['asn_base']}-{rt['asn_last']})")
-    elif with_asn:
-        for i, sw in enumerate(v.rows("switches")):
-            if sw["asn"] is not None:
-                yield _p(f"switches[{i}].asn", f"AS {sw['asn']} in mode static (null expected)")
+    if not with_asn:
+        return
+    first: dict[int, int] = {}
+    shared = v.has("switches", "group") and v.has("switches", "plane")  # the spines of a ROFT plane share an ASN
+    for i in bgp:
+        sw = rows[i]
+        asn = sw["asn"]
+        if asn is None:
+            yield _p(f"switches[{i}].asn", "null in mode bgp: every switch needs its AS number")
+        elif asn in first and shared and sw["group"] == rows[first[asn]]["group"] == "spine" and sw["plane"] == rows[first[asn]]["plane"]:
+            continue
+        elif asn in first:
+            yield _p(f"switches[{i}].asn", f"AS {asn} is also switches[{first[asn]}].asn"
+                     + (" (only the spines of one ROFT plane share an ASN)" if shared else ""))
+        else:
+            first[asn] = i
+            last = rt["asn_last"] if rt["asn_last"] is not None else asn
+            if not rt["asn_base"] <= asn <= last:
+                yield _p(f"switches[{i}].asn", f"AS {asn} is outside routing.asn_base-asn_last ({rt['asn_base']}-{rt['asn_last']})")
+    in_bgp = set(bgp)
+    for i, sw in enumerate(rows):
+        if i not in in_bgp and sw["asn"] is not None:
+            yield _p(f"switches[{i}].asn", f"AS {sw['asn']} in mode static (null expected)")
 
 
 def settings_valid(v: View) -> Iterator[Problem]:
@@ -445,6 +512,23 @@ def models_valid(v: View) -> Iterator[Problem]:
 
 CHECKS: tuple[Check, ...] = (unique_names, unique_addresses, counts_match, sizing_matches, switch_interfaces, cable_ends, nic_ports,
                              routing_complete, settings_valid, models_valid)
+
+
+def with_checked_fields(fields: dict | None) -> dict | None:
+    """``fields`` (a projection) plus what its checks need to judge what it reads: a switch's ASN is judged with
+    its role, plane and own routing mode (the spines of a ROFT plane share one); the port map with every role's (``port_maps``); and
+    always the plan's ``design``."""
+    if fields is None:
+        return None
+    fields = {**fields, "design": None}
+    if "port_map" in fields:
+        fields["port_maps"] = None
+    sw = fields.get("switches")
+    if isinstance(sw, (set, frozenset)) and "asn" in sw and not {"group", "plane", "routing_mode"} <= sw:
+        fields["switches"] = set(sw) | {"group", "plane", "routing_mode"}
+    if isinstance(sw, dict) and "asn" in sw and not {"group", "plane", "routing_mode"} <= sw.keys():
+        fields["switches"] = {"group": None, "plane": None, "routing_mode": None, **sw}
+    return fields
 
 
 def plan_problems(plan: dict, fields: dict | None = None, limit: int = 50) -> list[Problem]:

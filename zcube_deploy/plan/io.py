@@ -22,8 +22,8 @@ from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileErr
 from zcube_deploy.inventory import load_inventory
 from zcube_deploy.inventory.load import inventory_digest
 from zcube_deploy.perf import bulk_allocation
-from zcube_deploy.plan.consistency import plan_problems
-from zcube_deploy.plan.model import (PLAN_ADAPTER, SCHEMA_VERSION, SECTIONS, ValidationError, check_projection, section_adapter,
+from zcube_deploy.plan.consistency import plan_problems, with_checked_fields
+from zcube_deploy.plan.model import (PLAN_ADAPTER, REQUIRED_SECTIONS, SCHEMA_VERSION, SECTIONS, ValidationError, check_projection, section_adapter,
                                      sorted_rows, validation_problems)
 
 _enc = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -78,7 +78,7 @@ def _validated_rows(plan: dict) -> dict[str, list[str]]:
 def _validate_sections(plan: dict) -> dict[str, list[str]]:
     problems: list[Problem] = []
     rows: dict[str, list[str]] = {}
-    for key in sorted(SECTIONS - set(plan)):
+    for key in sorted(REQUIRED_SECTIONS - set(plan)):
         problems.append(Problem(key, "missing from the plan"))
     for key, value in plan.items():
         if key not in SECTIONS:
@@ -184,7 +184,7 @@ def _read_selected(p: Path, fields: dict, pick: dict[str, list[int]] | None = No
             out[key] = section_adapter(key, fields[key]).validate_json(text)
         except ValidationError as exc:
             problems.extend(validation_problems(exc, key, positions=sorted(pick[key]) if key in pick else None))
-    for key in sorted(set(fields) - set(raw)):
+    for key in sorted((set(fields) & REQUIRED_SECTIONS) - set(raw)):
         problems.append(Problem(key, "missing from the plan", "a truncated or hand-edited plan: re-run `zcube plan`"))
     if problems:
         raise InvalidPlanFile(problems, f"{p}: not a valid plan (schema version {SCHEMA_VERSION})")
@@ -244,6 +244,7 @@ def read_plan(path: str | Path, fields: dict | None = None, pick: dict[str, list
     if p.is_dir():
         p = p / "plan.json"
     if fields:
+        fields = with_checked_fields(fields)
         check_projection(fields)
     if pick and (not fields or not set(pick) <= set(fields)):
         raise ValueError("pick names lists that fields reads")

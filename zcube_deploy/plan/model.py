@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
+from pydantic import ConfigDict, Discriminator, Field, Tag, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict
 
 from zcube_deploy.errors import Problem
@@ -31,7 +31,8 @@ _CLOSED = ConfigDict(strict=True, extra="forbid")
 _OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 IPv4 = Annotated[str, Field(pattern=rf"^{_OCTET}(\.{_OCTET}){{3}}$", description="dotted-quad IPv4 address")]
 Prefix = Annotated[str, Field(pattern=rf"^{_OCTET}(\.{_OCTET}){{3}}/([0-9]|[12][0-9]|3[0-2])$", description="IPv4 prefix a.b.c.d/len")]
-Group = Literal["odd", "even"]
+Group = Literal["odd", "even", "leaf", "spine"]  # the switch's role: ZCube odd/even, ROFT leaf/spine (designs.md)
+Design = Literal["zcube", "roft", "stage"]
 Kind = Literal["host", "fabric"]
 Pair = Annotated[list[int], Field(min_length=2, max_length=2)]
 Number = Union[int, float]
@@ -70,9 +71,9 @@ class StaticRoute(TypedDict):
 @with_config(_CLOSED)
 class Switch(TypedDict):
     asn: Annotated[int | None, Field(description="BGP AS number (mode bgp), null in mode static")]
-    group: Group
-    host_block: Prefix
-    index: Annotated[int, Field(description="r for O_r, j for E_j (0-based)")]
+    group: Annotated[Group, Field(description="the switch's role: odd/even (ZCube), leaf/spine (ROFT)")]
+    host_block: Annotated[Prefix | None, Field(description="the switch's host block; null for a switch with no hosts (a ROFT spine)")]
+    index: Annotated[int, Field(description="r for O_r, j for E_j; a ROFT leaf's rail, a spine's number in its plane (0-based)")]
     interfaces: list[Interface]
     loopback: IPv4
     mgmt_address: IPv4
@@ -80,8 +81,11 @@ class Switch(TypedDict):
     name: str
     number: Annotated[int, Field(description="human-facing number: O_r is 2r+1, E_j is 2j+2")]
     plane: int
+    pod: NotRequired[Annotated[int, Field(description="a ROFT leaf's pod (0-based)")]]
     rack: str
     routes: Annotated[list[StaticRoute], Field(description="static routes (mode static); [] in mode bgp")]
+    routing_mode: NotRequired[Annotated[Literal["static", "bgp"], Field(description="this switch's mode when not the plan's "
+                                                                                  "routing.mode (a migration stage)")]]
     u: int
 
 
@@ -90,7 +94,7 @@ class Switch(TypedDict):
 class HostRoute(TypedDict):
     dev: str
     metric: int
-    role: Literal["cross-group", "same-switch", "other-port", "same-group"]
+    role: Literal["cross-group", "same-switch", "other-port", "same-group", "plane"]
     to: Prefix
     via: IPv4
 
@@ -136,8 +140,8 @@ class CableEnd(TypedDict):
 
 @with_config(_CLOSED)
 class Cable(TypedDict):
-    a: Annotated[CableEnd, Field(description="host: the server NIC port; fabric: the odd switch")]
-    b: Annotated[CableEnd, Field(description="host: the switch port; fabric: the even switch")]
+    a: Annotated[CableEnd, Field(description="host: the server NIC port; fabric: the odd switch (ROFT: the leaf)")]
+    b: Annotated[CableEnd, Field(description="host: the switch port; fabric: the even switch (ROFT: the spine)")]
     estimate_m: float
     gpu: NotRequired[int]
     group: NotRequired[Group]
@@ -215,7 +219,8 @@ class PortMap(TypedDict):
     cages: int
     fabric_cages: Pair
     fabric_ports: list[str]
-    host_cages: Pair
+    fabric_speed: NotRequired[Annotated[str, Field(description="the fabric ports' speed when it is not `speed` (ROFT uplinks)")]]
+    host_cages: Annotated[Pair, Field(description="first and last host cage; [0, 0] when the switch has no host ports (a ROFT spine)")]
     host_ports: list[str]
     lanes_per_cage: int
     names_confirmed: bool
@@ -227,8 +232,9 @@ class PortMap(TypedDict):
 
 @with_config(_CLOSED)
 class Aggregate(TypedDict):
-    even: Prefix
-    odd: Prefix
+    even: NotRequired[Prefix]
+    hosts: NotRequired[Annotated[Prefix, Field(description="ROFT: every leaf's host block of the plane")]]
+    odd: NotRequired[Prefix]
     plane: int
 
 
@@ -322,6 +328,37 @@ class Sizing(TypedDict):
 
 
 @with_config(_CLOSED)
+class RoftSizing(TypedDict):
+    """A ROFT's shape (roft.md, designs/roft/sizing.py): pods of rail leaves, spines, links per leaf-spine pair."""
+
+    capacity_gpus: int
+    capacity_servers: int
+    fabric_speed: str
+    gpus_per_server: int
+    host_ports_per_leaf: int
+    installed_gpus: int
+    installed_servers: int
+    leaves_per_plane: int
+    links_per_pair: int
+    logical_ports: int
+    oversubscription: Number
+    planes: int
+    pods: int
+    reasons: list[str]
+    servers_per_pod: int
+    spine_ports: int
+    spines_per_plane: int
+    uplinks_per_leaf: int
+
+
+def _sizing_kind(value: Any) -> str:
+    return "roft" if isinstance(value, dict) and "leaves_per_plane" in value else "zcube"
+
+
+AnySizing = Annotated[Union[Annotated[Sizing, Tag("zcube")], Annotated[RoftSizing, Tag("roft")]], Discriminator(_sizing_kind)]
+
+
+@with_config(_CLOSED)
 class Plan(TypedDict):
     """plan.json (schema version 2)."""
 
@@ -330,21 +367,25 @@ class Plan(TypedDict):
     checks: list[Check]
     cluster: Cluster
     counts: Counts
+    design: NotRequired[Annotated[Design, Field(description="the fabric's design (designs.md); a plan without it is a ZCube plan")]]
     inputs: Inputs
     layout: Layout
     models: Models
-    port_map: PortMap
+    port_map: Annotated[PortMap, Field(description="the switches' ports (ZCube: every switch; ROFT: the leaves')")]
+    port_maps: NotRequired[Annotated[dict[str, PortMap], Field(description="role -> its ports, when roles differ (ROFT leaf/spine)")]]
     routing: Routing
     schema_version: Literal[2]
     servers: list[Server]
     settings: Settings
-    sizing: Sizing
+    sizing: AnySizing
     switches: list[Switch]
     tool_version: str
 
 
 PLAN_ADAPTER: TypeAdapter = TypeAdapter(Plan)
 SECTIONS: frozenset[str] = frozenset(Plan.__annotations__)
+REQUIRED_SECTIONS: frozenset[str] = frozenset(k for k, tp in get_type_hints(Plan, include_extras=True).items() if get_origin(tp) is not NotRequired)
+DESIGN_DEFAULT = "zcube"  # a plan without ``design`` (written before designs existed)
 
 
 def _hints(td: type) -> dict[str, Any]:
@@ -441,7 +482,7 @@ def _projected(td: type, frozen: tuple | None) -> Any:
     if frozen is None:
         return td
     hints = _hints(td)
-    required = td.__required_keys__
+    required = {k for k, tp in hints.items() if get_origin(tp) is not NotRequired}  # (__required_keys__ misses string NotRequired)
     fields: dict[str, Any] = {}
     for name, sub in frozen:
         tp = hints[name]
@@ -461,6 +502,8 @@ def _is_list(tp: Any) -> bool:
 @functools.lru_cache(maxsize=64)
 def _section_adapter(section: str, frozen: tuple | None) -> TypeAdapter:
     tp = _hints(Plan)[section]
+    if get_origin(tp) is NotRequired:  # an optional section (design, port_maps): its value's type
+        tp = get_args(tp)[0]
     if frozen is None:
         return TypeAdapter(tp)
     inner = _projected(_row_type(tp), frozen)
@@ -495,7 +538,7 @@ def _path(loc: tuple) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif not (isinstance(part, str) and (part.startswith(("function-", "list[", "tagged-union")) or part in ("str", "int", "float", "none"))):
+        elif not (isinstance(part, str) and (part.startswith(("function-", "list[", "tagged-union")) or part in ("str", "int", "float", "none", "zcube", "roft"))):
             out += f".{part}" if out else str(part)
     return out
 

@@ -3,12 +3,20 @@
 Even (single-rail, ToR-like) switches go to the allowed rack nearest the first server they
 serve; odd (rail) switches fill the network racks in order. Switches are stacked from the top of
 the rack (or ``layout.placement.top_u``) downwards into free U; servers keep their U.
+
+Stable under growth (zcube.md section 3: no existing cable moves): placement reads where the
+servers will be at capacity (``projected_slots``: the installed ones, then where the server
+generator puts the next ones), never how many are installed today. An even switch whose first
+server's place is not known (servers listed or read from CSV, beyond the installed ones) goes to
+the network racks after every other switch, so that placing it later near its servers moves no
+other switch; it is the only one that can move, and ``zcube expand`` says so.
 """
 
 from __future__ import annotations
 
 from zcube_deploy.errors import PlanError, Problem
 from zcube_deploy.inventory import Rack, ResolvedInventory
+from zcube_deploy.inventory.servers import projected_slots
 
 
 def rack_distance(a: Rack, b: Rack, pitch_m: float, row_spacing_m: float) -> float:
@@ -38,9 +46,11 @@ def place_switches(inv: ResolvedInventory, switches: list[dict], servers_per_eve
     spec = inv.spec.layout
     height = inv.switch_model.u_height
     srv_height = inv.server_model.u_height
+    slots = projected_slots(inv.spec, inv.racks, inv.servers, srv_height, inv.capacity_servers)
     occupied: dict[str, set[int]] = {}
-    for s in inv.servers:
-        occupied.setdefault(s.rack, set()).update(range(s.u, s.u + srv_height))
+    for slot in slots:
+        if slot is not None:
+            occupied.setdefault(slot[0], set()).update(range(slot[1], slot[1] + srv_height))
     allowed = [r for r in inv.racks if r.allow_switches]
     space = {r.name: _RackSpace(r, occupied.get(r.name, set()), spec.placement.top_u) for r in allowed}
     rack_by_name = {r.name: r for r in inv.racks}
@@ -56,8 +66,9 @@ def place_switches(inv: ResolvedInventory, switches: list[dict], servers_per_eve
         return sorted(pool, key=lambda r: (dist(anchor, r), r.row_index, r.position, r.name))
 
     centre = None
-    if inv.servers:
-        racks_used = sorted({rack_by_name[s.rack] for s in inv.servers}, key=lambda r: (r.row_index, r.position))
+    known = [slot[0] for slot in slots if slot is not None and slot[0] in rack_by_name]
+    if known:
+        racks_used = sorted({rack_by_name[name] for name in known}, key=lambda r: (r.row_index, r.position))
         centre = racks_used[len(racks_used) // 2]
 
     def put(sw: dict, order: list[Rack]) -> None:
@@ -71,18 +82,24 @@ def place_switches(inv: ResolvedInventory, switches: list[dict], servers_per_eve
 
     evens = [s for s in switches if s["group"] == "even"]
     odds = [s for s in switches if s["group"] == "odd"]
+    unanchored = []
     for sw in sorted(evens, key=lambda s: (s["index"], s["plane"])):
-        anchor = None
-        if spec.placement.even == "near_servers":
-            first = sw["index"] * servers_per_even
-            if first < len(inv.servers):
-                anchor = rack_by_name[inv.servers[first].rack]
-        put(sw, nearest(anchor, allowed) if anchor else network)
+        if spec.placement.even != "near_servers":
+            put(sw, network)
+            continue
+        first = sw["index"] * servers_per_even
+        slot = slots[first] if first < len(slots) else None
+        if slot is None or slot[0] not in rack_by_name:
+            unanchored.append(sw)
+        else:
+            put(sw, nearest(rack_by_name[slot[0]], allowed))
     for sw in sorted(odds, key=lambda s: (s["plane"], s["index"])):
         if spec.placement.odd == "near_servers":
             put(sw, nearest(centre, allowed))
         else:
             put(sw, network)
+    for sw in unanchored:
+        put(sw, network)
     if problems:
         raise PlanError(problems[:1] + ([Problem("layout", f"... and {len(problems) - 1} more switches do not fit")] if len(problems) > 1 else []),
                         "cannot place switches")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 
 def plan_summary(plan: dict) -> dict:
+    if "leaves_per_plane" in plan["sizing"]:
+        return roft_summary(plan)
     sz, counts, pm, ad = plan["sizing"], plan["counts"], plan["port_map"], plan["addressing"]
     R = sz["logical_ports"]
     used_host = counts["host_cables"]
@@ -11,6 +13,7 @@ def plan_summary(plan: dict) -> dict:
     used_fabric = 2 * counts["fabric_cables"]
     return {
         "cluster": plan["cluster"]["name"],
+        "design": plan.get("design", "zcube"),
         "gpus_installed": sz["installed_gpus"],
         "gpus_capacity": sz["capacity_gpus"],
         "servers_installed": sz["installed_servers"],
@@ -35,6 +38,33 @@ def plan_summary(plan: dict) -> dict:
             "free": switches * R - switches * sz["K"] - used_fabric,
             "host_cages": pm["host_cages"], "fabric_cages": pm["fabric_cages"],
         },
+        "pools": {k: {"used": ad["used"][k], "size": ad["size"][k]} for k in ad["used"]},
+        "invariants": {c["name"]: c["status"] for c in plan["checks"]},
+        "invariants_passed": all(c["status"] != "failed" for c in plan["checks"]),
+    }
+
+
+def roft_summary(plan: dict) -> dict:
+    """A ROFT plan's summary (docs/roft.md): the common figures and its shape of pods, leaves and spines."""
+    sz, counts, ad, maps = plan["sizing"], plan["counts"], plan["addressing"], plan["port_maps"]
+    return {
+        "cluster": plan["cluster"]["name"],
+        "design": "roft",
+        "gpus_installed": sz["installed_gpus"],
+        "gpus_capacity": sz["capacity_gpus"],
+        "servers_installed": sz["installed_servers"],
+        "servers_capacity": sz["capacity_servers"],
+        "planes": sz["planes"],
+        **{k: sz[k] for k in ("pods", "servers_per_pod", "leaves_per_plane", "spines_per_plane", "uplinks_per_leaf", "links_per_pair",
+                              "fabric_speed", "host_ports_per_leaf")},
+        "sizing_reasons": sz["reasons"],
+        "switches": counts["switches"],
+        "switch_model": plan["cluster"]["switch_model"],
+        "host_cables": counts["host_cables"],
+        "fabric_cables": counts["fabric_cables"],
+        "routing_mode": plan["routing"]["mode"],
+        "routing": routing_text(plan),
+        "cages": {role: {"host": pm["host_cages"], "fabric": pm["fabric_cages"]} for role, pm in maps.items()},
         "pools": {k: {"used": ad["used"][k], "size": ad["size"][k]} for k in ad["used"]},
         "invariants": {c["name"]: c["status"] for c in plan["checks"]},
         "invariants_passed": all(c["status"] != "failed" for c in plan["checks"]),

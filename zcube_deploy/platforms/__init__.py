@@ -64,7 +64,7 @@ def require_device_access(name: str) -> None:
 
 def napalm_driver(name: str):
     """The NAPALM driver class of platform ``name`` (``napalm.get_network_driver`` on its driver name)."""
-    import napalm
+    import napalm  # start-up time: napalm (and netmiko) load only when a device is reached
 
     require_device_access(name)
     return napalm.get_network_driver(platform_module(name).NAPALM_DRIVER)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -30,7 +31,7 @@ PLAN_FIELDS = projection(
 # rendering from plan.json (read_shared): what the main process reads (the devices' names, racks and
 # ASNs: enough to select and index them); the switches and servers are read by whoever renders them
 SHARED_FIELDS = projection(
-    switches={"name", "rack", "asn"}, servers={"name", "rack"}, port_map=None, models=None, settings=None, sizing=None,
+    switches={"name", "rack", "asn", "routing_mode"}, servers={"name", "rack"}, port_map=None, models=None, settings=None, sizing=None,
     cluster=None, inputs=None, tool_version=None, routing=None,
 )
 _ROWS = {"switches": projection(switches=None), "servers": projection(servers=None)}
@@ -264,9 +265,7 @@ def _render_staged(job: RenderJob, sw_idx: list[int], srv_idx: list[int], jobs: 
             hashes.update(value)
 
     work = len(sw_idx) * 8 + len(srv_idx)
-    if jobs > 1 and work > 2000 and "fork" in __import__("multiprocessing").get_all_start_methods():
-        import multiprocessing
-
+    if jobs > 1 and work > 2000 and "fork" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(job,)) as pool:
             futures = [pool.submit(_worker_switches, c) for c in _chunks(sw_idx, jobs)]

@@ -14,7 +14,9 @@ from functools import lru_cache
 
 from zcube_deploy.errors import RenderError
 from zcube_deploy.ipv4 import dotted_mask
+from zcube_deploy.plan.roles import port_map_for, role_words
 from zcube_deploy.platforms import known_platforms, platform_module
+from zcube_deploy.topology.forwarding import switch_mode
 from zcube_deploy.safety import DESCRIPTIONS_RE, check_description, check_interface, check_name
 
 
@@ -53,13 +55,7 @@ class PlanIndex:
 
     def __init__(self, plan: dict):
         self.plan = plan
-        pm = plan["port_map"]
-        ports = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
-        self.port_order = {_safe("interface", n, check_interface): i for i, n in enumerate(ports)}  # every switch has these ports
-        self.host_ports = pm["host_ports"]
-        host_index = {n: i for i, n in enumerate(pm["host_ports"])}
-        # (name, description) of every port, in port order: a switch's ports that end no cable are these
-        self.spare_ports = [(n, f"reserved host port {host_index[n]} for growth" if n in host_index else "unused") for n in ports]
+        self.roles: dict[str, RolePorts] = {}  # a role's ports, made on first use (port_maps, else port_map: plan/roles.py)
         self.model = plan["models"]["switch"]
         platform = plan["cluster"]["platform"]
         # a platform that renders itself (platforms.switch_renderer) may have no data file here
@@ -76,22 +72,20 @@ class PlanIndex:
         self.global_lines = [line.format(switch_mtu=self.settings["switch_mtu"]) for line in self.model.get("config_lines", [])]
         self.routing = plan.get("routing") or {"mode": "static"}
         self.bgp_syntax = self.model.get("bgp") or {}
-        if self.routing["mode"] == "bgp":
+        if any(switch_mode(self.routing, sw) == "bgp" for sw in plan["switches"]):
             if not self.bgp_syntax:
                 raise RenderError(f"switch model {self.model.get('name')} has no bgp syntax in the catalog; cannot render mode bgp")
             self.asn_of = {s["name"]: s["asn"] for s in plan["switches"]}
         lossless = self.settings["lossless"]
         self.lossless = {"enabled": bool(lossless["enabled"]), "lines": list(lossless["lines"]),
                          "interface_lines": list(lossless["interface_lines"])}
-        lanes = pm["lanes_per_cage"]
-        self.breakout = []
-        cmd = self.model.get("breakout_command")
-        if cmd and lanes > 1:
-            first, last = pm["host_cages"][0], pm["fabric_cages"][1]
-            native = pm.get("native_speed")
-            for cage in range(first, last + 1):
-                name = self.model["speeds"][native]["name"].format(cage=cage, lane=1, port=cage) if native else str(cage)
-                self.breakout.append(cmd.format(cage=cage, speed=pm["speed"], lanes=lanes, name=name))
+
+    def ports(self, role: str) -> "RolePorts":
+        """The ports of a switch of ``role`` (every switch of a role has the same)."""
+        ports = self.roles.get(role)
+        if ports is None:
+            ports = self.roles[role] = RolePorts(port_map_for(self.plan, role), self.model)
+        return ports
 
     def nic_port(self, name: str) -> str:
         """``name`` once checked CLI-safe as a NIC interface name (servers share their port names: each is checked once)."""
@@ -101,11 +95,34 @@ class PlanIndex:
         return safe
 
 
+class RolePorts:
+    """A role's port map as a switch's view needs it: every port in port order, the spare ones, the breakout lines."""
+
+    def __init__(self, pm: dict, model: dict):
+        ports = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
+        self.port_order = {_safe("interface", n, check_interface): i for i, n in enumerate(ports)}  # every switch of the role has these
+        host_index = {n: i for i, n in enumerate(pm["host_ports"])}
+        # (name, description) of every port, in port order: a switch's ports that end no cable are these
+        self.spare_ports = [(n, f"reserved host port {host_index[n]} for growth" if n in host_index else "unused") for n in ports]
+        lanes = pm["lanes_per_cage"]
+        self.breakout = []
+        cmd = model.get("breakout_command")
+        if cmd and lanes > 1:
+            # the split cages: host and fabric ones, or the host ones alone when the fabric runs at another speed (a ROFT leaf)
+            first = pm["host_cages"][0] if pm["host_cages"][1] else pm["fabric_cages"][0]
+            last = pm["host_cages"][1] if pm.get("fabric_speed") else pm["fabric_cages"][1]
+            native = pm.get("native_speed")
+            for cage in range(first, last + 1):
+                name = model["speeds"][native]["name"].format(cage=cage, lane=1, port=cage) if native else str(cage)
+                self.breakout.append(cmd.format(cage=cage, speed=pm["speed"], lanes=lanes, name=name))
+
+
 def switch_view(index: PlanIndex, sw: dict) -> dict:
     """The view of one switch: hostname, management, loopback, routed ports, unused ports, routes."""
     hostname = _safe("hostname", sw["name"], check_name)
     masks = index.masks
-    order = index.port_order  # every port name in it was checked CLI-safe once (PlanIndex)
+    role = index.ports(sw["group"])
+    order = role.port_order  # every port name in it was checked CLI-safe once (RolePorts)
     keys = [order[i["name"]] for i in sw["interfaces"]]
     planned = [sw["interfaces"][k] for k in sorted(range(len(keys)), key=keys.__getitem__)]
     descriptions = [f"{i['peer']['device']} {i['peer']['port']} {i['cable']}" for i in planned]
@@ -113,16 +130,16 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
     interfaces = [{"name": i["name"], "description": d, "address": i["address"], "prefix_len": i["prefix_len"],
                    "mask": masks[i["prefix_len"]], "kind": i["kind"]} for i, d in zip(planned, descriptions)]
     used = {i["name"] for i in planned}
-    unused = [{"name": n, "description": d} for n, d in index.spare_ports if n not in used]
+    unused = [{"name": n, "description": d} for n, d in role.spare_ports if n not in used]
     prefixes = index.prefixes
     routes = [{**prefixes[rt["prefix"]], "next_hop": rt["next_hop"]} for rt in sw["routes"]]
-    bgp = bgp_view(index, sw, interfaces) if index.routing["mode"] == "bgp" else None
+    bgp = bgp_view(index, sw, interfaces, order) if switch_mode(index.routing, sw) == "bgp" else None
     return {
         "header": index.header,
         "hostname": hostname,
-        "role": f"{sw['group']} switch {sw['index']} of plane {sw['plane']} ({'rail' if sw['group'] == 'odd' else 'single-rail'}), rack {sw['rack']} U{sw['u']}",
+        "role": role_text(sw),
         "global_lines": index.global_lines,
-        "breakout": index.breakout,
+        "breakout": role.breakout,
         "mgmt": {"name": _safe("interface", index.model["mgmt_interface"], check_interface), "address": sw["mgmt_address"],
                  "prefix_len": index.settings["mgmt_prefix_len"], "mask": index.mgmt_mask},
         "loopback": {"name": index.loopback_name, "address": sw["loopback"], "prefix_len": 32, "mask": masks[32]},
@@ -134,7 +151,15 @@ def switch_view(index: PlanIndex, sw: dict) -> dict:
     }
 
 
-def bgp_view(index: PlanIndex, sw: dict, interfaces: list[dict]) -> dict:
+def role_text(sw: dict) -> str:
+    """The switch's role in one line of its config's header."""
+    where = f"rack {sw['rack']} U{sw['u']}"
+    if sw["group"] == "leaf":
+        return f"leaf of rail {sw['index']} of pod {sw.get('pod')} of plane {sw['plane']} ({role_words('leaf')}), {where}"
+    return f"{sw['group']} switch {sw['index']} of plane {sw['plane']} ({role_words(sw['group'])}), {where}"
+
+
+def bgp_view(index: PlanIndex, sw: dict, interfaces: list[dict], order: dict[str, int]) -> dict:
     """Mode bgp: BFD on every fabric port, one neighbour per fabric /31 (remote AS = the peer
     switch's ASN), the host block (with its discard route) and the loopback as networks. The
     lines that no Ruijie guide confirms come from the catalog (models.switch.bgp), formatted here."""
@@ -144,14 +169,14 @@ def bgp_view(index: PlanIndex, sw: dict, interfaces: list[dict]) -> dict:
     for itf in interfaces:
         itf["bfd"] = bfd_line if itf["kind"] == "fabric" else None
     neighbors = []
-    for itf in sorted((i for i in sw["interfaces"] if i["kind"] == "fabric"), key=lambda i: index.port_order[i["name"]]):
+    for itf in sorted((i for i in sw["interfaces"] if i["kind"] == "fabric"), key=lambda i: order[i["name"]]):
         peer = itf["peer"]
         neighbors.append({"address": peer["address"], "remote_as": index.asn_of[peer["device"]],
                           "description": _safe("description", f"{peer['device']} {peer['port']}", check_description)})
-    block, plen = sw["host_block"].split("/")
-    nets = [(block, int(plen)), (sw["loopback"], 32)]
+    # a switch without hosts (a ROFT spine) originates its loopback alone
+    nets = ([(sw["host_block"].split("/")[0], int(sw["host_block"].split("/")[1]))] if sw["host_block"] else []) + [(sw["loopback"], 32)]
     networks = [syn["network"].format(network=n, mask=index.masks[p], prefix_len=p) for n, p in nets]
-    discard = syn.get("discard_route")
+    discard = syn.get("discard_route") if sw["host_block"] else None
     return {
         "asn": sw["asn"],
         "router_id": syn["router_id"].format(router_id=sw["loopback"]),
@@ -161,7 +186,7 @@ def bgp_view(index: PlanIndex, sw: dict, interfaces: list[dict]) -> dict:
         "exit_address_family": syn["exit_address_family"],
         "networks": networks,
         "maximum_paths": syn["maximum_paths"].format(paths=rt["maximum_paths"]),
-        "discard_routes": [discard.format(network=block, mask=index.masks[int(plen)], prefix_len=int(plen))] if discard else [],
+        "discard_routes": [discard.format(network=nets[0][0], mask=index.masks[nets[0][1]], prefix_len=nets[0][1])] if discard else [],
         # the same, neutral (what the self-check compares the platform's parse with)
         "neighbor_addresses": [n["address"] for n in neighbors],
         "prefixes": [f"{n}/{p}" for n, p in nets],

@@ -50,6 +50,9 @@ def plan_sessions(switches: list[dict]) -> tuple[dict, dict]:
     sessions, originated = {}, {}
     for sw in switches:
         sessions[sw["name"]] = [(aton(i["peer"]["address"]), i["peer"]["device"]) for i in sw["interfaces"] if i["kind"] == "fabric"]
-        block, plen = sw["host_block"].split("/")
-        originated[sw["name"]] = [(aton(block), int(plen)), (aton(sw["loopback"]), 32)]
+        own = [(aton(sw["loopback"]), 32)]
+        if sw["host_block"]:  # a switch without hosts (a ROFT spine) originates its loopback only
+            block, plen = sw["host_block"].split("/")
+            own.insert(0, (aton(block), int(plen)))
+        originated[sw["name"]] = own
     return sessions, originated

@@ -28,7 +28,7 @@ ROUTING_KINDS = ("static", "bgp")
 RECONVERGING_KINDS = frozenset({"bgp"})  # kinds whose switches recompute their entries after a failure
 SOURCE_STATIC, SOURCE_FALLBACK, SOURCE_BGP = "static", "static-fallback", "bgp"
 # the plan fields the functions below read (projections of plan.json for consumers that load only what they need)
-SWITCH_FIELDS = frozenset({"name", "routes", "interfaces", "host_block", "loopback"})
+SWITCH_FIELDS = frozenset({"name", "routes", "interfaces", "host_block", "loopback", "routing_mode"})
 NIC_FIELDS = frozenset({"port", "routes"})
 
 
@@ -53,24 +53,34 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
     """Per switch name, its forwarding entries under the plan's routing section.
 
     Reads ``routing["mode"]`` and, of each switch, ``name`` and ``routes`` (mode static) or
-    ``name``, ``interfaces``, ``host_block`` and ``loopback`` (mode bgp). ``max_as_path`` limits
+    ``name``, ``interfaces``, ``host_block`` and ``loopback`` (mode bgp); a switch's own ``routing_mode``
+    overrides the plan's (a plan mixing both: each switch by its own). ``max_as_path`` limits
     a computed kind (mode bgp) to destinations within that many switch hops (1: the direct paths);
     a configured table (mode static) is returned whole, every route of it being a direct path.
     """
-    mode = routing["mode"]
-    if mode == "static":
-        out: dict[str, list[Entry]] = {}
-        for sw in switches:
-            rows = out[sw["name"]] = []
-            for rt in sw["routes"]:
-                net, plen = rt["prefix"].split("/")
-                rows.append(_new_entry(Entry, (aton(net), int(plen), (aton(rt["next_hop"]),),
-                                               "static-fallback" if rt.get("fallback") else "static")))
-        return out
-    if mode == "bgp":
-        best = best_routes(*plan_sessions(switches), max_as_path=max_as_path)
-        return {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
-    raise ValueError(f"routing mode {mode!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
+    modes = {switch_mode(routing, sw) for sw in switches} or {routing["mode"]}
+    unknown = modes - set(ROUTING_KINDS)
+    if unknown:
+        raise ValueError(f"routing mode {sorted(unknown)[0]!r} has no forwarding model (known: {', '.join(ROUTING_KINDS)})")
+    out: dict[str, list[Entry]] = {}
+    bgp = [sw for sw in switches if switch_mode(routing, sw) == "bgp"] if len(modes) > 1 else (switches if modes == {"bgp"} else [])
+    if bgp:  # the eBGP switches' best paths among themselves (a migration stage's eBGP island)
+        best = best_routes(*plan_sessions(bgp), max_as_path=max_as_path)
+        out = {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
+    for sw in switches if "static" in modes else ():
+        if len(modes) > 1 and switch_mode(routing, sw) != "static":
+            continue
+        rows = out[sw["name"]] = []
+        for rt in sw["routes"]:
+            net, plen = rt["prefix"].split("/")
+            rows.append(_new_entry(Entry, (aton(net), int(plen), (aton(rt["next_hop"]),),
+                                           "static-fallback" if rt.get("fallback") else "static")))
+    return out
+
+
+def switch_mode(routing: dict, sw: dict) -> str:
+    """A switch's routing mode: its own ``routing_mode`` (a migration stage mixes eBGP and static islands), else the plan's."""
+    return sw.get("routing_mode") or routing["mode"]
 
 
 def reconverges(routing: dict) -> bool:
@@ -213,3 +223,40 @@ class Network:
                     return path, f"next hop {h} not directly connected at {device}"
             device = self.owner.get(hops[0])
         return path, "black hole: next hop unknown"
+
+    def walk_all(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[tuple[str, ...]], str | None]:
+        """Forward from host port ``src`` to ``dst`` along every ECMP next hop (a Clos spreads a flow over its
+        spines). Returns (every switch path that delivers, the first error met or None)."""
+        via = None
+        for route in self.host_routes.get(src, ()):
+            plen = route[1]
+            if dst >> (32 - plen) == route[0] >> (32 - plen):
+                via = route[2]
+                break
+        if via is None:
+            return [], "no host route"
+        paths: list[tuple[str, ...]] = []
+        stack: list[tuple[str | None, tuple[str, ...]]] = [(self.owner.get(via), ())]
+        while stack:
+            device, path = stack.pop()
+            if device is None or not self.is_switch(device):
+                return paths, f"black hole after {path[-1] if path else src[0]}: next hop unknown"
+            if device in path:
+                return paths, f"loop at {device}"
+            path = path + (device,)
+            if len(path) > max_switches:
+                return paths, f"too many hops ({' '.join(path)})"
+            if self.connected_to(device, dst):
+                if dst not in self.owner:
+                    return paths, "black hole: nobody has the address"
+                paths.append(path)
+                continue
+            hops = self.lookup(device, dst)
+            if not hops:
+                return paths, f"black hole at {device}: no route"
+            for h in hops:
+                if not self.connected_to(device, h):
+                    return paths, f"next hop {ntoa(h)} not directly connected at {device}"
+            stack.extend((nxt, path) for nxt in sorted({self.owner.get(h) for h in hops}, key=str, reverse=True))
+        return sorted(paths), None
+

@@ -22,6 +22,9 @@ from math import ceil
 
 import numpy as np
 
+from zcube_deploy.analysis.fabric import zcube_from_plan as fabric_of
+from zcube_deploy.catalog import parse_speed
+
 KIND_UP, KIND_DOWN, KIND_FABRIC, KIND_NV_UP, KIND_NV_DOWN = range(5)
 KIND_NAMES = ("nic-up", "nic-down", "fabric", "nvlink-up", "nvlink-down")
 DESIGN_KEYS = ("zcube", "roft", "hpn", "rail-only", "clos")
@@ -300,9 +303,7 @@ def zcube_from_plan(plan: dict, nvlink_gbps: float = DEFAULT_NVLINK_GBPS) -> Net
     ports of every installed GPU and, in mode static, the switches' pinned routes (analysis/fabric.py,
     the tables `analyze` reads). Port 1 is on the odd group, port 2 on the even group; a GPU pair
     uses both cross-group port pairs (1 -> 2 and 2 -> 1), same-group pairs only when neither works."""
-    from zcube_deploy.analysis.fabric import zcube_from_plan as fabric_of
-    from zcube_deploy.catalog import parse_speed
-    from zcube_deploy.traffic.routes import TableRoutes
+    from zcube_deploy.traffic.routes import TableRoutes  # a cycle: routes.py builds on this module's Net
 
     fab, rt = fabric_of(plan)
     b = float(parse_speed(plan["models"]["nic"]["speed"]))

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from zcube_deploy.analysis.designs import parse_capacity
+from zcube_deploy.catalog import parse_speed
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.traffic import workloads as wl
-from zcube_deploy.traffic.flows import SubFlows, Transfers, build_subflows
+from zcube_deploy.traffic.flows import SubFlows, Transfers, aggregated_all_to_all, build_subflows
 from zcube_deploy.traffic.fluid import run_fluid
-from zcube_deploy.traffic.net import DEFAULT_NVLINK_GBPS, DESIGN_LABELS, KIND_FABRIC, Net, NotModelled, build_design
+from zcube_deploy.traffic.net import DEFAULT_NVLINK_GBPS, DESIGN_LABELS, KIND_FABRIC, Net, NotModelled, build_design, zcube_from_plan
 
 # the paper's Fig. 3b (4,096 GPUs, GPT-3 175B training, one ToR down): training slowdown per design
 PAPER_ONE_TOR_SLOWDOWN = {"zcube": 0.028, "roft": 0.469, "rail-only": 0.462, "hpn": 0.090}
@@ -154,8 +156,6 @@ def measure(net: Net, tr: Transfers, ecmp: str, rng: np.random.Generator | None)
 def measure_aggregated(net: Net, nbytes: float) -> dict:
     """``all-to-all-switch``: the all-to-all aggregated by switch pair (flows.aggregated_all_to_all);
     healthy designs without PXN only (NotModelled otherwise)."""
-    from zcube_deploy.traffic.flows import aggregated_all_to_all
-
     if net.pxn:
         raise NotModelled(f"{DESIGN_LABELS[net.design]}: aggregation by switch pair does not model PXN (use all-to-all)")
     if net.failure:
@@ -236,10 +236,6 @@ def evaluate(net: Net, tr: Transfers | None, opts: Options) -> dict:
 def design_nets(plan: dict, opts: Options) -> list[tuple[str, Net | None, str]]:
     """(design key, net or None, note) for each requested design, the others sized for the plan's
     GPU count, GPUs per server, switch capacity and NIC port speed."""
-    from zcube_deploy.analysis.designs import parse_capacity
-    from zcube_deploy.catalog import parse_speed
-    from zcube_deploy.traffic.net import zcube_from_plan
-
     z = zcube_from_plan(plan, opts.nvlink_gbps)
     cap = parse_capacity(plan["models"]["switch"]["capacity"])
     b = float(parse_speed(plan["models"]["nic"]["speed"]))

@@ -62,4 +62,5 @@ def reachability_table(report: TwinReport) -> Table:
 
 def twin_test_tables(report: TwinReport) -> list[Table]:
     """The tables `zcube twin test` prints."""
-    return [baseline_table(report)] + ([convergence_table(report), reachability_table(report)] if report.failures else [])
+    return [baseline_table(report)] + ([convergence_table(report), reachability_table(report)] if report.failures else []) \
+        + [t for m in report.extra for t in m.tables()]

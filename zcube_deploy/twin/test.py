@@ -21,6 +21,7 @@ import random
 import subprocess
 import time
 from collections.abc import Callable
+from typing import Protocol
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -99,7 +100,7 @@ class Ports:
         return out
 
 
-def _gpu_pairs_for(ports: Ports, touched_switches: set[str], touched_cables: set[str], limit: int, seed: int) -> list[tuple]:
+def gpu_pairs_for(ports: Ports, touched_switches: set[str], touched_cables: set[str], limit: int, seed: int) -> list[tuple]:
     """GPU pairs to measure after a failure: those with a GPU the failure touches (sampled when many), plus others."""
     keys = ports.gpu_keys
     hit = [g for g in keys if any(ports.by_addr[a]["switch"] in touched_switches or ports.by_addr[a]["cable"] in touched_cables
@@ -356,6 +357,17 @@ class FailureMeasurement:
         }
 
 
+class Measurement(Protocol):
+    """A measurement a caller runs on the twin's session after the failures (e.g. a drain): its checks, its JSON
+    record and its terminal tables."""
+
+    def checks(self) -> list[Check]: ...
+
+    def as_dict(self) -> dict: ...
+
+    def tables(self) -> list: ...
+
+
 @dataclass(frozen=True)
 class TwinReport:
     """What `zcube twin test` measured; ``as_dict`` is the JSON report (DIR/test-report.json)."""
@@ -368,10 +380,11 @@ class TwinReport:
     bfd: dict | None
     baseline: Baseline
     failures: list[FailureMeasurement]
+    extra: tuple[Measurement, ...] = ()   # measurements added by the caller (a drain: drain/twin.py)
 
     @property
     def checks(self) -> list[Check]:
-        return [self.baseline.check()] + [f.check() for f in self.failures]
+        return [self.baseline.check()] + [f.check() for f in self.failures] + [c for m in self.extra for c in m.checks()]
 
     @property
     def ok(self) -> bool:
@@ -384,7 +397,8 @@ class TwinReport:
     def as_dict(self) -> dict:
         out = {"twin": self.twin, "cluster": self.cluster, "routing": self.routing, "failure_mode": self.failure_mode,
                "seed": self.seed, "bfd": self.bfd, "checks": [asdict(c) for c in self.checks],
-               "baseline": asdict(self.baseline), "failures": [f.as_dict() for f in self.failures], "ok": self.ok}
+               "baseline": asdict(self.baseline), "failures": [f.as_dict() for f in self.failures],
+               "measurements": [m.as_dict() for m in self.extra], "ok": self.ok}
         if self.bfd_note:
             out["bfd_note"] = self.bfd_note
         return out
@@ -482,7 +496,7 @@ def compare_reachability(s: Session, f: failures.Failure, k: int, after) -> Comp
     cables, switches = set(f.cables), set(f.switches)
     touched_sw = switches | {l[end]["device"] for l in s.state["links"] if l["cable"] in cables for end in ("a", "b")
                              if l[end]["device"] in s.state["switches"]}
-    groups = [((a, b), s.ports.gpu_port_pairs(a, b)) for a, b in _gpu_pairs_for(s.ports, touched_sw, cables, s.gpu_pairs, s.seed + k)]
+    groups = [((a, b), s.ports.gpu_port_pairs(a, b)) for a, b in gpu_pairs_for(s.ports, touched_sw, cables, s.gpu_pairs, s.seed + k)]
     port_pairs = [pr for _, prs in groups for pr in prs]
     measured = traffic.ping_pairs(port_pairs, s.ports.ns_of, ttl=None, timeout_ms=300)
     return compare(groups, measured, dict(zip(port_pairs, after(port_pairs))))
@@ -529,8 +543,9 @@ def measure_failure(s: Session, f: failures.Failure, k: int) -> FailureMeasureme
 
 
 def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list[str] | None = None, mode: str = "carrier",
-        gpu_pairs: int = GPU_PAIRS_PER_FAILURE, log=lambda *_: None) -> TwinReport:
-    """The baseline, then each failure in turn (injected, measured, repaired)."""
+        gpu_pairs: int = GPU_PAIRS_PER_FAILURE, log=lambda *_: None,
+        then: Callable[[Session], list[Measurement]] | None = None) -> TwinReport:
+    """The baseline, then each failure in turn (injected, measured, repaired), then ``then``'s measurements."""
     s = open_session(out_dir, mode, seed, gpu_pairs, log)
     fails = failures.parse(fail or [], s.state, seed)
     baseline = measure_baseline(s, pairs)
@@ -539,5 +554,6 @@ def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list
     for k, f in enumerate(fails):
         log(f"failure {k + 1}/{len(fails)}: {f.label} ({mode})")
         results.append(measure_failure(s, f, k))
+    extra = tuple(then(s)) if then else ()
     return TwinReport(twin=s.state["dir"], cluster=s.state["cluster"], routing=s.routing, failure_mode=mode, seed=seed,
-                      bfd=s.state.get("bfd"), baseline=baseline, failures=results)
+                      bfd=s.state.get("bfd"), baseline=baseline, failures=results, extra=extra)

@@ -4,6 +4,9 @@ contract), or replay recorded outputs. What to run and how to read it is the pla
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -42,8 +45,6 @@ def collect_device(name: str, host: str, port: int, creds, known_hosts: str | No
 
 def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None, concurrency: int = 32, timeout: float = 30,
             record: str | Path | None = None, platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, dict], dict[str, str]]:
-    import tempfile
-
     rec = Path(record) if record else None
     observed, errors = {}, {}
     with tempfile.TemporaryDirectory(prefix="zcube-verify-") as tmp:  # (created owner-only)
@@ -118,9 +119,6 @@ def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> tuple[Observation
 def replay(directory: str | Path, names: list[str], jobs: int | None = None,
            platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, Observation], dict[str, str]]:
     """Observations from recorded outputs: DIR/<switch>/<command with spaces as _>.txt (parsed on up to 2 processes)."""
-    import multiprocessing
-    import os
-
     d = Path(directory)
     if not d.is_dir():
         raise InputErrors(Problem(str(d), "no such recordings folder", "record one with `zcube verify PLAN --record DIR`"))

@@ -12,6 +12,7 @@ otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Callable
 
 from zcube_deploy.errors import RenderError
@@ -116,3 +117,22 @@ def switch_view(plan: dict, sw: dict, names: Callable[[str], str] | None = None,
 def render_switch(plan: dict, sw: dict, names: Callable[[str], str] | None = None, slow_bfd: dict | None = None) -> str:
     """The FRR configuration (frr.conf) of one switch."""
     return template(PLATFORM, TEMPLATE).render(switch_view(plan, sw, names, slow_bfd))
+
+
+# How an FRR switch is drained (the twin applies these with vtysh): a port is shut with `shutdown` in its
+# `interface` block (zebra sets the link down: the far end loses carrier), transit is steered away with BGP
+# graceful shutdown (RFC 8326): FRR tags what it advertises with the GRACEFUL_SHUTDOWN community and FRR
+# peers receiving it set LOCAL_PREF 0 (measured in the twin: the path through the switch leaves the
+# neighbours' multipath set, the switch's own prefixes stay on their only path).
+GRACEFUL_SHUTDOWN = "bgp graceful-shutdown"
+
+
+def drain_commands(asn: int | None, shut: Iterable[str], opened: Iterable[str], graceful: bool | None) -> list[str]:
+    """vtysh commands that shut the interfaces ``shut``, bring ``opened`` back, and turn graceful shutdown
+    on (True) or off (False) or leave it (None); graceful shutdown first when on, last when off."""
+    shut, opened = [_safe("interface", i, check_linux_ifname) for i in shut], [_safe("interface", i, check_linux_ifname) for i in opened]
+    gs = [] if graceful is None or asn is None else [f"router bgp {int(asn)}", GRACEFUL_SHUTDOWN if graceful else f"no {GRACEFUL_SHUTDOWN}", "exit"]
+    ports = [line for i in shut for line in (f"interface {i}", "shutdown", "exit")] + \
+        [line for i in opened for line in (f"interface {i}", "no shutdown", "exit")]
+    body = gs + ports if graceful else ports + gs
+    return ["configure terminal", *body, "end"] if body else []

@@ -87,6 +87,22 @@ def drift_rows(running: str, intended: str, owns=None) -> list:
     return rows(running, intended, owns)
 
 
+SECTION_END = "exit"  # the line a remediation (``remediation``) sends after a section's lines
+
+
+def remediation(running: str, intended: str, owns=None) -> list[str]:
+    """The lines push sends to take ``running`` to ``intended`` inside ``owns`` (the driver's
+    ``remediation_lines``: what `zcube push --dry-run` writes to DIR/push/<switch>.diff); `zcube
+    expand` computes its change sets with it, offline.
+
+    (driver.py is imported here, when asked: it loads netmiko and napalm, which render, plan and the
+    offline commands never need.)
+    """
+    from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+
+    return remediation_lines(running, intended, owns)
+
+
 def top_level_lines(config_text: str) -> list[str]:
     """The top-level lines of an RGOS config (volatile lines and comments dropped)."""
     return [c.text for c in parse_config(config_text).children]

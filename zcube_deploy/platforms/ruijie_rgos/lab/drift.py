@@ -96,7 +96,7 @@ def plan_drifts(plan: dict, intended: dict[str, str], count: int, seed: int = 0,
 
 def apply_drifts(endpoints: dict[str, tuple[str, int]], credentials: tuple[str, str, str], drifts: list[Drift]) -> None:
     """Type the drifts on the switches over SSH (netmiko ``ruijie_os``), one session per switch."""
-    from netmiko import ConnectHandler
+    from netmiko import ConnectHandler  # start-up time: netmiko loads only when drifts are typed on switches
 
     by_switch: dict[str, list[str]] = {}
     for d in drifts:

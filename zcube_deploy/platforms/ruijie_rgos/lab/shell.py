@@ -15,6 +15,7 @@ import re
 from ipaddress import IPv4Network
 from typing import Callable
 
+from zcube_deploy.platforms.ruijie_rgos.lab import bgp
 from zcube_deploy.platforms.ruijie_rgos.lab import router as rgos_router
 from zcube_deploy.platforms.ruijie_rgos.lab.router import _ip as _is_ip  # one dotted-quad check for the whole CLI
 from zcube_deploy.platforms.ruijie_rgos.lab.shows import show_interface_status, show_ip_route, show_version
@@ -404,13 +405,10 @@ class Session:
             return self._protocols("bgp")
         extra = None
         if self.routing is not None:
-            from zcube_deploy.platforms.ruijie_rgos.lab import bgp
             extra = bgp.route_lines(*self.routing(self.sw))
         return show_ip_route(self.sw, self.link_up, extra)
 
     def _protocols(self, what: str) -> str:
-        from zcube_deploy.platforms.ruijie_rgos.lab import bgp
-
         if self.routing is None:
             return "% BGP instance is not running." if what == "bgp" else ""
         model, name = self.routing(self.sw)
@@ -566,6 +564,8 @@ class Session:
         sw = self.sw
         if sub == "hostname":
             sw.hostname = DEFAULT_HOSTNAME
+        elif sub == "mtu" and self.mode == "config-if":  # the interface mtu, kept verbatim as `mtu N` was
+            return self._no_verbatim_if(line)
         elif sub == "mtu":
             self._match(line, words, 2, ["forwarding"])
             sw.global_lines = [g for g in sw.global_lines if not g.startswith("mtu forwarding ")]
@@ -574,8 +574,6 @@ class Session:
             if self.mode == "config-if":
                 return self._no_verbatim_if(line)
             self.sw.remove_verbatim(line.split(None, 1)[1])
-        elif sub == "mtu" and self.mode == "config-if":
-            return self._no_verbatim_if(line)
         elif sub == "ip":
             what = self._match(line, words, 2, ["route", "address"])
             if what == "route":

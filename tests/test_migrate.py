@@ -1,0 +1,238 @@
+"""zcube migrate: the planning core (stages, roles, bounds), its invariants with a known-bad case each, the CLI.
+
+The ROFT side is built by tests/migrate_helpers.roft_like around a ZCube plan's servers (the contract's
+plan shape: leaves per (pod, rail), spines); the CLI runs on two real ZCube plans of lab-64 apart
+(a ZCube-to-ZCube re-cabling is a migration too).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+
+import pytest
+
+from conftest import INVENTORIES, ROOT, run_zcube
+from migrate_helpers import roft_like
+from test_cli_tables import unreadable
+from zcube_deploy.errors import InputErrors
+from zcube_deploy.migrate.bounds import stage_lower_bound
+from zcube_deploy.migrate.invariants import check_migration
+from zcube_deploy.migrate.moves import touches
+from zcube_deploy.migrate.planner import Options, capacity, plan_migration
+from zcube_deploy.migrate.report import summary
+
+
+@pytest.fixture(scope="module")
+def glm_roft(glm1k_plan):
+    return roft_like(glm1k_plan, pod_servers=64, spines=8, uplinks_per_spine=16)
+
+
+@pytest.fixture(scope="module")
+def glm_4gpu(glm_roft, glm1k_plan):
+    return plan_migration(glm_roft, glm1k_plan, Options(0.75, "4-gpu", 0))
+
+
+def test_capacity_and_stage_bound():
+    assert capacity(128, 0.75) == 32
+    assert capacity(256, 0.75) == 64
+    assert capacity(10, 0.75) == 2  # 8 of 10 serve (0.8 >= 0.75); 3 out would leave 0.7
+    assert stage_lower_bound(128, 32) == 4 and stage_lower_bound(129, 32) == 5 and stage_lower_bound(0, 5) == 0
+
+
+def test_glm_servers_at_075_say_what_would_make_it_possible(glm_roft, glm1k_plan):
+    """A ZCube island needs all 8 odd switches from its first server on, the ROFT keeps its 16 leaves while both
+    pods serve and one spine: 7 switches free against 9 needed. Every remedy is named at once."""
+    with pytest.raises(InputErrors) as exc:
+        plan_migration(glm_roft, glm1k_plan, Options(0.75, "server", 0))
+    text = "\n".join(str(p) for p in exc.value.problems)
+    assert "frees 7 FROM switch(es)" in text and "needs 9 switches" in text
+    assert "--spares 3" in text and "--capacity-floor 0.50" in text and "--unit 4-gpu" in text
+
+
+def test_glm_4gpu_meets_the_floor_in_the_fewest_stages(glm_4gpu):
+    mig = glm_4gpu
+    assert len(mig.batches) == mig.lower["stages"] == 4 and mig.proven
+    assert all(len(b) <= 64 for b in mig.batches)
+    assert sum(touches(m) for m in mig.moves) >= mig.lower["touches"]["touches"]
+    assert len(mig.bind) == 16 and not any(x.startswith("spare") for x in mig.bind.values())
+    assert all(not problems for problems in check_migration(mig).values())
+
+
+def test_spares_are_used_only_when_given(glm_roft, glm1k_plan):
+    mig = plan_migration(glm_roft, glm1k_plan, Options(0.75, "server", 3))
+    assert len(mig.batches) == 4
+    assert sum(1 for x in mig.bind.values() if x.startswith("spare")) == 3
+    assert all(not problems for problems in check_migration(mig).values())
+
+
+def test_summary_is_deterministic(glm_roft, glm1k_plan, glm_4gpu):
+    again = plan_migration(copy.deepcopy(glm_roft), copy.deepcopy(glm1k_plan), Options(0.75, "4-gpu", 0))
+    a = json.dumps(summary(glm_4gpu, "F", "T"), sort_keys=True)
+    assert a == json.dumps(summary(again, "F", "T"), sort_keys=True)
+    doc = json.loads(a)
+    for key in ("stages", "stages_lower_bound", "cable_touches", "cable_touches_lower_bound", "switches_reused", "switches_retired"):
+        assert isinstance(doc[key], int), key
+    assert doc["switches_reused"] + doc["switches_retired"] == 24 and doc["switches_bought"] == 0
+
+
+# ---------------------------------------------------------------- each invariant fails on a known-bad migration
+def _broken(mig, **changes):
+    return dataclasses.replace(mig, **changes)
+
+
+def test_invariant_units_known_bad(glm_4gpu):
+    bad = _broken(glm_4gpu, batches=[glm_4gpu.batches[0] + glm_4gpu.batches[0][:1]] + glm_4gpu.batches[1:])
+    assert check_migration(bad)["units"]
+
+
+def test_invariant_floor_known_bad(glm_4gpu):
+    b = glm_4gpu.batches
+    bad = _broken(glm_4gpu, batches=[b[0] + b[1][:1], b[1][1:]] + b[2:])
+    assert check_migration(bad)["floor"] and not check_migration(glm_4gpu)["floor"]
+
+
+def test_invariant_one_role_known_bad(glm_4gpu):
+    """A role taken in stage 1 by a switch the FROM island still uses then."""
+    busy = next(r for r, x in sorted(glm_4gpu.bind.items()) if glm_4gpu.free_stage[x] > 1)
+    bad = _broken(glm_4gpu, need_stage={**glm_4gpu.need_stage, busy: 1})
+    assert any(busy in p.message for p in check_migration(bad)["one_role"])
+
+
+def test_invariant_reachable_known_bad(glm_4gpu):
+    """Every spine released in stage 1: the ROFT's rail leaves cannot reach each other."""
+    cores = {s: 1 for s in glm_4gpu.src.cores}
+    bad = _broken(glm_4gpu, free_stage={**glm_4gpu.free_stage, **cores})
+    assert check_migration(bad)["reachable"] and not check_migration(glm_4gpu)["reachable"]
+
+
+def test_invariant_wiring_known_bad(glm_4gpu):
+    """A move dropped (a cable left behind), and a move that names the wrong port."""
+    first = glm_4gpu.moves[0]
+    dropped = _broken(glm_4gpu, moves=[first[1:]] + glm_4gpu.moves[1:])
+    assert check_migration(dropped)["wiring"]
+    m = next(m for m in first if m.action == "move" and m.kind == "host")
+    wrong = dataclasses.replace(m, old=dataclasses.replace(m.old, port=m.old.port + "x"))
+    bad = _broken(glm_4gpu, moves=[[wrong if x is m else x for x in first]] + glm_4gpu.moves[1:])
+    assert any("to take out" in p.message for p in check_migration(bad)["wiring"])
+
+
+# ---------------------------------------------------------------- the CLI on two real plans
+OLD = {"ZC-{G}{number:03d}": "OLD-{G}{number:03d}", "172.16.0.11": "172.16.0.101", "10.0.0.0/22": "10.16.0.0/22",
+       "10.200.0.0/24": "10.210.0.0/24", "10.201.0.0/24": "10.211.0.0/24", "cluster: lab64": "cluster: lab64old"}
+
+
+@pytest.fixture(scope="module")
+def two_plans(tmp_path_factory):
+    d = tmp_path_factory.mktemp("migrate")
+    text = (INVENTORIES / "lab-64.yaml").read_text()
+    for a, b in OLD.items():
+        assert a in text, a
+        text = text.replace(a, b)
+    (d / "old.yaml").write_text(text)
+    for name, inv in (("old", d / "old.yaml"), ("new", INVENTORIES / "lab-64.yaml")):
+        r = run_zcube("plan", str(inv), "-o", str(d / name))
+        assert r.returncode == 0, r.stderr
+    return d
+
+
+def test_cli_writes_migrate_json(two_plans):
+    d = two_plans
+    r = run_zcube("migrate", str(d / "old" / "plan.json"), str(d / "new" / "plan.json"), "-o", str(d / "out"), "--capacity-floor", "0")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((d / "out" / "migrate.json").read_text())
+    assert doc["stages"] == 1 == doc["stages_lower_bound"]
+    # the same fabric under new names: every switch keeps its place and every cable stays (nothing to touch)
+    assert doc["cable_touches"] == doc["cable_touches_lower_bound"] == 0 and doc["switches_reused"] == 16
+    assert "migration in 1 stages" in r.stdout
+    first = (d / "out" / "migrate.json").read_bytes()
+    run_zcube("migrate", str(d / "old" / "plan.json"), str(d / "new" / "plan.json"), "-o", str(d / "out"), "--capacity-floor", "0")
+    assert (d / "out" / "migrate.json").read_bytes() == first
+
+
+def test_cli_exit_2_with_every_problem(two_plans):
+    d = two_plans
+    r = run_zcube("migrate", str(d / "old" / "plan.json"), str(d / "new" / "plan.json"), "-o", str(d / "bad"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--spares" in r.stderr and "--capacity-floor" in r.stderr
+    assert not (d / "bad" / "migrate.json").exists()
+    r = run_zcube("migrate", str(d / "old" / "plan.json"), str(d / "old" / "plan.json"), "-o", str(d / "bad"),
+                  "--capacity-floor", "1.5", "--crew-rate", "0")
+    assert r.returncode == 2 and "--capacity-floor" in r.stderr and "--crew-rate" in r.stderr
+    r = run_zcube("migrate", str(d / "old" / "plan.json"), str(d / "old" / "plan.json"), "-o", str(d / "bad"), "--capacity-floor", "0")
+    assert r.returncode == 2 and re.search(r"name\(s\) also in FROM", r.stderr)
+
+
+def test_the_stage_table_is_readable_at_80_columns(glm_4gpu, monkeypatch):
+    from rich.console import Console
+    from rich.table import Table
+
+    from zcube_deploy.cli.migrate import print_migration
+
+    printed: list = []
+    monkeypatch.setattr(Console, "print", lambda self, *objs, **kw: printed.extend(o for o in objs if isinstance(o, Table)))
+
+    print_migration(summary(glm_4gpu, "F", "T"), "DIR")
+    assert printed
+    for t in printed:
+        assert not unreadable(t), unreadable(t)
+
+
+# ---------------------------------------------------------------- ROFT to ZCube on real plans (roft-small -> zcube-small)
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """roft-small and zcube-small planned, then migrated at a floor of 0.5 in 4-GPU units (out: DIR)."""
+    d = tmp_path_factory.mktemp("small")
+    for name, inv in (("roft", "roft-small.yaml"), ("zcube", "zcube-small.yaml")):
+        r = run_zcube("plan", str(ROOT / "tests" / "inventories" / inv), "-o", str(d / name))
+        assert r.returncode == 0, r.stderr
+    r = run_zcube("migrate", str(d / "roft" / "plan.json"), str(d / "zcube" / "plan.json"), "-o", str(d / "out"),
+                  "--unit", "4-gpu", "--capacity-floor", "0.5")
+    assert r.returncode == 0, r.stderr
+    return d
+
+
+def test_small_stages_and_files(small):
+    doc = json.loads((small / "out" / "migrate.json").read_text())
+    assert doc["stages"] == doc["stages_lower_bound"] == 2 and doc["stage_plans"]["written"]
+    assert doc["switches_reused"] == 16 and doc["switches_retired"] == 2 and doc["switches_bought"] == 0
+    for t in (1, 2):
+        d = small / "out" / f"stage-{t:02d}"
+        for name in ("plan.json", "manifest.json", "moves.csv", "labels.csv", "moves.xlsx", "report.json", "report.txt"):
+            assert (d / name).is_file(), (t, name)
+        plan = json.loads((d / "plan.json").read_text())
+        assert plan["design"] == "stage"
+        assert sorted(p.stem for p in (d / "configs").glob("*.cfg")) == sorted(s["name"] for s in plan["switches"])
+        moves = (d / "moves.csv").read_text().splitlines()
+        assert moves[0].startswith("step,action,kind,cable,was,unplug_rack")
+        assert len(moves) - 1 >= json.loads((d / "report.json").read_text())["cable_touches"]
+
+
+def test_small_last_stage_is_the_target(small):
+    """After the last stage the fabric is TO's: the same switches, interfaces, NIC ports and cables."""
+    last = json.loads((small / "out" / "stage-02" / "plan.json").read_text())
+    want = json.loads((small / "zcube" / "plan.json").read_text())
+    for key in ("switches", "servers", "cables", "counts", "routing", "sizing", "addressing"):
+        assert last[key] == want[key], key
+
+
+def test_small_first_stage_holds_both_islands(small):
+    plan = json.loads((small / "out" / "stage-01" / "plan.json").read_text())
+    roles = {s["group"] for s in plan["switches"]}
+    assert roles == {"leaf", "spine", "odd", "even"}
+    nic_switch = {n["switch"] for s in plan["servers"] for n in s["nics"]}
+    assert nic_switch <= {s["name"] for s in plan["switches"]}
+    by_name = {s["name"]: s["group"] for s in plan["switches"]}
+    for c in plan["cables"]:  # no cable joins the two islands
+        if c["kind"] == "fabric":
+            assert {by_name[c["a"]["device"]], by_name[c["b"]["device"]]} in ({"leaf", "spine"}, {"odd", "even"}), c["id"]
+
+
+def test_stage_plans_need_one_routing_mode(glm_roft, glm1k_plan):
+    from zcube_deploy.migrate.stageplan import stage_plans_blocked
+
+    assert stage_plans_blocked({"routing": {"mode": "bgp"}}, glm1k_plan) and "mode static" in stage_plans_blocked(
+        {"routing": {"mode": "bgp"}}, glm1k_plan)
+    assert stage_plans_blocked({"routing": {"mode": "static"}}, glm1k_plan) is None

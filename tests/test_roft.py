@@ -1,0 +1,153 @@
+"""ROFT as a design of the same pipeline (issue 27 item 1, docs/roft.md, docs/designs.md): the seam,
+the ROFT planner and its sizing against `zcube compare`, and the plan through the real CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import INVENTORIES, ROOT, run_zcube
+from zcube_deploy import designs
+from zcube_deploy.analysis.designs import Params, roft
+from zcube_deploy.inventory import load_inventory
+from zcube_deploy.plan.io import read_plan, write_plan
+from zcube_deploy.plan.roles import design_of, port_map_for
+
+SMALL = ROOT / "tests" / "inventories" / "roft-small.yaml"
+
+
+@pytest.fixture(scope="module")
+def small_plan():
+    return designs.build_plan(load_inventory(SMALL))
+
+
+@pytest.fixture(scope="module")
+def glm_roft_plan():
+    return designs.build_plan(load_inventory(INVENTORIES / "glm-1k-roft.yaml"))
+
+
+def test_glm1k_roft_is_what_compare_counts(glm_roft_plan):
+    """16 leaves + 8 spines, 1,024 leaf-spine links at 400G: `zcube compare`'s ROFT column for glm-1k."""
+    sz = glm_roft_plan["sizing"]
+    inv = load_inventory(INVENTORIES / "glm-1k.yaml")
+    want = roft(Params(gpus=1024, capacity_gbps=51200, nic_port_gbps=200, gpus_per_server=8, cages=inv.switch_model.cages))
+    assert want.layers == {"leaves": sz["leaves_per_plane"], "spines": sz["spines_per_plane"]} == {"leaves": 16, "spines": 8}
+    assert glm_roft_plan["counts"]["fabric_cables"] == want.switch_links == 1024
+    assert sz["fabric_speed"] == f"{want.switch_link_gbps}G" == "400G"
+    assert glm_roft_plan["counts"]["switches"] == want.switches == 24
+
+
+def test_glm1k_roft_keeps_the_glm1k_servers_and_stays_out_of_its_pools(glm_roft_plan, glm1k_plan):
+    key = [(s["name"], s["rack"], s["u"], s.get("serial")) for s in glm1k_plan["servers"]]
+    assert [(s["name"], s["rack"], s["u"], s.get("serial")) for s in glm_roft_plan["servers"]] == key
+    import ipaddress
+
+    for pool in ("host_pool", "fabric_pool", "loopback_pool"):
+        for other in ("host_pool", "fabric_pool", "loopback_pool"):
+            a = ipaddress.ip_network(glm_roft_plan["addressing"][pool])
+            assert not a.overlaps(ipaddress.ip_network(glm1k_plan["addressing"][other])), (pool, other)
+    # the same management network and gateway; no address both plans hand out
+    assert glm_roft_plan["addressing"]["management_network"] == glm1k_plan["addressing"]["management_network"]
+    assert glm_roft_plan["settings"]["mgmt_gateway"] == glm1k_plan["settings"]["mgmt_gateway"]
+    assert not {s["mgmt_address"] for s in glm_roft_plan["switches"]} & {s["mgmt_address"] for s in glm1k_plan["switches"]}
+
+
+def test_rail_leaves_per_pod(small_plan):
+    """GPU i of every server in pod q on leaf (q, i); both NIC ports on it with planes 1."""
+    sz = small_plan["sizing"]
+    by_name = {s["name"]: s for s in small_plan["switches"]}
+    for srv in small_plan["servers"]:
+        for nic in srv["nics"]:
+            leaf = by_name[nic["switch"]]
+            assert (leaf["group"], leaf["pod"], leaf["index"], leaf["plane"]) == ("leaf", srv["index"] // sz["servers_per_pod"], nic["gpu"], 0)
+    assert [c["status"] for c in small_plan["checks"]] == ["passed"] * len(small_plan["checks"])
+    spines = [s for s in small_plan["switches"] if s["group"] == "spine"]
+    assert len({s["asn"] for s in spines}) == 1 and all(s["host_block"] is None and "pod" not in s for s in spines)
+    leaves = [s for s in small_plan["switches"] if s["group"] == "leaf"]
+    assert len({s["asn"] for s in leaves}) == len(leaves)
+
+
+def test_two_planes_put_one_nic_port_on_each(tmp_path):
+    text = SMALL.read_text().replace("  planes: 1\n", "  planes: 2\n  fabric_speed: 200G\n")  # 2 x 200G up per leaf
+    inv = tmp_path / "roft2.yaml"
+    inv.write_text(text)
+    plan = designs.build_plan(load_inventory(inv))
+    assert plan["sizing"]["planes"] == 2 and plan["sizing"]["spines_per_plane"] == 2
+    by_name = {s["name"]: s for s in plan["switches"]}
+    for nic in plan["servers"][0]["nics"]:
+        assert by_name[nic["switch"]]["plane"] == nic["nic_port"] - 1 == nic["plane"]
+        assert [r["role"] for r in nic["routes"]] == ["plane"]  # the other port is on the other plane
+    assert all(c["status"] == "passed" for c in plan["checks"])
+
+
+def test_a_plan_says_its_design_and_an_old_one_is_zcube(small_plan, lab64_plan, tmp_path):
+    assert small_plan["design"] == "roft" and lab64_plan["design"] == "zcube"
+    old = {k: v for k, v in lab64_plan.items() if k != "design"}
+    path = write_plan(old, tmp_path)
+    back = read_plan(path)
+    assert "design" not in back and design_of(back) == "zcube"
+    assert [r["status"] for r in designs.evaluate(back)] == [r["status"] for r in lab64_plan["checks"]]
+
+
+def test_written_roft_plan_reads_back_and_passes_its_invariants(small_plan, tmp_path):
+    path = write_plan(small_plan, tmp_path)
+    back = read_plan(path)
+    assert back == json.loads(path.read_text())
+    assert [r["status"] for r in designs.evaluate(back)] == ["passed"] * 6
+    assert port_map_for(back, "spine")["host_ports"] == [] and port_map_for(back, "leaf") == back["port_map"]
+
+
+def test_roft_plan_is_deterministic(tmp_path):
+    for n in (1, 2):
+        r = run_zcube("plan", str(SMALL), "-o", str(tmp_path / str(n)))
+        assert r.returncode == 0, r.stderr
+        assert "ROFT plan: roftsmall" in r.stdout and "16 rail leaves + 2 spines per plane" in r.stdout
+    assert (tmp_path / "1" / "plan.json").read_bytes() == (tmp_path / "2" / "plan.json").read_bytes()
+
+
+def test_register_refuses_an_unknown_role():
+    with pytest.raises(ValueError, match="unknown role"):
+        designs.register(designs.Design("odd-one", ("core",), None, lambda plan: []))
+
+
+def test_consistency_lets_a_plane_s_spines_share_an_asn_and_no_one_else(small_plan):
+    from zcube_deploy.plan.consistency import plan_problems
+
+    assert plan_problems(small_plan) == []
+    bad = json.loads(json.dumps(small_plan))
+    bad["switches"][1]["asn"] = bad["switches"][0]["asn"]  # two leaves
+    assert [p.path for p in plan_problems(bad)] == ["switches[1].asn"]
+
+
+def test_a_switch_s_own_routing_mode(lab64_plan):
+    """A migration stage mixes eBGP and static switches: each judged and forwarded by its own mode."""
+    from zcube_deploy.plan.consistency import plan_problems
+    from zcube_deploy.topology.forwarding import switch_tables
+
+    plan = json.loads(json.dumps(lab64_plan))
+    sw = plan["switches"][0]
+    sw["routing_mode"] = "bgp"
+    assert {p.path for p in plan_problems(plan)} == {"switches[0].asn", "routing.asn_last", "routing.maximum_paths"}
+    sw["routing_mode"] = "static"
+    tables = switch_tables(plan["routing"], plan["switches"])
+    assert len(tables[sw["name"]]) == len(sw["routes"])
+
+
+def test_a_stage_plan_holds_some_of_its_sizing_s_switches(lab64_plan):
+    from zcube_deploy.plan.consistency import plan_problems
+
+    plan = json.loads(json.dumps(lab64_plan))
+    plan["switches"] = plan["switches"][:-1]
+    gone = lab64_plan["switches"][-1]["name"]
+    plan["cables"] = [c for c in plan["cables"] if gone not in (c["a"]["device"], c["b"]["device"])]
+    for sw in plan["switches"]:
+        sw["interfaces"] = [i for i in sw["interfaces"] if i["peer"]["device"] != gone]
+    for srv in plan["servers"]:
+        srv["nics"] = [n for n in srv["nics"] if n["switch"] != gone]
+    plan["counts"].update(switches=len(plan["switches"]), cables=len(plan["cables"]),
+                          host_cables=sum(c["kind"] == "host" for c in plan["cables"]),
+                          fabric_cables=sum(c["kind"] == "fabric" for c in plan["cables"]))
+    assert any("2 x S x planes" in p.message for p in plan_problems(plan))
+    plan["design"] = "stage"
+    assert not any("2 x S x planes" in p.message or "S x m" in p.message for p in plan_problems(plan))

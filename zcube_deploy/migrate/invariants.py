@@ -1,0 +1,174 @@
+"""The invariants every stage of a migration must hold, checked apart from the search that built it.
+
+Given the two plans' sides, the units, the batches, the role assignment and the moves (a
+:class:`~zcube_deploy.migrate.planner.Migration`), re-derive everything from scratch:
+
+- ``units``: every unit moves exactly once;
+- ``floor``: at every stage at least the capacity floor of the units serves;
+- ``one_role``: no switch in two roles at once (a switch holds its TO role only once the FROM
+  island no longer uses it, and each role sits on one switch);
+- ``reachable``: after every stage each island is joined on its own, plane by plane (graph
+  reachability over the island's own switches and cables, breadth first);
+- ``wiring``: replaying the moves on the FROM wiring, every move finds its cable where it says
+  (before) and each stage ends with exactly the cables its islands need (after); the last stage
+  ends with exactly TO's cables.
+
+Each check returns the problems it found (empty: it holds). Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from zcube_deploy.errors import Problem
+from zcube_deploy.migrate.fabric import Side
+from zcube_deploy.migrate.planner import Migration
+
+
+def _moved_by(mig: Migration) -> dict[int, int]:
+    return {u: t for t, batch in enumerate(mig.batches, start=1) for u in batch}
+
+
+def check_units(mig: Migration) -> list[Problem]:
+    seen = [u for batch in mig.batches for u in batch]
+    out = []
+    if sorted(seen) != sorted(u.id for u in mig.units):
+        twice = sorted({u for u in seen if seen.count(u) > 1})
+        never = sorted(set(u.id for u in mig.units) - set(seen))
+        out.append(Problem("stages", f"units moved twice: {twice[:5]}, never moved: {[mig.units[u].label for u in never[:5]]}"))
+    return out
+
+
+def check_floor(mig: Migration) -> list[Problem]:
+    n = len(mig.units)
+    return [Problem(f"stage {t}", f"{n - len(b)} of {n} units serve, below the floor {mig.options.capacity_floor}")
+            for t, b in enumerate(mig.batches, start=1) if n and (n - len(b)) / n < mig.options.capacity_floor - 1e-12]
+
+
+def _from_island(mig: Migration, t: int) -> tuple[set[str], set[tuple[str, str]]]:
+    """(FROM switches in use during stage t, NIC ports of the units still on FROM after it)."""
+    moved = _moved_by(mig)
+    ports = {p for u in mig.units if moved.get(u.id, 0) > t for p in u.ports if p in mig.src.host}
+    edges = {mig.src.host[p].switch for p in ports}
+    cores = {s for s in mig.src.switches if s not in mig.src.edges and mig.free_stage.get(s, 1) > t}
+    return edges | cores, ports
+
+
+def _to_island(mig: Migration, t: int) -> tuple[set[str], set[tuple[str, str]]]:
+    moved = _moved_by(mig)
+    ports = {p for u in mig.units if moved.get(u.id, 10**9) <= t for p in u.ports if p in mig.dst.host}
+    return {r for r, s in mig.need_stage.items() if s <= t}, ports
+
+
+def check_one_role(mig: Migration) -> list[Problem]:
+    out = []
+    if len(set(mig.bind.values())) != len(mig.bind):
+        out.append(Problem("roles", "a switch plays two TO roles"))
+    for t in range(1, len(mig.batches) + 1):
+        from_sw, _ = _from_island(mig, t)
+        roles, ports = _to_island(mig, t)
+        for r in sorted(roles):
+            if mig.bind.get(r) in from_sw:
+                out.append(Problem(f"stage {t}", f"{mig.bind[r]} plays TO role {r} while the FROM island still uses it"))
+        missing = sorted({mig.dst.host[p].switch for p in ports} - roles)
+        if missing:
+            out.append(Problem(f"stage {t}", f"units on TO use role(s) no switch plays yet: {', '.join(missing[:5])}"))
+    return out
+
+
+def _joined(side: Side, switches: set[str], ports: set[tuple[str, str]], label: str) -> list[Problem]:
+    """Every switch the ports use reaches every other of its plane over the island's own switches and cables."""
+    links: dict[str, set[str]] = {}
+    for c in side.fabric:
+        if c.a[0] in switches and c.b[0] in switches:
+            links.setdefault(c.a[0], set()).add(c.b[0])
+            links.setdefault(c.b[0], set()).add(c.a[0])
+    used = {side.host[p].switch for p in ports}
+    out = []
+    lost = sorted(used - switches)
+    if lost:
+        out.append(Problem(label, f"units are cabled to switches outside the island: {', '.join(lost[:5])}"))
+    for plane in sorted({side.switches[s].plane for s in used & switches}):
+        mine = {s for s in used & switches if side.switches[s].plane == plane}
+        start = min(mine)
+        seen, todo = {start}, [start]
+        while todo:
+            for m in links.get(todo.pop(), ()):
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+        cut = sorted(mine - seen)
+        if cut:
+            out.append(Problem(label, f"plane {plane}: {', '.join(cut[:5])} cannot reach {start} inside the island"))
+    return out
+
+
+def check_reachable(mig: Migration) -> list[Problem]:
+    out = []
+    for t in range(1, len(mig.batches) + 1):
+        sw, ports = _from_island(mig, t)
+        out += _joined(mig.src, sw, ports, f"stage {t} FROM island")
+        roles, ports = _to_island(mig, t)
+        out += _joined(mig.dst, roles, ports, f"stage {t} TO island")
+    return out
+
+
+def _expected(mig: Migration, t: int) -> set[frozenset]:
+    """The cables (as sets of two (device, port) ends, devices named as after stage t) the islands hold after stage t."""
+    from_sw, from_ports = _from_island(mig, t)
+    roles, to_ports = _to_island(mig, t)
+    out = {frozenset({p, (mig.src.host[p].switch, mig.src.host[p].port)}) for p in from_ports}
+    out |= {frozenset({c.a, c.b}) for c in mig.src.fabric if c.a[0] in from_sw and c.b[0] in from_sw
+            and mig.free_stage.get(c.a[0], 1) > t and mig.free_stage.get(c.b[0], 1) > t}
+    out |= {frozenset({p, (mig.dst.host[p].switch, mig.dst.host[p].port)}) for p in to_ports}
+    out |= {frozenset({c.a, c.b}) for c in mig.dst.fabric if c.a[0] in roles and c.b[0] in roles}
+    return out
+
+
+def check_wiring(mig: Migration) -> list[Problem]:
+    """Replay the moves on the FROM wiring: each finds its cable end where it says, each stage ends as expected.
+    Cables are keyed by (plan, id): the two plans number their cables on their own."""
+    wiring: dict[tuple[str, str], set[tuple[str, str]]] = {("from", h.cable): {key, (h.switch, h.port)} for key, h in mig.src.host.items()}
+    wiring.update({("from", c.id): {c.a, c.b} for c in mig.src.fabric})
+    out: list[Problem] = []
+    for t, moves in enumerate(mig.moves, start=1):
+        renamed = {x: r for r, x in mig.bind.items() if mig.need_stage[r] == t}
+        for m in moves:
+            where = f"stage {t} {m.action} {m.old_cable or m.cable}"
+            if m.action in ("move", "remove"):
+                key = ("from", m.old_cable) if ("from", m.old_cable) in wiring else ("to", m.cable)  # re-laid end by end: TO id after the first
+                ends = wiring.get(key)
+                old = (m.old.device, m.old.port) if m.old else None
+                if ends is None or old not in ends:
+                    out.append(Problem(where, f"no cable {m.old_cable} at {old} to take out"))
+                    continue
+                ends.discard(old)
+                if m.action == "move":
+                    ends.add((m.new.device, m.new.port))
+                    wiring[("to", m.cable)] = wiring.pop(key)
+                elif not ends:
+                    wiring.pop(key)
+            else:
+                wiring.setdefault(("to", m.cable), set()).add((m.new.device, m.new.port))
+        for cid, ends in list(wiring.items()):
+            wiring[cid] = {(renamed.get(d, d), p) for d, p in ends}
+        have = {frozenset(e) for e in wiring.values() if len(e) == 2}
+        want = _expected(mig, t)
+        for e in sorted(want - have, key=sorted)[:5]:
+            out.append(Problem(f"stage {t}", f"a cable the islands need is not there after the moves: {sorted(e)}"))
+        for e in sorted(have - want, key=sorted)[:5]:
+            out.append(Problem(f"stage {t}", f"a cable is left that no island uses: {sorted(e)}"))
+    return out
+
+
+CHECKS: tuple[tuple[str, Callable[[Migration], list[Problem]]], ...] = (
+    ("units", check_units), ("floor", check_floor), ("one_role", check_one_role), ("reachable", check_reachable),
+    ("wiring", check_wiring))
+
+
+def check_migration(mig: Migration) -> dict[str, list[Problem]]:
+    """Every invariant's problems (an empty list: it holds)."""
+    return {name: fn(mig) for name, fn in CHECKS}
+
+
+__all__ = ["CHECKS", "check_migration"]

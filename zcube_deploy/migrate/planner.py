@@ -1,0 +1,208 @@
+"""plan_migration: two plans and the options in, the staged migration out (pure, deterministic).
+
+Steps (docs/migrate.md):
+
+    sides      each plan reduced to switches, NIC-port cables and fabric cables (fabric.py)
+    units      the serving units (servers, or instances of N GPUs)
+    search     the fewest stages of at most ``cap`` units each, every stage feasible (search.py)
+    roles      which switch plays each TO role (roles.py), among the minimal sequences found
+    moves      every cable action of every stage (moves.py)
+    bounds     the lower bounds on stages and cable touches, computed apart from the search (bounds.py)
+
+When no sequence exists the answer is an input error (exit 2) that says why and, each tried on its
+own, which spares, floor or unit size would make it possible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.migrate.bounds import stage_lower_bound
+from zcube_deploy.migrate.fabric import Side, Unit, build_units, gpus_per_server, parse_unit, read_side, require_pair
+from zcube_deploy.migrate.moves import Move, Places, stage_moves, touches
+from zcube_deploy.migrate.roles import assign_roles, physicals, reracked, touch_lower_bound
+from zcube_deploy.migrate.search import Search
+
+
+@dataclass(frozen=True)
+class Options:
+    capacity_floor: float = 0.75
+    unit: str = "server"
+    spares: int = 0
+    crew_rate: float = 30.0  # cables per technician-hour: uncalibrated (lifecycle.md: no public figure)
+
+
+@dataclass
+class Migration:
+    src: Side
+    dst: Side
+    units: list[Unit]
+    cap: int
+    batches: list[list[int]]
+    bind: dict[str, str]  # TO role -> physical switch
+    need_stage: dict[str, int]
+    free_stage: dict[str, int]  # FROM switch -> the stage it leaves the FROM island in (see _release)
+    moves: list[list[Move]]
+    proven: bool
+    options: Options
+    lower: dict = field(default_factory=dict)
+
+
+def capacity(n_units: int, floor: float) -> int:
+    """The most units out of service at once with at least ``floor`` of ``n_units`` serving."""
+    return n_units - math.ceil(n_units * floor - 1e-9)
+
+
+def _free_stages(search: Search, batches: list[list[int]]) -> tuple[dict[str, int], dict[str, int]]:
+    """(TO role -> first stage needing it, FROM switch -> first stage it is free from)."""
+    src = search.src
+    remaining = set(u.id for u in search.units)
+    moved: set[int] = set()
+    need: dict[str, int] = {}
+    busy_at: dict[str, int] = {s: 0 for s in src.switches}
+    for t, batch in enumerate(batches, start=1):
+        remaining -= set(batch)
+        moved |= set(batch)
+        edges = frozenset().union(*(search.needs_src[u] for u in remaining)) if remaining else frozenset()
+        cores = search.src_cover(edges) if edges else ()
+        for s in edges | set(cores or ()):
+            busy_at[s] = t
+        roles = frozenset().union(*(search.needs_dst[u] for u in moved))
+        for r in sorted(roles | set(search.dst_cover(roles) or ())):
+            need.setdefault(r, t)
+    for r in sorted(search.dst.switches):  # a TO switch no unit uses yet (hosts to come: growth) joins in the last stage
+        need.setdefault(r, len(batches))
+    return need, {s: t + 1 for s, t in busy_at.items()}
+
+
+def _release(src: Side, bind: dict[str, str], need: dict[str, int], free: dict[str, int], last: int) -> dict[str, int]:
+    """The stage each FROM switch leaves the FROM island in: a switch with hosts as soon as its units have gone; a
+    switch without (a spine) only when its TO role needs it, or after the last stage when it retires, so the FROM
+    island keeps every spine it can (its bandwidth) and a spine's cables move when they can serve at once."""
+    role_of = {x: r for r, x in bind.items()}
+    out = dict(free)
+    for s in src.cores:
+        out[s] = need[role_of[s]] if s in role_of else last
+    return out
+
+
+def _stage_moves(search: Search, batches: list[list[int]], bind: dict[str, str], free: dict[str, int], need: dict[str, int],
+                 servers: dict[str, tuple[str, int]], spares: int) -> list[list[Move]]:
+    src, dst = search.src, search.dst
+    phys = {p.name: p for p in physicals(src, spares)}
+    pl = Places(src, dst, servers, bind, phys)
+    out: list[list[Move]] = []
+    last = len(batches)
+    for t, batch in enumerate(batches, start=1):
+        leaving = [c for c in src.fabric if min(free[c.a[0]], free[c.b[0]], last) == t]  # out with the first of its switches
+        needed = [c for c in dst.fabric if max(need[c.a[0]], need[c.b[0]]) == t]
+        out.append(stage_moves(t, [search.units[u] for u in batch], leaving, needed, pl))
+    return out
+
+
+def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, servers: dict) -> Migration | None:
+    search = Search(src, dst, units, cap, opts.spares)
+    found = search.run()
+    if not found.batches:
+        return None
+    best = None
+    for batches in found.alternatives or [found.batches]:
+        need, free = _free_stages(search, batches)
+        bind = assign_roles(src, dst, opts.spares, need, free)
+        if bind is None:
+            continue
+        free = _release(src, bind, need, free, len(batches))
+        moves = _stage_moves(search, batches, bind, free, need, servers, opts.spares)
+        phys = {p.name: p for p in physicals(src, opts.spares)}
+        score = (sum(touches(m) for m in moves), sum(1 for r, x in bind.items() if reracked(phys[x], dst, r)),
+                 sum(1 for x in bind.values() if phys[x].spare))
+        if best is None or score < best[0]:
+            best = (score, Migration(src, dst, units, cap, batches, bind, need, free, moves, found.proven, opts))
+    return best[1] if best else None
+
+
+def _units(plan_from: dict, plan_to: dict, unit: str) -> list[Unit]:
+    n, problem = parse_unit(unit, gpus_per_server(plan_to))
+    if problem:
+        raise InputErrors([problem], "invalid option")
+    return build_units(plan_from, plan_to, n)
+
+
+def plan_migration(plan_from: dict, plan_to: dict, opts: Options, from_path: str = "FROM", to_path: str = "TO") -> Migration:
+    """The staged migration, or InputErrors (exit 2) saying why none meets the options and what would."""
+    option_problems = []
+    if not 0 <= opts.capacity_floor < 1:
+        option_problems.append(Problem("--capacity-floor", f"{opts.capacity_floor} is not in [0, 1)", "e.g. 0.75"))
+    if opts.spares < 0:
+        option_problems.append(Problem("--spares", f"{opts.spares} is negative"))
+    if not opts.crew_rate > 0:
+        option_problems.append(Problem("--crew-rate", f"{opts.crew_rate} is not a positive number of cables per hour"))
+    if option_problems:
+        raise InputErrors(option_problems, "invalid option")
+    require_pair(plan_from, plan_to, from_path, to_path)
+    src, dst = read_side(plan_from, from_path), read_side(plan_to, to_path)
+    units = _units(plan_from, plan_to, opts.unit)
+    servers = {s["name"]: (s["rack"], s["u"]) for s in plan_to["servers"]}
+    cap = capacity(len(units), opts.capacity_floor)
+    found = _solve(src, dst, units, cap, opts, servers)
+    if found is None:
+        raise InputErrors(_why_not(plan_from, plan_to, src, dst, units, cap, opts, servers), "the capacity floor cannot be met")
+    found.lower = {"stages": stage_lower_bound(len(units), cap), "touches": touch_lower_bound(src, dst, opts.spares)}
+    return found
+
+
+def _why_not(plan_from: dict, plan_to: dict, src: Side, dst: Side, units: list[Unit], cap: int, opts: Options,
+             servers: dict) -> list[Problem]:
+    """Why no stage sequence meets the options, and each single change that would make one."""
+    search = Search(src, dst, units, cap, opts.spares)
+    out = [Problem("--capacity-floor", _shortage(search, opts))]
+    for n in range(opts.spares + 1, opts.spares + len(dst.switches) + 1):
+        if Search(src, dst, units, cap, n).run().batches:
+            out.append(Problem("--spares", f"possible with {n} spare switch(es) of the same model ({n - opts.spares} more than now)",
+                               f"--spares {n}"))
+            break
+    for c in range(cap + 1, len(units) + 1):
+        if Search(src, dst, units, c, opts.spares).run().batches:
+            floor = math.floor((len(units) - c) / len(units) * 100) / 100
+            out.append(Problem("--capacity-floor", f"possible with a floor of {floor:.2f} ({c} of {len(units)} units out at once)",
+                               f"--capacity-floor {floor:.2f}"))
+            break
+    G = gpus_per_server(plan_to)
+    current = G if opts.unit == "server" else int(opts.unit.split("-")[0])
+    for n in sorted((d for d in range(1, G) if G % d == 0 and d < current), reverse=True):
+        smaller = build_units(plan_from, plan_to, n)
+        if Search(src, dst, smaller, capacity(len(smaller), opts.capacity_floor), opts.spares).run().batches:
+            out.append(Problem("--unit", f"possible with serving units of {n} GPUs (instances of {n} GPUs move on their own)",
+                               f"--unit {n}-gpu"))
+            break
+    return out
+
+
+def _shortage(search: Search, opts: Options) -> str:
+    """The first stage's arithmetic: the most switches any first batch frees against the fewest roles it needs."""
+    start = tuple(0 for _ in search.classes)
+    best = None
+    for i, state in enumerate(search._batches(start, full_only=False)):
+        if i > 20000:
+            break
+        s = search.slack(state)
+        if s is not None and (best is None or s > best[0]):
+            best = (s, state)
+    if best is None:
+        return f"no stage of at most {search.cap} units can start"
+    state = best[1]
+    full = search.full
+    edges, cores = search.src_needs([k for k, n in enumerate(state) if n < full[k]])
+    roles, _ = search.dst_needs([k for k, n in enumerate(state) if n > 0])
+    free = len(search.src.switches) - len(edges) - len(cores or ())
+    if best[0] >= 0:
+        return (f"a first stage fits, but no sequence of stages of at most {search.cap} units reaches the end: "
+                "each later stage needs switches the FROM island still holds")
+    return (f"with at most {search.cap} of {len(search.units)} units out at once ({opts.unit}), the best first stage frees "
+            f"{free} FROM switch(es) (the FROM island still needs {len(edges)} switches with hosts and {len(cores or ())} without) "
+            f"and has {opts.spares} spare(s), but the TO island it starts needs {len(roles)} switches")
+
+
+__all__ = ["Migration", "Options", "capacity", "plan_migration"]

@@ -1,0 +1,167 @@
+"""Role assignment: which physical switch plays each TO role, and the lower bound on cable touches.
+
+A physical switch is a FROM switch or a spare (bought for the migration). Playing role ``r`` on
+switch ``x`` keeps in place every cable whose NIC port (or, for fabric cables, both ends) sits on
+the same port of ``x`` in FROM and of ``r`` in TO, unless ``x`` must move (its rack or U differs
+from the role's: re-racked, every cable on it is re-plugged).
+
+:func:`assign_roles` picks, for a found stage sequence, the assignment that keeps the most
+cables, re-racks the fewest switches and buys the fewest spares, among those where each role's
+switch is free (left by the FROM island) by the stage that first needs the role: a maximum-weight
+assignment (scipy's ``linear_sum_assignment``) with the pairs that come too late forbidden.
+
+:func:`touch_lower_bound` is independent of the stage search: the same assignment with no stage
+deadlines at all, so no migration, however staged, keeps more cables than it counts.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from zcube_deploy.migrate.fabric import Side
+
+SPARE = "spare"
+KEEP = 1000.0  # weight of one cable kept in place
+RERACK = 1.0  # cost of a re-racked switch (a tie-breaker after cables)
+BUY = 1e7  # cost of a spare: bought only when nothing else makes the stages feasible
+CORE = 0.01  # cost of giving a role to a switch without hosts (a spine) rather than a leaf: the last tie-breaker
+TOO_LATE = 1e12
+
+
+@dataclass(frozen=True)
+class Physical:
+    name: str
+    spare: bool
+    rack: str | None
+    u: int | None
+    role: str | None  # its FROM role (leaf, spine), None for a spare
+
+
+def physicals(src: Side, spares: int) -> list[Physical]:
+    out = [Physical(s.name, False, s.rack, s.u, s.role) for s in src.switches.values()]
+    return out + [Physical(f"{SPARE}-{i + 1}", True, None, None, None) for i in range(spares)]
+
+
+def reracked(p: Physical, dst: Side, role: str) -> bool:
+    r = dst.switches[role]
+    return not p.spare and (p.rack, p.u) != (r.rack, r.u)
+
+
+def fits(length_m: float, medium: str, need_m: float, need_medium: str) -> bool:
+    """Whether a cable of ``length_m`` / ``medium`` can serve where ``need_m`` / ``need_medium`` is planned."""
+    return length_m >= need_m and medium == need_medium
+
+
+def reusable_at_most(src: Side, dst: Side) -> int:
+    """The most TO cables that FROM cables can serve (each FROM cable at most one, long enough, same medium): a
+    greedy threshold matching per medium, which is maximum (shortest fitting cable first)."""
+    have: dict[str, list[float]] = {}
+    want: dict[str, list[float]] = {}
+    for h in src.host.values():
+        have.setdefault(h.medium, []).append(h.length_m)
+    for c in src.fabric:
+        have.setdefault(c.medium, []).append(c.length_m)
+    for h in dst.host.values():
+        want.setdefault(h.medium, []).append(h.length_m)
+    for c in dst.fabric:
+        want.setdefault(c.medium, []).append(c.length_m)
+    total = 0
+    for medium, needs in want.items():
+        pool = sorted(have.get(medium, []))
+        i = 0
+        for need in sorted(needs):
+            while i < len(pool) and pool[i] < need:
+                i += 1
+            if i == len(pool):
+                break
+            total += 1
+            i += 1
+    return total
+
+
+class Kept:
+    """Cables kept in place per (physical, role) pair: host cables exactly (same port, and the cable fits the TO
+    plan's), fabric cables as half per end kept (an upper bound: a fabric cable is kept only when both ends are)."""
+
+    def __init__(self, src: Side, dst: Side):
+        self.src, self.dst = src, dst
+        self.host: dict[tuple[str, str], int] = {}
+        for key, t in dst.host.items():
+            f = src.host.get(key)
+            if f is not None and f.port == t.port and fits(f.length_m, f.medium, t.length_m, t.medium):
+                pair = (f.switch, t.switch)
+                self.host[pair] = self.host.get(pair, 0) + 1
+        src_ends: dict[str, set[str]] = {}
+        for c in src.fabric:
+            for dev, port in (c.a, c.b):
+                src_ends.setdefault(dev, set()).add(port)
+        dst_ends: dict[str, set[str]] = {}
+        for c in dst.fabric:
+            for dev, port in (c.a, c.b):
+                dst_ends.setdefault(dev, set()).add(port)
+        self.fabric_ends = {(x, r): len(src_ends[x] & dst_ends[r]) for x in src_ends for r in dst_ends if src_ends[x] & dst_ends[r]}
+
+    def weight(self, p: Physical, role: str, with_fabric: bool) -> float:
+        """Cables kept by playing ``role`` on ``p`` (``with_fabric``: fabric ends included, half a cable each)."""
+        if p.spare or reracked(p, self.dst, role):
+            return 0.0
+        w = float(self.host.get((p.name, role), 0))
+        return w + 0.5 * self.fabric_ends.get((p.name, role), 0) if with_fabric else w
+
+
+def _matrix(roles: list[str], phys: list[Physical], kept: Kept, with_fabric: bool) -> np.ndarray:
+    """Cost of each (role, physical) pair: minus the cables kept, plus re-racking and buying."""
+    cost = np.zeros((len(roles), len(phys)))
+    for j, p in enumerate(phys):
+        for i, r in enumerate(roles):
+            cost[i, j] = (-KEEP * kept.weight(p, r, with_fabric) + (RERACK if reracked(p, kept.dst, r) else 0.0) + (BUY if p.spare else 0.0)
+                          + (CORE if not p.spare and p.name not in kept.src.edges else 0.0))
+    return cost
+
+
+def touch_lower_bound(src: Side, dst: Side, spares: int) -> dict:
+    """The fewest cable touches any migration needs, however staged.
+
+    With F cables in FROM and T in TO, k kept in place and v moved (one touch each, serving one FROM and one TO
+    cable), every other FROM cable is removed and every other TO cable installed: touches = F + T - 2k - v. A kept
+    or moved cable is a FROM cable serving a TO one, so k + v <= the most TO cables FROM cables can serve
+    (:func:`reusable_at_most`), and k <= the most cables any role assignment keeps (a maximum-weight assignment
+    with no stage deadlines). Hence touches >= F + T - k_max - reusable_at_most."""
+    kept = Kept(src, dst)
+    roles = sorted(dst.switches)
+    phys = physicals(src, spares)
+    best = 0.0
+    if roles and phys and len(phys) >= len(roles):
+        w = np.array([[kept.weight(p, r, True) for p in phys] for r in roles])
+        rows, cols = linear_sum_assignment(-w)
+        best = float(w[rows, cols].sum())
+    F, T = len(src.host) + len(src.fabric), len(dst.host) + len(dst.fabric)
+    reuse = reusable_at_most(src, dst)
+    return {"from_cables": F, "to_cables": T, "kept_at_most": int(best), "reusable_at_most": reuse,
+            "touches": max(0, F + T - int(best) - reuse)}
+
+
+def assign_roles(src: Side, dst: Side, spares: int, need_stage: dict[str, int], free_stage: dict[str, int]) -> dict[str, str] | None:
+    """Role -> physical switch name, each role on a switch free by the stage that first needs it; None when none
+    exists (the counts said it does: a bug). ``free_stage``: physical -> first stage it may take a role (spares 1)."""
+    kept = Kept(src, dst)
+    roles = sorted(need_stage)
+    phys = physicals(src, spares)
+    cost = _matrix(roles, phys, kept, with_fabric=False)
+    for j, p in enumerate(phys):
+        first = 1 if p.spare else free_stage.get(p.name)
+        for i, r in enumerate(roles):
+            if first is None or first > need_stage[r]:
+                cost[i, j] = TOO_LATE
+    rows, cols = linear_sum_assignment(cost)
+    if len(rows) < len(roles) or (cost[rows, cols] >= TOO_LATE).any():
+        return None
+    return {roles[i]: phys[j].name for i, j in zip(rows, cols)}
+
+
+__all__ = ["Kept", "Physical", "SPARE", "assign_roles", "fits", "reusable_at_most", "physicals", "reracked", "touch_lower_bound"]

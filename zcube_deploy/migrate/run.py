@@ -1,0 +1,82 @@
+"""`zcube migrate`: read both plans, plan the migration, check its invariants, write DIR (the edges).
+
+DIR/stage-NN/ holds each stage's moves (moves.csv, moves.xlsx), labels.csv and report (stagefiles.py);
+DIR/migrate.json the summary (report.py), written last, so a DIR with migrate.json is complete. A
+migration whose invariants do not hold is a bug in the planner: it is refused (exit 1), never written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import shutil
+
+from zcube_deploy.cabling.sheets import CableRows
+from zcube_deploy.catalog.cabling import plan_catalog
+from zcube_deploy.errors import InvariantViolation, Problem
+from zcube_deploy.migrate.invariants import check_migration
+from zcube_deploy.migrate.planner import Migration, Options, plan_migration
+from zcube_deploy.migrate.report import summary
+from zcube_deploy.migrate.stagefiles import Labels, walking_rows, write_labels_csv, write_move_workbook, write_moves_csv, write_report
+from zcube_deploy.migrate.stageplan import stage_plan, stage_plans_blocked
+from zcube_deploy.plan.io import read_plan, write_canonical, write_plan
+from zcube_deploy.render import render_all
+
+
+def plan_and_check(plan_from: dict, plan_to: dict, from_path: str, to_path: str, opts: Options) -> tuple[Migration, dict]:
+    """The migration between two plans, its invariants checked; (migration, migrate.json)."""
+    mig = plan_migration(plan_from, plan_to, opts, from_path, to_path)
+    broken = [Problem(f"{name}: {p.path}", p.message) for name, problems in check_migration(mig).items() for p in problems]
+    if broken:
+        raise InvariantViolation(broken[:20], "the migration breaks its own invariants (a bug in the planner)")
+    return mig, summary(mig, from_path, to_path, stage_plans_blocked(plan_from, plan_to))
+
+
+def _all_ports(plan: dict) -> dict:
+    """``plan`` with every role's ports in ``port_map.cage_of`` (a ROFT's spines have their own port map), so every
+    port has its short name on labels."""
+    maps = plan.get("port_maps") or {}
+    if not maps:
+        return plan
+    cage_of = dict(plan["port_map"]["cage_of"])
+    for pm in maps.values():
+        cage_of.update(pm["cage_of"])
+    return {**plan, "port_map": {**plan["port_map"], "cage_of": cage_of}}
+
+
+def stage_dir(out: Path, t: int) -> Path:
+    return out / f"stage-{t:02d}"
+
+
+def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Options) -> dict:
+    """Plan, check and write every stage's folder, then DIR/migrate.json; returns migrate.json."""
+    plan_from, plan_to = read_plan(from_path), read_plan(to_path)
+    mig, doc = plan_and_check(plan_from, plan_to, from_path, to_path, opts)
+    cat, _ = plan_catalog(plan_to, None, accept_changed=True)
+    old, new = Labels(CableRows(_all_ports(plan_from), plan_catalog(plan_from, None, accept_changed=True)[0])), Labels(CableRows(plan_to, cat))
+    rank = {r["name"]: i for i, r in enumerate(plan_to["layout"]["racks"])}
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "migrate.json").unlink(missing_ok=True)  # a DIR holding migrate.json is complete: it is written last
+    blocked = doc["stage_plans"]["why_not"]
+    for t in range(1, len(mig.batches) + 1):
+        d = stage_dir(out, t)
+        d.mkdir(exist_ok=True)
+        if blocked is None:
+            plan = stage_plan(plan_from, plan_to, mig, t)
+            write_plan(plan, d)
+            render_all(plan, d, jobs=1)
+        rows = walking_rows(mig.moves[t - 1], old, new, rank)
+        write_moves_csv(rows, d / "moves.csv")
+        write_labels_csv(rows, cat, d / "labels.csv")
+        write_move_workbook(rows, cat, plan_to["cluster"]["name"], t, d / "moves.xlsx")
+        write_report(doc["stage_reports"][t - 1], d / "report.json", d / "report.txt")
+    t = len(mig.batches) + 1
+    while stage_dir(out, t).is_dir():  # a stage of an earlier, longer run
+        shutil.rmtree(stage_dir(out, t))
+        t += 1
+    write_canonical(doc, out / "migrate.json")
+    return doc
+
+
+__all__ = ["plan_and_check", "write_migration"]

@@ -1,0 +1,130 @@
+"""Each stage's technician files: the moves in walking order (moves.csv, a printable move workbook), the labels
+to print (labels.csv) and the stage report (report.json, report.txt).
+
+A move row says what a technician does: at the unplug end (rack, U, device, port, the label there now)
+disconnect the cable; at the plug end (rack, U, device, port, the label to put on) connect it; for a
+NIC-port cable the server end stays. Rows go in walking order of where the work starts (racks in
+layout order, U from the top, device, port), as the cut sheets do. Label texts are the cabling
+catalog's (cabling/sheets.py CableRows of each plan); every cell goes through xlsx.neutral.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from zcube_deploy.cabling.sheets import CableRows
+from zcube_deploy.cabling.workbook import task_sheet
+from zcube_deploy.catalog.cabling import CablingCatalog
+from zcube_deploy.migrate.moves import End, Move
+from zcube_deploy.xlsx import neutral_row, new_workbook, save_workbook
+
+MOVE_COLUMNS = ["step", "action", "kind", "cable", "was", "unplug_rack", "unplug_u", "unplug_device", "unplug_port", "unplug_label",
+                "plug_rack", "plug_u", "plug_device", "plug_port", "plug_label", "stays", "medium", "length_m"]
+SHEET_COLUMNS = [("Step", 6), ("Do", 8), ("Cable", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("Label now", 22),
+                 ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 22)]
+LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
+
+
+class Labels:
+    """Label lines of each cable end of one plan, by (cable id, device, port)."""
+
+    def __init__(self, rows: CableRows | None):
+        self.ends: dict[tuple[str, str, str], tuple[str, tuple[str, str], str, str]] = {}
+        self.order = rows.order if rows else {}
+        self.short = rows.short if rows else {}
+        for r in rows.rows if rows else []:
+            self.ends[(r.cable, r.a_device, r.a_port)] = ("A", r.label_a, r.group, r.a_short)
+            self.ends[(r.cable, r.b_device, r.b_port)] = ("B", r.label_b, r.group, r.b_short)
+
+    def at(self, cable: str | None, end: End | None) -> tuple[str, tuple[str, str], str, str] | None:
+        if cable is None or end is None:
+            return None
+        return self.ends.get((cable, end.device, end.port))
+
+
+def _text(label) -> str:
+    return " / ".join(label[1]) if label else ""
+
+
+def walking_rows(moves: list[Move], old: Labels, new: Labels, rack_rank: dict[str, int]) -> list[dict]:
+    """The stage's moves as rows, in walking order of where each starts (the unplug end, else the plug end)."""
+    keyed = []
+    for m in moves:
+        here = m.old or m.new
+        port_order = old.order.get(here.port) or new.order.get(here.port) or (0, 0)
+        action_rank = {"remove": 0, "move": 1, "install": 2}[m.action]
+        keyed.append(((rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, port_order, here.port, action_rank,
+                       m.cable, m.old_cable or ""), m))
+    keyed.sort(key=lambda x: x[0])
+    rows = []
+    for step, (_, m) in enumerate(keyed, start=1):
+        was = old.at(m.old_cable, m.old)
+        will = new.at(m.cable, m.new)
+        rows.append({
+            "step": step, "action": m.action, "kind": m.kind, "cable": m.cable if m.action != "remove" else "", "was": m.old_cable or "",
+            "unplug_rack": m.old.rack if m.old else "", "unplug_u": m.old.u if m.old else "", "unplug_device": m.old.device if m.old else "",
+            "unplug_port": m.old.port if m.old else "", "unplug_label": _text(was),
+            "plug_rack": m.new.rack if m.new else "", "plug_u": m.new.u if m.new else "", "plug_device": m.new.device if m.new else "",
+            "plug_port": m.new.port if m.new else "", "plug_label": _text(will),
+            "stays": f"{m.stays.device} {m.stays.port}" if m.stays else "", "medium": m.medium, "length_m": m.length_m,
+            "_short_old": (was[3] if was else old.short.get(m.old.port, m.old.port)) if m.old else "",
+            "_short_new": (will[3] if will else new.short.get(m.new.port, m.new.port)) if m.new else "",
+            "_new_label": will,
+        })
+    return rows
+
+
+def write_moves_csv(rows: list[dict], path: Path) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(MOVE_COLUMNS)
+        for r in rows:
+            w.writerow(neutral_row([f"{r[k]:g}" if isinstance(r[k], float) else r[k] for k in MOVE_COLUMNS]))
+
+
+def write_labels_csv(rows: list[dict], cat: CablingCatalog, path: Path) -> int:
+    """One row per label to put on (each plugged end), in the moves' walking order (as cabling's labels.csv)."""
+    colour = {g: c.label for g, c in cat.colours.items()}
+    n = 0
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\r\n")
+        w.writerow(LABEL_COLUMNS)
+        for r in rows:
+            label = r["_new_label"]
+            if label is None:
+                continue
+            end, (line1, line2), group, short = label
+            w.writerow(neutral_row((r["cable"], end, line1, line2, r["cable"], colour.get(group, ""), r["plug_rack"], r["plug_u"],
+                                    r["plug_device"], short)))
+            n += 1
+    return n
+
+
+def write_move_workbook(rows: list[dict], cat: CablingCatalog, cluster: str, stage: int, path: Path) -> None:
+    """The moves as a printable sheet (cut-sheet layout) with Done and Checked tick columns."""
+    wb = new_workbook()
+    values = [(r["step"], r["action"], r["cable"] or r["was"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
+               r["unplug_label"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], r["plug_label"]) for r in rows]
+    task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster,
+               legend="Do: remove = unplug both ends and take away; move = unplug here, plug there; install = a new cable")
+    save_workbook(wb, path)
+
+
+def write_report(report: dict, path_json: Path, path_txt: Path) -> None:
+    path_json.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    lines = [f"stage {report['stage']:02d}",
+             f"units out of service: {report['units_out']} ({report['units_in_service']} serve, {report['capacity_kept']:.0%} of capacity)",
+             f"cables: {report['cables_moved']} moved, {report['cables_removed']} removed, {report['cables_installed']} installed "
+             f"({report['cable_touches']} touches)",
+             f"technician hours: {report['technician_hours']:.1f}",
+             "switches leaving the FROM island: " + (", ".join(report["switches_leaving_from"]) or "none"),
+             "roles taken: " + (", ".join(f"{r['role']} <- {r['switch']}{' (re-racked)' if r['reracked'] else ''}"
+                                          for r in report["roles_taken"]) or "none"),
+             "units out: " + ", ".join(report["units_out_list"])]
+    path_txt.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+__all__ = ["LABEL_COLUMNS", "Labels", "MOVE_COLUMNS", "walking_rows", "write_labels_csv", "write_move_workbook", "write_moves_csv",
+           "write_report"]
