@@ -6,10 +6,12 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -87,6 +89,22 @@ _VOLATILE = [
     (re.compile(r'("tool_version":\s*)"[^"]*"'), r'\1"<version>"'),
     (re.compile(r'("[a-z_]*sha256":\s*)"[0-9a-f]+"'), r'\1"<sha256>"'),
 ]
+
+
+@contextmanager
+def deadline(seconds: int, what: str = "a command"):
+    """The block fails with TimeoutError once it has run ``seconds`` (SIGALRM, main thread): a fuzz case
+    that hangs is a failure naming ``what``, not a stuck suite."""
+    def expired(*_):
+        raise TimeoutError(f"{what} ran longer than {seconds} s (a hang)")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def normalise_volatile(text: str) -> str:

@@ -19,9 +19,7 @@ import hashlib
 import json
 import random
 import shutil
-import signal
 import socket
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,7 +27,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from conftest import run_zcube
+from conftest import deadline, run_zcube
 from zcube_deploy.cli import cli
 from zcube_deploy.plan.io import write_canonical
 
@@ -109,20 +107,6 @@ def write_plan_file(data, doc: dict, path: Path) -> None:
 
 
 # ---------------------------------------------------------------- running commands
-@contextmanager
-def deadline(seconds: int):
-    def expired(*_):
-        raise TimeoutError(f"a command ran longer than {seconds} s (a hang)")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def invoke(*args: str) -> tuple[int, str]:
     with deadline(120):
         r = CliRunner().invoke(cli, list(args), catch_exceptions=True)
@@ -179,18 +163,23 @@ def run_all(base: dict, plan: Path, tmp: Path) -> dict[str, int]:
     return rc
 
 
+def _run_edited(edits: list[str], tmp: Path, run) -> None:
+    """``run()``, its failure naming the edits that led to it; ``tmp`` removed either way."""
+    try:
+        run()
+    except AssertionError as exc:
+        raise AssertionError(f"after the edits {edits}: {exc}") from exc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _fuzz_plan(base, tmp_path_factory, data) -> None:
     doc = copy.deepcopy(base["doc"])
     edits = mutate(data, doc, base["pool"])
     tmp = tmp_path_factory.mktemp("fuzz")
     plan = tmp / "plan.json"
     write_plan_file(data, doc, plan)
-    try:
-        run_all(base, plan, tmp)
-    except AssertionError as exc:
-        raise AssertionError(f"after the edits {edits}: {exc}") from exc
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    _run_edited(edits, tmp, lambda: run_all(base, plan, tmp))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), phases=NO_SHRINK, derandomize=True)
@@ -248,12 +237,7 @@ def _fuzz_configs(base, tmp_path_factory, data) -> None:
     shutil.copytree(base["dir"] / "configs", tmp / "configs")
     shutil.copytree(base["dir"] / "hosts", tmp / "hosts")
     edits = _edit_configs(data, tmp)
-    try:
-        invoke("check-routing", str(tmp))
-    except AssertionError as exc:
-        raise AssertionError(f"after the edits {edits}: {exc}") from exc
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    _run_edited(edits, tmp, lambda: invoke("check-routing", str(tmp)))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), phases=NO_SHRINK, derandomize=True)

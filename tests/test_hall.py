@@ -499,27 +499,26 @@ def lab64_hall_plan(lab64_plan):
     return lab64_plan
 
 
-def test_mutated_findings_files_are_drawn_or_refused_never_a_crash(lab64_hall_plan, tmp_path_factory):
-    """Issue 23 item 6: a findings file mutated anywhere (any JSON value at any place, keys deleted or
-    added) either gives a page or an input error naming the file and a place; nothing else."""
+def _drawn_or_refused(plan: dict, tmp_path_factory, overlay: str, base: dict, examples: int) -> None:
+    """``base`` mutated anywhere (any JSON value at any place, keys deleted or added) as the overlay
+    file ``overlay`` (write_hall's keyword: verify, analyze) either gives a page or an input error
+    naming the file and a place, nothing else; both outcomes are seen."""
     from zcube_deploy.errors import InputErrors
     from zcube_deploy.hall import write_hall
 
-    plan = lab64_hall_plan
-    base = _verify_doc(plan)
     seen = Counter()
 
-    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
     @given(mutated(base))
     def check(doc):
-        d = tmp_path_factory.mktemp("fuzz")
-        vj = d / "verify.json"
-        vj.write_text(json.dumps(doc))
+        d = tmp_path_factory.mktemp(f"fuzz-{overlay}")
+        f = d / f"{overlay}.json"
+        f.write_text(json.dumps(doc))
         try:
-            r = write_hall(plan, d / "out", verify=vj)
+            r = write_hall(plan, d / "out", **{overlay: f})
         except InputErrors as exc:
             seen["refused"] += 1
-            assert str(vj) in exc.title or any(str(vj) in p.message for p in exc.problems), exc
+            assert str(f) in exc.title or any(str(f) in p.message for p in exc.problems), exc
             assert all(p.path for p in exc.problems), exc.problems
             assert not (d / "out").exists()
             return
@@ -530,34 +529,17 @@ def test_mutated_findings_files_are_drawn_or_refused_never_a_crash(lab64_hall_pl
     assert seen["refused"] and seen["drawn"], seen
 
 
+def test_mutated_findings_files_are_drawn_or_refused_never_a_crash(lab64_hall_plan, tmp_path_factory):
+    """Issue 23 item 6: a findings file (verify.json) mutated anywhere."""
+    _drawn_or_refused(lab64_hall_plan, tmp_path_factory, "verify", _verify_doc(lab64_hall_plan), 120)
+
+
 def test_mutated_analyze_files_are_drawn_or_refused_never_a_crash(lab64_hall_plan, tmp_path_factory):
     """The other JSON overlay, analyze.json, mutated the same way."""
-    from zcube_deploy.errors import InputErrors
-    from zcube_deploy.hall import write_hall
-
     base = {"random_link_failures": [{"p": 0.01, "zcube": {"mean": 2e-4, "ci95": [1e-4, 3e-4]}, "dual_plane_clos": {"mean": 4e-4}},
                                      {"p": 0.05, "zcube": {"mean": 5e-3}, "dual_plane_clos": {"mean": 1e-2}}],
             "plan": {"cluster": "lab64"}}
-    seen = Counter()
-
-    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-    @given(mutated(base))
-    def check(doc):
-        d = tmp_path_factory.mktemp("fuzz-an")
-        aj = d / "analyze.json"
-        aj.write_text(json.dumps(doc))
-        try:
-            r = write_hall(lab64_hall_plan, d / "out", analyze=aj)
-        except InputErrors as exc:
-            seen["refused"] += 1
-            assert str(aj) in exc.title or any(str(aj) in p.message for p in exc.problems), exc
-            assert not (d / "out").exists()
-            return
-        seen["drawn"] += 1
-        assert Path(r["path"]).read_text().endswith("</html>\n")
-
-    check()
-    assert seen["refused"] and seen["drawn"], seen
+    _drawn_or_refused(lab64_hall_plan, tmp_path_factory, "analyze", base, 100)
 
 
 # ------------------------------------------------------------------ known-bad cases (issue 23 item 5)

@@ -16,9 +16,7 @@ import copy
 import csv
 import io
 import re
-import signal
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,7 +25,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import INVENTORIES
+from conftest import INVENTORIES, deadline
 
 BASE = yaml.safe_load((INVENTORIES / "lab-64.yaml").read_text(encoding="utf-8"))
 HANG_SECONDS = 60
@@ -85,26 +83,12 @@ def mutated_inventory(draw, base: dict = BASE) -> dict:
     return data
 
 
-@contextmanager
-def no_hang(seconds: int = HANG_SECONDS):
-    def fail(signum, frame):
-        raise TimeoutError(f"zcube plan did not return within {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, fail)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def plan_and_check(inventory: Path) -> None:
     """`zcube plan INVENTORY`: exit 0 with a plan, or 1/2 with every problem at a place; nothing else."""
     from zcube_deploy.cli import cli
 
     out = inventory.parent / "out"
-    with no_hang():
+    with deadline(HANG_SECONDS, "zcube plan"):
         r = CliRunner().invoke(cli, ["plan", str(inventory), "-o", str(out)], env={"COLUMNS": "120", "NO_COLOR": "1", "ZCUBE_DEBUG": ""})
     text = r.stdout + r.stderr
     assert r.exit_code in (0, 1, 2), f"exit {r.exit_code}:\n{text[-3000:]}\n{r.exception!r}"

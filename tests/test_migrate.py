@@ -236,3 +236,39 @@ def test_stage_plans_need_one_routing_mode(glm_roft, glm1k_plan):
     assert stage_plans_blocked({"routing": {"mode": "bgp"}}, glm1k_plan) and "mode static" in stage_plans_blocked(
         {"routing": {"mode": "bgp"}}, glm1k_plan)
     assert stage_plans_blocked({"routing": {"mode": "static"}}, glm1k_plan) is None
+
+
+def _physical_cables(plan: dict, roles: dict[str, str]) -> set[frozenset]:
+    return {frozenset({(roles.get(c[e]["device"], c[e]["device"]), c[e]["port"]) for e in ("a", "b")}) for c in plan["cables"]}
+
+
+def test_lab_operations_take_the_wiring_stage_by_stage(small):
+    """moves.csv replayed on the lab's wiring (as `zcube lab fix --stage` sends it) gives, after every stage, exactly
+    the stage plan's cables (roles named by the switches playing them); a move left out is seen."""
+    from zcube_deploy.lab.stage import stage_inputs
+    from zcube_deploy.lab.wiring import Wiring
+    from zcube_deploy.migrate.labops import stage_operations
+
+    wiring = Wiring.from_plan(json.loads((small / "roft" / "plan.json").read_text()))
+    for t in (1, 2):
+        d = small / "out" / f"stage-{t:02d}"
+        rows, roles, taken, stage = stage_inputs(str(d))
+        assert stage == t and taken
+        ops, problems = stage_operations(rows, roles, "moves.csv")
+        assert not problems and ops
+        if t == 1:
+            short = wiring.copy()
+            short.apply_all([op for op in ops if op != next(o for o in ops if o["op"] == "connect")])
+            assert {frozenset({c.a, c.b}) for c in short.cables.values()} != _physical_cables(json.loads((d / "plan.json").read_text()), roles)
+        wiring.apply_all(ops)
+        want = _physical_cables(json.loads((d / "plan.json").read_text()), roles)
+        assert {frozenset({c.a, c.b}) for c in wiring.cables.values()} == want, t
+
+
+def test_stage_operations_name_bad_rows():
+    from zcube_deploy.migrate.labops import role_aliases, stage_operations
+
+    ops, problems = stage_operations([{"step": "1", "action": "jump"}], {}, "m.csv")
+    assert not ops and "m.csv:2" in problems[0].path
+    _, problems = role_aliases({"A": {"host": "h", "port": 1}}, {"ZC-O001": "spare-1"}, ["ZC-O001"])
+    assert problems and "spare" in problems[0].hint

@@ -58,13 +58,23 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
 
 @lab_group.command("fix")
 @click.argument("lab_dir", type=click.Path(file_okay=False))
-@click.option("--findings", "verify_json", required=True, type=click.Path(dir_okay=False), help="verify.json from `zcube verify`")
+@click.option("--findings", "verify_json", default=None, type=click.Path(dir_okay=False), help="verify.json from `zcube verify`")
+@click.option("--stage", "stage_dir", default=None, type=click.Path(file_okay=False),
+              help="a migration stage folder (DIR/stage-NN from `zcube migrate`): do its moves")
 @click.option("--wait", type=float, default=10, show_default=True, help="seconds to wait for the running lab to apply them")
 @handle_errors
-def lab_fix_cmd(lab_dir: str, verify_json: str, wait: float) -> None:
-    """Do what the technicians would: apply the physical fixes of a verify.json to a running lab's wiring."""
+def lab_fix_cmd(lab_dir: str, verify_json: str | None, stage_dir: str | None, wait: float) -> None:
+    """Do what the technicians would: apply a verify.json's physical fixes, or a migration stage's moves, to a running lab."""
     from zcube_deploy.lab.control import apply_verify_fixes
+    from zcube_deploy.lab.stage import apply_stage
 
+    if (verify_json is None) == (stage_dir is None):
+        raise click.UsageError("give --findings VERIFY_JSON or --stage DIR/stage-NN (one of them)")
+    if stage_dir is not None:
+        ops, roles = apply_stage(lab_dir, stage_dir, wait)
+        out.print(f"{ops} wiring operations of {stage_dir} applied to the lab; {roles} role(s) named in lab.json; "
+                  f"push and verify {stage_dir}/plan.json next")
+        return
     ops, findings = apply_verify_fixes(lab_dir, verify_json, wait)
     out.print(f"{ops} physical fixes from {findings} findings applied to the lab; run `zcube verify` again")
 

@@ -21,7 +21,7 @@ from zcube_deploy.migrate.moves import End, Move
 from zcube_deploy.xlsx import neutral_row, new_workbook, save_workbook
 
 MOVE_COLUMNS = ["step", "action", "kind", "cable", "was", "unplug_rack", "unplug_u", "unplug_device", "unplug_port", "unplug_label",
-                "plug_rack", "plug_u", "plug_device", "plug_port", "plug_label", "stays", "medium", "length_m"]
+                "plug_rack", "plug_u", "plug_device", "plug_port", "plug_label", "stays_device", "stays_port", "medium", "length_m"]
 SHEET_COLUMNS = [("Step", 6), ("Do", 8), ("Cable", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("Label now", 22),
                  ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 22)]
 LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
@@ -68,7 +68,8 @@ def walking_rows(moves: list[Move], old: Labels, new: Labels, rack_rank: dict[st
             "unplug_port": m.old.port if m.old else "", "unplug_label": _text(was),
             "plug_rack": m.new.rack if m.new else "", "plug_u": m.new.u if m.new else "", "plug_device": m.new.device if m.new else "",
             "plug_port": m.new.port if m.new else "", "plug_label": _text(will),
-            "stays": f"{m.stays.device} {m.stays.port}" if m.stays else "", "medium": m.medium, "length_m": m.length_m,
+            "stays_device": m.stays.device if m.stays else "", "stays_port": m.stays.port if m.stays else "",
+            "medium": m.medium, "length_m": m.length_m,
             "_short_old": (was[3] if was else old.short.get(m.old.port, m.old.port)) if m.old else "",
             "_short_new": (will[3] if will else new.short.get(m.new.port, m.new.port)) if m.new else "",
             "_new_label": will,

@@ -112,22 +112,22 @@ class View:
     @cached_property
     def switch_ports(self) -> dict[str, dict[str, dict]]:
         """Switch name -> its interfaces by name (the first of each name)."""
-        out: dict[str, dict[str, dict]] = {}
-        for sw in self.rows("switches"):
-            ports = out.setdefault(sw["name"], {})
-            for itf in sw["interfaces"]:
-                ports.setdefault(itf["name"], itf)
-        return out
+        return _ports_by_name(self.rows("switches"), "interfaces", "name")
 
     @cached_property
     def server_ports(self) -> dict[str, dict[str, dict]]:
-        """Server name -> its NIC ports by name."""
-        out: dict[str, dict[str, dict]] = {}
-        for srv in self.rows("servers"):
-            ports = out.setdefault(srv["name"], {})
-            for nic in srv["nics"]:
-                ports.setdefault(nic["port"], nic)
-        return out
+        """Server name -> its NIC ports by name (the first of each name)."""
+        return _ports_by_name(self.rows("servers"), "nics", "port")
+
+
+def _ports_by_name(rows, ports: str, key: str) -> dict[str, dict[str, dict]]:
+    """Device name -> its ``ports`` rows by their ``key`` (the first row of each name)."""
+    out: dict[str, dict[str, dict]] = {}
+    for row in rows:
+        mine = out.setdefault(row["name"], {})
+        for p in row[ports]:
+            mine.setdefault(p[key], p)
+    return out
 
 
 Check = Callable[[View], Iterator[Problem]]

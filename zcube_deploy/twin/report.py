@@ -29,35 +29,41 @@ def baseline_table(report: TwinReport) -> Table:
     return t
 
 
-def convergence_table(report: TwinReport) -> Table:
-    """Per failure: the probe flows across it, their longest outage, the FIBs' convergence, packets lost."""
-    t = Table(title=f"failures ({report.failure_mode}): convergence (ms after the failure)", title_justify="left")
+def _failure_table(title: str, columns: tuple[str, ...], cells, report: TwinReport) -> Table:
+    """One row per failure: its label (folded when long), ``cells(f)`` under ``columns`` (right-justified), ok."""
+    t = Table(title=title, title_justify="left")
     t.add_column("failure", overflow="fold")
-    for col in ("flows", "outage", "FIB", "prefixes", "lost"):
+    for col in columns:
         t.add_column(col, justify="right")
     t.add_column("ok")
     for f in report.failures:
+        t.add_row(f.failure.label, *cells(f), _ok(f))
+    return t
+
+
+def convergence_table(report: TwinReport) -> Table:
+    """Per failure: the probe flows across it, their longest outage, the FIBs' convergence, packets lost."""
+    def cells(f: FailureMeasurement) -> list[str]:
         conv = "n/a" if not f.flows else (_ms(f.converge_ms) if f.converged else "never")
         watched = f.fib.switches_watched
         fib = _ms(f.fib.converge_ms) if watched else "n/a"
         pfx = _ms(f.fib.dead_prefixes_ms) if watched and f.fib.dead_prefixes_ms_per_switch else "n/a"
-        t.add_row(f.failure.label, str(len(f.flows)), conv, fib, pfx, str(f.packets_lost), _ok(f))
-    return t
+        return [str(len(f.flows)), conv, fib, pfx, str(f.packets_lost)]
+
+    return _failure_table(f"failures ({report.failure_mode}): convergence (ms after the failure)",
+                          ("flows", "outage", "FIB", "prefixes", "lost"), cells, report)
 
 
 def reachability_table(report: TwinReport) -> Table:
     """Per failure: GPU and port pairs unreachable, measured / predicted by the analysis, and how many differ."""
-    t = Table(title=f"failures ({report.failure_mode}): unreachable, measured / predicted by the analysis", title_justify="left")
-    t.add_column("failure", overflow="fold")
-    # headers on two lines: a header's width is its longest line, so the table stays within 80 columns
-    for col in ("GPU\npairs", "GPU pairs\nunreachable", "port\npairs", "port pairs\nunreachable", "differ"):
-        t.add_column(col, justify="right")
-    t.add_column("ok")
-    for f in report.failures:
+    def cells(f: FailureMeasurement) -> list[str]:
         c = f.comparison
-        t.add_row(f.failure.label, str(c.gpu_pairs), f"{c.gpu_unreachable} / {c.gpu_unreachable_predicted}", str(c.port_pairs),
-                  f"{c.port_unreachable} / {c.port_unreachable_predicted}", str(len(c.disagreements)), _ok(f))
-    return t
+        return [str(c.gpu_pairs), f"{c.gpu_unreachable} / {c.gpu_unreachable_predicted}", str(c.port_pairs),
+                f"{c.port_unreachable} / {c.port_unreachable_predicted}", str(len(c.disagreements))]
+
+    # headers on two lines: a header's width is its longest line, so the table stays within 80 columns
+    return _failure_table(f"failures ({report.failure_mode}): unreachable, measured / predicted by the analysis",
+                          ("GPU\npairs", "GPU pairs\nunreachable", "port\npairs", "port pairs\nunreachable", "differ"), cells, report)
 
 
 def twin_test_tables(report: TwinReport) -> list[Table]:

@@ -1,24 +1,281 @@
-"""Single-pass readers of the two RGOS outputs verify parses on every switch, for speed.
+"""The fast readers of RGOS text, each confirmed against a general one (tests/test_parsers.py,
+tests/test_compare_findings.py):
 
-At zcube-16k, `zcube verify --from` parses 256 recordings; the TextFSM template of
-`show lldp neighbors detail` (about 490 kB a switch) and the hier_config tree built only to read the
-interface addresses of the running config were about two thirds of the per-switch cost. These
-readers give the same result as those (``parse("show lldp neighbors detail", ...)`` restricted to
-the fields verify reads, and ``l3_facts(text)["interfaces"]``): tests/test_compare_findings.py checks
-both on the mocked outputs and on a lab's recordings.
+- :func:`config_facts`, the entry of every reading of a config's facts: a text in the shape render
+  writes is confirmed to read as the facts expected of it (:func:`confirms`), else read by
+  :func:`fast_facts` (rendered shapes by one pattern), else by the general reader (reader.py),
+  whose facts the other two give exactly;
+- verify's readers of the outputs it parses on every switch. At zcube-16k, `zcube verify --from`
+  parses 256 recordings; the TextFSM template of `show lldp neighbors detail` (about 490 kB a
+  switch) and the hier_config tree built only to read the interface addresses of the running config
+  were about two thirds of the per-switch cost. These readers give the same result as those
+  (``parse("show lldp neighbors detail", ...)`` restricted to the fields verify reads, and
+  ``l3_facts(text)["interfaces"]``).
 """
 
 from __future__ import annotations
 
 import re
 from ipaddress import IPv4Interface
+from itertools import compress, repeat
+from operator import not_
 
 from zcube_deploy.ipv4 import MASK_LENS as _PLEN  # dotted mask -> prefix length: the one table
-from zcube_deploy.ipv4 import ntoa
+from zcube_deploy.ipv4 import DOTTED_MASKS, ntoa
 from zcube_deploy.ipv4 import parse as _aton  # dotted quad -> int, None when not one
 from zcube_deploy.platforms.ruijie_rgos.bgp_parse import parse_config
 from zcube_deploy.platforms.ruijie_rgos.bgp_parse import prefix_len as _mask_len
-from zcube_deploy.platforms.facts import UnreadableOutput, line_number
+from zcube_deploy.platforms.facts import ConfigFacts, UnreadableOutput, line_number
+from zcube_deploy.platforms.ruijie_rgos.reader import (_ADDRESS_IN, _BFD_IN, _BGP, _HOSTNAME, _LOGICAL, _SUFFIX, _bgp_facts, _has, _len,
+                                                      general_facts, prepared)
+
+# ---------------------------------------------------------------- config text: its neutral facts
+
+
+def config_facts(text: str, expect: ConfigFacts | None = None) -> ConfigFacts:
+    """RGOS config text -> its neutral facts (platforms/facts.py: no RGOS syntax in them), exactly as
+    the general reader (reader.py) reads them, only faster: regular expressions over the whole text
+    and substring tests per section, no per-line Python, which is what makes the render self-check
+    cheap (hier_config stays for push's remediation).
+
+    With ``expect`` (the facts the caller believes the text has, e.g. render's self-check from the
+    plan), a text in the shape render writes is confirmed to read as exactly ``expect`` without
+    building the facts (:func:`confirms`), and ``expect`` itself is returned; anything else is read.
+    The result is the same either way (tests/test_parsers.py).
+
+    >>> f = config_facts("hostname S1\\ninterface Loopback 0\\n ip address 10.1.0.1 255.255.255.255\\n"
+    ...                  "interface TwoHundredGigabitEthernet 0/1:1\\n no switchport\\n ip address 10.0.0.0 255.255.255.254\\n"
+    ...                  "ip route 10.0.0.0 255.255.255.0 Null 0\\nip route 10.2.0.0 255.255.0.0 10.200.0.1\\n")
+    >>> f.hostnames, f.addresses, f.routed, f.routes
+    (['S1'], [('Loopback 0', '10.1.0.1/32'), ('TwoHundredGigabitEthernet 0/1:1', '10.0.0.0/31')], \
+['Loopback 0', 'TwoHundredGigabitEthernet 0/1:1'], [('10.0.0.0/24', None), ('10.2.0.0/16', '10.200.0.1')])
+    """
+    text = prepared(text)
+    if expect is not None and confirms(text, expect):
+        return expect
+    return _read(text)
+
+
+def _read(text: str) -> ConfigFacts:
+    return fast_facts(text) or general_facts(text)
+
+
+# The fast reader: a routed port in exactly the shape render writes it (description, `no switchport`,
+# one address, in mode bgp a BFD line, `no shutdown`, nothing else, no blank after its name) is read
+# by one branch of one pattern, every other section by the general branch; routes in the plain form
+# `ip route N M <next hop>|Null 0` by one pattern. The matches are turned into columns at C speed
+# (zip, map, filter); only the other sections (the management port, the loopback, unused ports)
+# are looked at one by one. Its facts are the general reader's (tests/test_parsers.py compares the
+# two over generated and mutated configs); it gives up (None) on anything it does not account for, and the
+# general reader reads the text.
+_SECTION_FAST = re.compile(
+    r"\ninterface(?: ([^\s](?:[^\n]*+(?<![ \t]))?)\n description [^\n]*+\n no switchport\n ip address (\S+) (\S+)(\n bfd interval [^\n]*+)?"
+    r"\n no shutdown(?![^\n])(?!\n[ \t])"
+    r"|[ \t]++([^\n]*+)((?:\n[ \t][^\n]*+)*+))")
+_ROUTE_FAST = re.compile(r"\nip route (?:(\S+) (\S+) (\d\S*+|Null(?!\S))|())")  # the last group: a route in another form
+
+
+def fast_facts(text: str) -> ConfigFacts | None:
+    rows = _ROUTE_FAST.findall(text)
+    if rows:
+        nets, masks, hops, _ = zip(*rows)
+        suffixes = list(map(_SUFFIX.get, masks))
+        if "" in nets or None in suffixes:  # a route in another form, or a mask that is no contiguous mask
+            return None
+        prefixes = list(map(str.__add__, nets, suffixes))
+        next_hops = list(hops) if "Null" not in hops else [None if h == "Null" else h for h in hops]
+    else:
+        prefixes, next_hops = [], []
+    sections = _SECTION_FAST.findall(text)
+    if sections:
+        plain_names, plain_ips, plain_masks, plain_bfd, other_names, bodies = zip(*sections)
+    else:
+        plain_names = plain_ips = plain_masks = plain_bfd = other_names = bodies = ()
+    lens = list(map(_PLEN.get, filter(None, plain_masks)))
+    if None in lens:
+        return None
+    names = list(plain_names)
+    ips = list(filter(None, plain_ips))
+    others = list(compress(range(len(plain_names)), map(not_, plain_names)))  # the sections that are not plain routed ports
+    with_bfd = list(map(bool, plain_bfd))
+    if not others:
+        addr_names, addr_ips, addr_lens, shutdown, routed = list(names), ips, lens, [], list(names)
+    else:
+        plain = list(filter(None, plain_names))
+        addr_names, addr_ips, addr_lens, shutdown = [], [], [], []
+        is_routed = list(map(bool, plain_names))
+        done = 0  # plain ports whose address is taken
+        last = -1
+        for k in others:
+            n = k - last - 1  # plain ports between the last other section and this one
+            if n:
+                addr_names += plain[done:done + n]
+                addr_ips += ips[done:done + n]
+                addr_lens += lens[done:done + n]
+                done += n
+            last = k
+            name = other_names[k]
+            if name[-1:] in (" ", "\t"):  # trailing blanks are no part of a name (other white space is)
+                name = name.rstrip(" \t")
+            names[k] = name
+            body = bodies[k]
+            if "ip address " in body:
+                for a, m in _ADDRESS_IN.findall(body):
+                    addr_names.append(name)
+                    addr_ips.append(a)
+                    addr_lens.append(_len(m))
+            if _has(body, "shutdown"):
+                shutdown.append(name)
+            is_routed[k] = name.startswith(_LOGICAL) or _has(body, "no switchport")
+            with_bfd[k] = "bfd interval " in body and _BFD_IN.search(body) is not None
+        addr_names += plain[done:]
+        addr_ips += ips[done:]
+        addr_lens += lens[done:]
+        routed = list(compress(names, is_routed))
+    bfd = list(compress(names, with_bfd)) if any(with_bfd) else []
+    # hostname and BGP lines: rfind from the end costs a fraction of a forward search through a text without them
+    first = text.find("\nhostname")
+    if first < 0:
+        hostnames = []
+    elif first == text.rfind("\nhostname"):
+        m = _HOSTNAME.match(text, first)
+        hostnames = [m.group(1).rstrip()] if m else []
+    else:
+        hostnames = [h.rstrip() for h in _HOSTNAME.findall(text)]
+    bgp = _bgp_facts(_BGP.findall(text)) if text.rfind("\nrouter bgp") >= 0 else []
+    return ConfigFacts(hostnames=hostnames, interfaces=names, address_interfaces=addr_names, address_ips=addr_ips,
+                       address_lens=addr_lens, shutdown=shutdown, routed=routed, bfd=bfd, route_prefixes=prefixes,
+                       route_next_hops=next_hops, bgp=bgp)
+
+
+# ---- confirming expected facts (render's self-check)
+#
+# A config in the shape render writes is, once its description lines are taken out (they carry no
+# fact), a head (comments, hostname, global lines, the management port and the loopback), a run of
+# routed ports, each exactly `interface N / no switchport / ip address A M / no shutdown / !`, the
+# unused ports, the static routes, each exactly `ip route NET MASK HOP`, and a tail. The run and the
+# routes are written out from the expected facts in that shape (their canonical text) and compared
+# with the config as two strings; the head, the unused ports and the tail are read (they are
+# short). This is sound because
+# - the reader reads a text piecewise: cut at the start of top-level lines, the facts of the whole
+#   are the facts of the parts, in order (a section ends at the next top-level line);
+# - the canonical text of facts F reads as F: every value put in it is one the reader reads back
+#   unchanged (a name on one line with no blank at either end; an address, network and next hop
+#   without white space, a next hop starting with a digit; a mask from the reader's own table), or
+#   the confirmation gives up;
+# - a description line carries no fact wherever it stands.
+# tests/test_parsers.py checks that a confirmed text reads as the expected facts over mutated configs.
+
+_MASK = dict(enumerate(DOTTED_MASKS))  # prefix length -> dotted mask: the reader's table, inverted
+_DESCRIPTION = re.compile(r"\n description [^\n]*+")  # a description line (a port's): no fact in it
+_WHITE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # the ASCII characters that are white space to the reader's \S and \s
+_NOT_DIGIT_START = re.compile(r"\n[^0-9]")
+_PORT = ("\ninterface ", "", "\n no switchport\n ip address ", "", " ", "", "\n no shutdown\n!")
+_ROUTE_LINE = ("\nip route ", "", " ", "", " ", "")
+_MASK_OF_LEN = {str(plen): mask for plen, mask in _MASK.items()}  # "31" -> its mask
+
+
+def _has_white(text: str) -> bool:
+    return any(c in text for c in _WHITE)
+
+
+def _read_part(text: str) -> ConfigFacts:
+    """The facts of a part of a text cut at the start of top-level lines (none when no line could carry one)."""
+    if "\ninterface" in text or "\nip route" in text or "\nhostname" in text or "\nrouter bgp" in text:
+        return _read(text)
+    return ConfigFacts([], [], [], [], [], [], [], [], [], [], [])
+
+
+def _route_block(prefixes: list[str], hops: list[str | None]) -> str | None:
+    """The canonical text of these static routes (each a line `ip route NET MASK HOP` after a "\\n", a
+    discard route's hop `Null 0`), or None when a value would not read back unchanged."""
+    nets, _, lens = zip(*map(str.partition, prefixes, repeat("/")))  # "NET/LEN": split at the first "/"
+    masks = list(map(_MASK_OF_LEN.get, lens))  # LEN in decimal as the reader writes it, else None
+    if None in masks or "" in nets or _has_white("".join(nets)):
+        return None
+    real = [h for h in hops if h is not None] if None in hops else hops
+    if real:  # each a word starting with a digit (the reader takes a word starting otherwise for an interface)
+        hop_text = "\n" + "\n".join(real)
+        if "" in real or hop_text.count("\n") != len(real) or _has_white(hop_text.replace("\n", "")) or _NOT_DIGIT_START.search(hop_text):
+            return None
+    parts = list(_ROUTE_LINE) * len(prefixes)
+    parts[1::6] = nets
+    parts[3::6] = masks
+    parts[5::6] = hops if len(real) == len(hops) else ["Null 0" if h is None else h for h in hops]
+    return "".join(parts)
+
+
+def confirms(text: str, e: ConfigFacts) -> bool:
+    """Does ``text`` ("\\n" in front, no CR) read as exactly ``e``? True only when it is in the shape render
+    writes and its run of routed ports and its static routes are the canonical text of ``e``'s; False
+    also when it may read as ``e`` in another way (the caller then reads it)."""
+    if not text.isascii() or not _well_formed(e):
+        return False
+    try:
+        return _confirms_facts(text, e)
+    except TypeError:  # a value that is no string where one is written out: not what a reader gives
+        return False
+
+
+def _well_formed(e: ConfigFacts) -> bool:
+    """The columns the canonical text is written from are lists, the parallel ones of one length, and the
+    prefix lengths ints (a float or a bool would find a mask, and read back as another value)."""
+    columns = (e.address_interfaces, e.address_ips, e.address_lens, e.route_prefixes, e.route_next_hops)
+    return (all(type(c) is list for c in columns) and len(e.address_interfaces) == len(e.address_ips) == len(e.address_lens)
+            and len(e.route_prefixes) == len(e.route_next_hops) and set(map(type, e.address_lens)) <= {int})
+
+
+def _confirms_facts(text: str, e: ConfigFacts) -> bool:
+    t = _DESCRIPTION.sub("", text)
+    p = t.find("\n no switchport\n ip address ")
+    if p < 0:
+        return False
+    s = t.rfind("\n", 0, p)
+    if not t.startswith("\ninterface ", s):
+        return False
+    head = _read_part(t[:s])
+    i0 = len(head.address_interfaces)
+    names, ips = e.address_interfaces[i0:], e.address_ips[i0:]
+    masks = list(map(_MASK.get, e.address_lens[i0:]))
+    if not names or None in masks:
+        return False
+    joined = "\n" + "\n".join(names) + "\n"  # each name on one line, with no blank at either end
+    if joined.count("\n") != len(names) + 1 or "\n\n" in joined or "\n " in joined or " \n" in joined or "\n\t" in joined or "\t\n" in joined:
+        return False
+    if "" in ips or _has_white("".join(ips)):
+        return False
+    parts = list(_PORT) * len(names)
+    parts[1::7] = names
+    parts[3::7] = ips
+    parts[5::7] = masks
+    run = "".join(parts)
+    if not t.startswith(run, s):
+        return False
+    rest = t[s + len(run):]  # (it may start in the middle of the run's last line, `!`: a comment either way)
+    h0 = len(head.route_prefixes)
+    routes = e.route_prefixes[h0:]
+    if routes:
+        r = rest.find("\nip route ")
+        block = _route_block(routes, e.route_next_hops[h0:])
+        if r < 0 or block is None or not rest.startswith(block, r):
+            return False
+        v = r + len(block)
+        if rest[v:v + 1] not in ("", "\n"):  # the last next hop ends there (`10.0.0.1x` is another one)
+            return False
+        between, after = _read_part(rest[:r]), _read_part(rest[v:])
+    else:
+        between, after = _read_part(rest), _read_part("")
+    return (e.hostnames == head.hostnames + between.hostnames + after.hostnames
+            and e.interfaces == head.interfaces + names + between.interfaces + after.interfaces
+            and e.address_interfaces[:i0] == head.address_interfaces and e.address_ips[:i0] == head.address_ips
+            and e.address_lens[:i0] == head.address_lens and not between.address_interfaces and not after.address_interfaces
+            and e.shutdown == head.shutdown + between.shutdown + after.shutdown
+            and e.routed == head.routed + names + between.routed + after.routed
+            and e.bfd == head.bfd + between.bfd + after.bfd
+            and e.route_prefixes == head.route_prefixes + between.route_prefixes + routes + after.route_prefixes
+            and e.route_next_hops == head.route_next_hops + between.route_next_hops + e.route_next_hops[h0:] + after.route_next_hops
+            and e.bgp == head.bgp + between.bgp + after.bgp)
+
 
 # ---------------------------------------------------------------- show lldp neighbors detail
 # the template's states: Start (port header, neighbour index), Neighbor (fields), Description

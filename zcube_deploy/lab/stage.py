@@ -1,0 +1,74 @@
+"""`zcube lab fix LABDIR --stage DIR/stage-NN`: do a migration stage's moves to a running lab, as technicians would.
+
+Reads DIR/migrate.json (which switch plays each role) and DIR/stage-NN/moves.csv (the technicians' list),
+turns the moves into wiring operations (migrate/labops.py), sends them through the lab's control file
+(lab/control.py: all applied or none), then rewrites LABDIR/lab.json so each role taken so far is
+reachable under its name at the endpoint of the switch playing it. Then push and verify the stage's
+plan against the lab as against any plan.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.lab.control import request_fixes
+from zcube_deploy.migrate.labops import role_aliases, stage_operations
+
+
+def _read_json(path: Path, what: str) -> dict:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputErrors(Problem(str(path), f"cannot read it: {exc.strerror}", what)) from None
+    except ValueError as exc:
+        raise InputErrors(Problem(str(path), f"not JSON: {exc}", what)) from None
+    if not isinstance(doc, dict):
+        raise InputErrors(Problem(str(path), "not a mapping", what))
+    return doc
+
+
+def stage_inputs(stage_dir: str) -> tuple[list[dict], dict[str, str], list[str], int]:
+    """(move rows, role -> switch, roles taken by the end of this stage, stage number) of DIR/stage-NN."""
+    d = Path(stage_dir)
+    name = d.name
+    if not (name.startswith("stage-") and name[6:].isdigit()):
+        raise InputErrors(Problem(stage_dir, "not a stage folder (DIR/stage-NN from `zcube migrate`)"))
+    stage = int(name[6:])
+    doc = _read_json(d.parent / "migrate.json", "give a stage folder of a `zcube migrate -o DIR` run")
+    try:
+        roles = {r["role"]: r["switch"] for r in doc["roles"]}
+        taken = sorted(r["role"] for r in doc["roles"] if r["first_stage"] <= stage)
+    except (KeyError, TypeError):
+        raise InputErrors(Problem(str(d.parent / "migrate.json"), "has no roles list of {role, switch, first_stage}")) from None
+    moves = d / "moves.csv"
+    try:
+        with open(moves, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as exc:
+        raise InputErrors(Problem(str(moves), f"cannot read it: {exc.strerror}")) from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise InputErrors(Problem(str(moves), f"not a CSV file: {exc}")) from None
+    return [{k: v.lstrip("'") if isinstance(v, str) else v for k, v in r.items()} for r in rows], roles, taken, stage
+
+
+def apply_stage(lab_dir: str, stage_dir: str, wait: float) -> tuple[int, int]:
+    """Apply the stage's moves to the lab in ``lab_dir`` and name its roles in lab.json; (operations, roles named)."""
+    rows, roles, taken, _ = stage_inputs(stage_dir)
+    ops, problems = stage_operations(rows, roles, str(Path(stage_dir) / "moves.csv"))
+    lab_json = Path(lab_dir) / "lab.json"
+    lab = _read_json(lab_json, "start a lab from FROM's plan with `zcube lab up PLAN -o DIR`")
+    switches, alias_problems = role_aliases(lab.get("switches") or {}, roles, taken)
+    problems += alias_problems
+    if problems:
+        raise InputErrors(problems[:20], f"stage {stage_dir}: nothing applied to the lab")
+    request_fixes(lab_dir, ops, wait, str(Path(stage_dir) / "moves.csv"))
+    tmp = lab_json.with_name("lab.json.tmp")
+    tmp.write_text(json.dumps({**lab, "switches": dict(sorted(switches.items()))}, indent=1, sort_keys=True) + "\n")
+    tmp.replace(lab_json)
+    return len(ops), len(taken)
+
+
+__all__ = ["apply_stage", "stage_inputs"]
