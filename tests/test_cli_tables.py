@@ -144,7 +144,7 @@ def test_verify_push_lab_and_twin_tables_are_readable_at_80_columns(printed):
              enumerate(["steer", "host ports", "fabric ports", "undrain fabric ports", "undrain host ports", "undrain steer"])]
     d = drain_twin.DrainMeasurement(
         element="switch:ZC-O1024", order="ports-first", undrain_order="staged", routing="bgp", steps=steps, ports_down=False,
-        probe_period_ms=100.0, probe_kept_rate=False, probe_max_lag_ms=12345.6, probe_max_lag_later_ms=9876.5,
+        probe_period_ms=100.0, probe_kept_rate=False, probe_max_lag_ms=12345.6, probe_max_lag_later_ms=9876.5, probe_late=[],
         gpu_pairs_in_service=523_776, gpu_pairs_probed=10_000, gpu_pairs_probed_touching=7_500, port_pairs_probed=40_000,
         through_pairs=30_000, through_lost=1_234_567, drained_through_lost=12_345, crossing_pairs=12_345, crossing_lost=99_999,
         crossing_outage_ms=12_345.6, through_lossy=[], ending_pairs=10_000, ending_lost_before_ports=1_234_567,

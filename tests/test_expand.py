@@ -196,3 +196,23 @@ def test_change_sets_compare_with_the_prediction():
     assert "A: 'interface P2: shutdown': an existing line negated" in problems  # P2 is no reserved port of A here
     _, problems = change_sets({"A": OLD}, copy.deepcopy(grown), {"A": ["P2"]}, {"A": None, "B": None}, PM, ["A"])
     assert problems == ["B: not in the old plan (a new switch is no expansion within the capacity)"]
+
+
+def test_lab_grow_connects_only_missing_cables_and_refuses_new_switches(tmp_path):
+    """grow_operations connects every planned cable the lab lacks (by ID) and nothing else; a grown plan with a
+    switch the lab does not serve is refused (exit 2) before anything is sent."""
+    from zcube_deploy.lab.control import grow_operations
+
+    plan = {"cables": [{"id": "H1", "a": {"device": "s1", "port": "p1"}, "b": {"device": "A", "port": "x1"}},
+                       {"id": "H2", "a": {"device": "s2", "port": "p1"}, "b": {"device": "A", "port": "x2"}}],
+            "servers": [{"name": "s1", "nics": [{"port": "p1", "mac": "b8:3f:d2:00:00:01"}]}, {"name": "s2", "nics": [{"port": "p1"}]}]}
+    wiring = {"cables": [{"id": "H1", "a": {"device": "s1", "port": "p1"}, "b": {"device": "A", "port": "x9"}}]}
+    grow = grow_operations(plan, wiring)
+    assert grow["operations"] == [{"op": "connect", "cable": "H2", "a": {"device": "s2", "port": "p1"}, "b": {"device": "A", "port": "x2"}}]
+    assert grow["servers"] == [{"name": "s1", "macs": {"p1": "b8:3f:d2:00:00:01"}}, {"name": "s2", "macs": {}}]
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    (lab / "lab.json").write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 1}}}))
+    r = run_zcube("lab", "grow", str(lab), str(INVENTORIES.parent / "tests" / "golden" / "lab-64" / "plan.json"), "--wait", "1")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "switches[ZC-E002]: the lab does not serve this switch" in r.stderr and not (lab / "control.json").exists()

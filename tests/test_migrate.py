@@ -230,14 +230,6 @@ def test_small_first_stage_holds_both_islands(small):
             assert {by_name[c["a"]["device"]], by_name[c["b"]["device"]]} in ({"leaf", "spine"}, {"odd", "even"}), c["id"]
 
 
-def test_stage_plans_need_one_routing_mode(glm_roft, glm1k_plan):
-    from zcube_deploy.migrate.stageplan import stage_plans_blocked
-
-    assert stage_plans_blocked({"routing": {"mode": "bgp"}}, glm1k_plan) and "mode static" in stage_plans_blocked(
-        {"routing": {"mode": "bgp"}}, glm1k_plan)
-    assert stage_plans_blocked({"routing": {"mode": "static"}}, glm1k_plan) is None
-
-
 def _physical_cables(plan: dict, roles: dict[str, str]) -> set[frozenset]:
     return {frozenset({(roles.get(c[e]["device"], c[e]["device"]), c[e]["port"]) for e in ("a", "b")}) for c in plan["cables"]}
 
@@ -272,3 +264,24 @@ def test_stage_operations_name_bad_rows():
     assert not ops and "m.csv:2" in problems[0].path
     _, problems = role_aliases({"A": {"host": "h", "port": 1}}, {"ZC-O001": "spare-1"}, ["ZC-O001"])
     assert problems and "spare" in problems[0].hint
+
+
+def test_stage_plans_read_back_and_mix_routing_modes(small, tmp_path):
+    """A stage plan is a plan: `zcube render` reads it back. With TO in mode static, the ROFT island's switches carry
+    their own routing_mode (bgp) in the stage plan, the last stage none."""
+    r = run_zcube("render", str(small / "out" / "stage-01" / "plan.json"), "-o", str(tmp_path / "r1"))
+    assert r.returncode == 0, r.stderr
+    text = (ROOT / "tests" / "inventories" / "zcube-small.yaml").read_text()
+    (tmp_path / "static.yaml").write_text(text.replace("  mode: bgp\n", "  mode: static\n"))
+    assert run_zcube("plan", str(tmp_path / "static.yaml"), "-o", str(tmp_path / "static")).returncode == 0
+    r = run_zcube("migrate", str(small / "roft" / "plan.json"), str(tmp_path / "static" / "plan.json"), "-o", str(tmp_path / "m"),
+                  "--unit", "4-gpu", "--capacity-floor", "0.5")
+    assert r.returncode == 0, r.stderr
+    first = json.loads((tmp_path / "m" / "stage-01" / "plan.json").read_text())
+    assert first["routing"]["mode"] == "static"
+    assert {s.get("routing_mode") for s in first["switches"] if s["group"] in ("leaf", "spine")} == {"bgp"}
+    assert all("routing_mode" not in s for s in first["switches"] if s["group"] in ("odd", "even"))
+    last = json.loads((tmp_path / "m" / "stage-02" / "plan.json").read_text())
+    assert all("routing_mode" not in s for s in last["switches"])
+    r = run_zcube("render", str(tmp_path / "m" / "stage-01" / "plan.json"), "-o", str(tmp_path / "r2"))
+    assert r.returncode == 0, r.stderr

@@ -151,3 +151,64 @@ def test_a_stage_plan_holds_some_of_its_sizing_s_switches(lab64_plan):
     assert any("2 x S x planes" in p.message for p in plan_problems(plan))
     plan["design"] = "stage"
     assert not any("2 x S x planes" in p.message or "S x m" in p.message for p in plan_problems(plan))
+
+
+@pytest.fixture(scope="module")
+def small_build(tmp_path_factory):
+    """roft-small built as a user does (`zcube build`: plan, configs, cabling, hall)."""
+    out = tmp_path_factory.mktemp("roft-small")
+    r = run_zcube("build", str(SMALL), "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out, json.loads((out / "plan.json").read_text())
+
+
+@pytest.mark.lab  # about 10 s: roft-small pushed twice over SSH
+def test_roft_lab_push_verify_clean_then_miscabled_over_ssh(small_build, tmp_path):
+    """The lab built from a ROFT plan: verify clean after push; a swapped host pair and a removed leaf-spine cable found."""
+    from zcube_deploy.lab.server import lab_credentials, running_lab
+    from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
+    from zcube_deploy.verify.classify import classify
+    from zcube_deploy.verify.collect import collect
+
+    out, plan = small_build
+    creds = Credentials(*lab_credentials())
+    host = [c for c in plan["cables"] if c["kind"] == "host" and c["b"]["device"] == "R-L003"]
+    uplink = next(c for c in plan["cables"] if c["kind"] == "fabric" and c["b"]["device"] == "R-S002")
+    faults = {"cabling": [{"swap": [host[0]["id"], host[1]["id"]]}, {"remove": uplink["id"]}]}
+    for fault, name in (({"cabling": []}, "clean"), (faults, "miscabled")):
+        with running_lab(plan, faults=fault, out_dir=tmp_path / name) as lb:
+            kh = str(tmp_path / name / "known_hosts")
+            rep = push_all(select_targets(plan, out, None, lb.endpoints), creds, PushOptions(concurrency=8, known_hosts=kh), tmp_path / name)
+            assert rep["ok"], rep["summary"]
+            obs, err = collect([(n, *lb.endpoints[n]) for n in sorted(lb.endpoints)], creds, kh, concurrency=8)
+            assert not err
+            findings = classify(plan, obs)
+            states = [s["state"] for o in obs.values() for s in o["bgp"]["sessions"].values()]
+            if name == "clean":
+                assert findings == [] and set(states) == {"Established"} and len(states) == 2 * plan["counts"]["fabric_cables"]
+            else:
+                got = sorted((f["kind"], tuple(f["cables"])) for f in findings)
+                assert got == sorted([("swapped", (host[0]["id"], host[1]["id"])), ("down", (uplink["id"],)),
+                                      ("bgp", (uplink["id"],))]), [f["what"] for f in findings]
+
+
+def test_roft_cut_sheets_and_labels(small_build):
+    """Cabling on a ROFT plan: every cable on the sheets with its short port names, leaf rows in the rail colour, spines'
+    ports named from the spine's own port map, and the summary telling the ROFT's shape."""
+    import csv
+
+    from openpyxl import load_workbook
+
+    out, plan = small_build
+    rows = list(csv.DictReader((out / "cables.csv").open()))
+    assert sorted(r["cable"] for r in rows) == sorted(c["id"] for c in plan["cables"])
+    assert {r["group"] for r in rows} == {"leaf", "fabric"}
+    labels = list(csv.DictReader((out / "labels.csv").open()))
+    spine_end = next(lb for lb in labels if lb["device"] == "R-S001")
+    assert spine_end["port"].startswith("FH0/")  # the short name, from the spine's port map
+    assert {lb["colour"] for lb in labels} == {"blue", "orange"}
+    ws = load_workbook(out / "cabling.xlsx", read_only=True)["Summary"]
+    cells = [c for row in ws.iter_rows(values_only=True) for c in row if c]
+    assert "ROFT cabling: roftsmall" in cells
+    assert any(str(c).startswith("2 pod(s) of 2 servers, 16 rail leaves + 2 spines per plane") for c in cells)
+    assert "NIC port to a ROFT rail leaf; label colour blue" in cells and "ROFT leaf to spine; label colour orange" in cells

@@ -105,7 +105,7 @@ def test_frr_bgp_config_peers_with_every_fabric_neighbour(tmp_path):
         assert got["neighbors"] == peers
         assert got["networks"] == {sw["host_block"], f"{sw['loopback']}/32"}
         assert f"router bgp {sw['asn']}\n" in text
-        for line in ("bgp bestpath as-path multipath-relax", "no bgp ebgp-requires-policy", "timers bgp 3 9",
+        for line in ("bgp bestpath as-path multipath-relax", "bgp bestpath compare-routerid", "no bgp ebgp-requires-policy", "timers bgp 3 9",
                      "neighbor FABRIC remote-as external", "neighbor FABRIC advertisement-interval 0",
                      "neighbor FABRIC bfd profile fabric", "maximum-paths "):
             assert f" {line}" in text, line

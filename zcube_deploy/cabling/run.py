@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from zcube_deploy.cabling.exports import write_cable_csv, write_dot, write_labels_csv, write_netbox_csv
-from zcube_deploy.cabling.sheets import CableRows
+from zcube_deploy.cabling.sheets import CableRows, catalog_for_plan
 from zcube_deploy.cabling.workbook import check_printable, write_split_workbooks, write_workbook
 from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.plan.model import projection
@@ -31,6 +31,7 @@ def write_cabling(plan: dict, out_dir: str | Path, catalog_path: str | Path | No
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     check_printable(cat)
+    cat = catalog_for_plan(cat, plan)
     rows = CableRows(plan, cat)  # every input error (label lengths) before any file is written
     names = ("cables.csv", "labels.csv", "netbox-cables.csv", "topology.dot")
 

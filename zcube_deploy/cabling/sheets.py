@@ -7,6 +7,23 @@ from operator import itemgetter
 
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.roles import cage_of as all_cages
+
+
+# a role without a colour of its own in the cabling catalog takes the colour of the role it is like: a ROFT rail leaf's
+# host cables the rail (odd) colour (a spine has fabric cables only)
+COLOUR_LIKE = {"leaf": "odd"}
+
+
+def catalog_for_plan(cat: CablingCatalog, plan: dict) -> CablingCatalog:
+    """``cat`` with the row colours of the plan's cable groups: the catalog's (odd, even, fabric) for a ZCube plan as they
+    are; for a plan with ROFT switches the groups it has (leaf, fabric; all four in a migration stage)."""
+    roles = {sw["group"] for sw in plan["switches"]}
+    if not roles - set(cat.colours):
+        return cat
+    keep = {g: c for g, c in cat.colours.items() if g == "fabric" or g in roles}
+    keep.update({r: cat.colours[COLOUR_LIKE[r]] for r in sorted(roles) if r in COLOUR_LIKE})
+    return cat.model_copy(update={"colours": keep})
 
 
 def group_of(cable: dict) -> str:
@@ -43,7 +60,7 @@ class CableRows:
     def __init__(self, plan: dict, cat: CablingCatalog):
         self.plan = plan
         self.cat = cat
-        cage_of = plan["port_map"]["cage_of"]
+        cage_of = all_cages(plan)
         self.short = {name: v[0] for name, v in cage_of.items()}
         self.order = {name: (v[1], v[2]) for name, v in cage_of.items()}
         line1, line2 = cat.labels.line1, cat.labels.line2
@@ -139,7 +156,7 @@ class CableRows:
 def bill_of_materials(plan: dict, cat: CablingCatalog) -> dict:
     """Switches, cables by medium and length, optics by part; totals equal the plan's counts."""
     model = plan["models"]["switch"]
-    cage_of = plan["port_map"]["cage_of"]
+    cage_of = all_cages(plan)
     cables = Counter()
     for c in plan["cables"]:
         cables[(c["medium"], c["length_m"], c["part"])] += 1

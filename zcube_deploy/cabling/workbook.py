@@ -27,6 +27,8 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.page import PageMargins
 from openpyxl.worksheet.pagebreak import Break
 
+from zcube_deploy.plan.roles import design_of
+from zcube_deploy.plan.summary import shape_text
 from zcube_deploy.cabling.sheets import CableRows, bill_of_materials
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.errors import InputErrors, Problem
@@ -48,7 +50,8 @@ MIN_PT = 8.0
 HIDDEN_KEYS = ("group", "plane")  # the row colour; kept (hidden, not printed) for the colour rules and the filter
 SHORT_PORT = {"a_port": "a_short", "b_port": "b_short"}
 GROUP_WHAT = {"odd": "NIC port to an odd (rail) switch", "even": "NIC port to an even (single-rail, ToR) switch",
-              "fabric": "odd switch to even switch"}
+              "fabric": "odd switch to even switch", "leaf": "NIC port to a ROFT rail leaf"}
+FABRIC_WHAT = {"zcube": "odd switch to even switch", "roft": "ROFT leaf to spine", "stage": "odd switch to even switch, or ROFT leaf to spine"}
 
 
 def _header_cells(ws, titles: list[str]) -> list[WriteOnlyCell]:
@@ -279,13 +282,13 @@ def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, port_key:
     _page_setup(ws, cat)
     sz = plan["sizing"]
     t = bom["totals"]
-    title = WriteOnlyCell(ws, value=f"ZCube cabling: {plan['cluster']['name']}")
+    title = WriteOnlyCell(ws, value=f"{'ROFT' if design_of(plan) == 'roft' else 'ZCube'} cabling: {plan['cluster']['name']}")
     title.font = Font(name="Calibri", bold=True, size=14)
     ws.append([title])
     lines = [
         ("cluster", plan["cluster"]["name"]),
         ("description", plan["cluster"].get("description", "")),
-        ("shape", f"S={sz['S']} switches per group, K={sz['K']} host ports, m={sz['m']} links per odd/even pair, {sz['planes']} plane(s)"),
+        ("shape", shape_text(sz)),
         ("GPUs", f"{sz['installed_gpus']} installed of {sz['capacity_gpus']} capacity ({sz['installed_servers']} servers)"),
         ("switches", f"{t['switches']} x {plan['cluster']['switch_model']}"),
         ("cables", f"{t['cables']} ({t['host_cables']} host, {t['fabric_cables']} fabric); {t['copper_cables']} copper, "
@@ -301,7 +304,8 @@ def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, port_key:
         for i, plane in enumerate(planes):
             c = WriteOnlyCell(ws, value=group if len(planes) == 1 else f"{group}, plane {plane}")
             c.fill = PatternFill("solid", fgColor=shade(colour.fill, i * cat.sheets.plane_shade_percent))
-            ws.append([c, f"{GROUP_WHAT[group]}; label colour {colour.label}"])
+            what = FABRIC_WHAT.get(design_of(plan), GROUP_WHAT[group]) if group == "fabric" else GROUP_WHAT[group]
+            ws.append([c, f"{what}; label colour {colour.label}"])
     ws.append([])
     ws.append(["port names", "the cut sheets and labels use the platform's short port names; full names are in cables.csv"])
     for short, long in port_key:

@@ -79,6 +79,19 @@ def lab_fix_cmd(lab_dir: str, verify_json: str | None, stage_dir: str | None, wa
     out.print(f"{ops} physical fixes from {findings} findings applied to the lab; run `zcube verify` again")
 
 
+@lab_group.command("grow")
+@click.argument("lab_dir", type=click.Path(file_okay=False))
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("--wait", type=float, default=10, show_default=True, help="seconds to wait for the running lab to take them")
+@handle_errors
+def lab_grow_cmd(lab_dir: str, plan_path: str, wait: float) -> None:
+    """Rack and cable a grown PLAN's new servers in a running lab (docs/expand.md): every planned cable it lacks."""
+    from zcube_deploy.lab.control import grow_lab
+
+    cables, servers = grow_lab(lab_dir, workflow.open_plan(plan_path), plan_path, wait)
+    out.print(f"{cables} cables connected and {servers} servers racked in the lab; push the changes (zcube expand --push)")
+
+
 def print_wiring(w: dict) -> None:
     from zcube_deploy.lab.control import wiring_rows
 

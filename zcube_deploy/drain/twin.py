@@ -150,6 +150,7 @@ class DrainMeasurement:
     probe_kept_rate: bool                   # the prober kept its schedule through the drain window (LAG_LIMIT periods)
     probe_max_lag_ms: float                 # how far it fell behind in the drain window (ms)
     probe_max_lag_later_ms: float           # and afterwards (the reachability pings, the undrain): reported
+    probe_late: list[list[float]]           # the 5 latest sends in the drain window: [s after the first step, ms late]
     gpu_pairs_in_service: int
     gpu_pairs_probed: int
     gpu_pairs_probed_touching: int          # of those, with a GPU on the drained element
@@ -388,6 +389,8 @@ def measure(s: Session, element_text: str, order: str = "drain", settle_s: float
         element=element.key, order=order, undrain_order=undrain_order, routing=s.routing, steps=done, ports_down=ports_down,
         probe_period_ms=period_ms, probe_kept_rate=result.max_lag_between(t_from, t_drained) <= LAG_LIMIT * period_ms,
         probe_max_lag_ms=result.max_lag_between(t_from, t_drained), probe_max_lag_later_ms=result.max_lag_between(t_drained, result.stopped + 1),
+        probe_late=[[round(t - t_first, 2), ms] for t, ms in sorted((x for x in result.late if t_from <= x[0] < t_drained),
+                                                                     key=lambda x: -x[1])[:5]],
         gpu_pairs_in_service=_gpu_pairs_in_service(s), gpu_pairs_probed=len(gp), gpu_pairs_probed_touching=touching,
         port_pairs_probed=len(pairs), through_pairs=len(through), through_lost=sum(n for _, n in lossy),
         through_lossy=[{"src": p.src, "dst": p.dst, "lost": n,

@@ -116,7 +116,7 @@ def bundle_ends(model: dict, f: FloorFrame) -> dict[str, tuple[float, float]]:
     return {r["name"]: (f.rx(r) + f.rw / 2, f.ry(r) + f.rd / 2) for r in model["racks"]}
 
 
-GROUP_OFFSET = {"odd": -1.0, "even": 1.0, "fabric": 0.0}
+GROUP_OFFSET = {"odd": -1.0, "even": 1.0, "fabric": 0.0, "leaf": -1.0}  # a ROFT leaf's host cables bow as a rail switch's
 UTILISATION_COLOURS = ((0.5, "#2e7d32"), (0.8, "#f9a825"), (0.95, "#ef6c00"), (float("inf"), "#6a1b9a"))  # below each bound
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from zcube_deploy.plan.roles import ROLES, port_map_for
+from zcube_deploy.plan.summary import shape_text
+
 # Rack depth is not part of the plan's layout; the floor plan draws racks this deep (metres),
 # capped at half the row spacing so that the aisle stays visible.
 RACK_DEPTH_M = 1.2
@@ -19,6 +22,13 @@ RACK_DEPTH_M = 1.2
 MAX_RACK_BUNDLES = 1500
 
 GROUPS = ("odd", "even", "fabric")
+ROLE_COLOUR = {"leaf": "odd", "spine": "fabric"}  # a ROFT rail leaf drawn as a rail switch; a spine, all fabric, in the fabric colour
+
+
+def colour_groups(plan: dict) -> list[tuple[str, str]]:
+    """(group, the catalog colour it takes): ZCube's groups, and a ROFT's roles when the plan has them."""
+    roles = {s["group"] for s in plan["switches"]}
+    return [(g, g) for g in GROUPS] + [(r, like) for r, like in ROLE_COLOUR.items() if r in roles]
 
 
 def _group(cable: dict) -> str:
@@ -68,10 +78,10 @@ def rack_devices(plan: dict) -> dict[str, list[dict]]:
         devices[s["rack"]].append({"kind": "server", "name": s["name"], "model": s.get("model", models["server"]["name"]),
                                    "u": s["u"], "height": srv_h})
     host_used, fabric_used = _port_use(plan["cables"])
-    pm = plan["port_map"]
-    n_host_ports, n_fabric_ports = len(pm["host_ports"]), len(pm["fabric_ports"])
     logical = int(plan["sizing"]["logical_ports"])
     for s in plan["switches"]:
+        pm = port_map_for(plan, s["group"])  # a ROFT spine has ports of its own
+        n_host_ports, n_fabric_ports = len(pm["host_ports"]), len(pm["fabric_ports"])
         h, f = host_used[s["name"]], fabric_used[s["name"]]
         reserved = (n_host_ports - h) + (n_fabric_ports - f)
         devices[s["rack"]].append({
@@ -208,10 +218,14 @@ def hall_summary(plan: dict, racks: list[dict], rows: list[dict], bom: dict, sta
     sw = plan["switches"]
     summary = {
         "cluster": plan["cluster"]["name"],
-        "shape": {"S": sz["S"], "K": sz["K"], "m": sz["m"], "R": int(sz["logical_ports"]), "planes": sz["planes"]},
+        "shape": ({"roft": shape_text(sz), "planes": sz["planes"]} if "leaves_per_plane" in sz else
+                  {"S": sz["S"], "K": sz["K"], "m": sz["m"], "R": int(sz["logical_ports"]), "planes": sz["planes"]}),
         "counts": {"rows": len(rows), "racks": len(racks), "switch_racks": sum(r["switch_rack"] for r in racks),
                    "servers": counts["servers"], "gpus": counts["gpus"], "switches": counts["switches"],
                    "odd_switches": sum(s["group"] == "odd" for s in sw), "even_switches": sum(s["group"] == "even" for s in sw),
+                   # switches per role, ZCube's odd and even first (shown even when 0, as they always were)
+                   "roles": {r: sum(s["group"] == r for s in sw) for r in ROLES if r in ("odd", "even") and "leaves_per_plane" not in sz
+                             or any(s["group"] == r for s in sw)},
                    "host_cables": counts["host_cables"], "fabric_cables": counts["fabric_cables"], "cables": counts["cables"],
                    "bundles": rack_pairs},
         "models": {"switch": models["switch"]["name"], "server": models["server"]["name"]},
@@ -252,7 +266,7 @@ def build_hall_model(plan: dict, colours: dict[str, dict], bom: dict, status: di
     depth = min(RACK_DEPTH_M, spacing / 2)
     return {
         "summary": hall_summary(plan, racks, rows, bom, status, bundles.rack_pairs),
-        "colours": {g: {"fill": "#" + colours[g]["fill"].upper(), "stroke": colours[g]["label"]} for g in GROUPS},
+        "colours": {g: {"fill": "#" + colours[like]["fill"].upper(), "stroke": colours[like]["label"]} for g, like in colour_groups(plan)},
         "floor": {"rack_pitch_m": pitch, "row_spacing_m": spacing, "rack_depth_m": depth,
                   "width_m": max((r["x1_m"] for r in rows), default=0), "depth_m": max((r["y_m"] for r in rows), default=0) + depth},
         "rows": rows, "racks": racks, "bundle_level": bundles.level, "bundles": bundles.drawn,

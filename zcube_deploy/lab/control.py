@@ -193,6 +193,34 @@ def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int
     return len(ops), len(findings)
 
 
+def grow_operations(plan: dict, wiring: dict) -> dict:
+    """What the technicians do when the plan grows: every planned cable the lab's wiring lacks (by ID) is
+    connected as planned, and the plan's servers are racked (``servers``: names and inventory MACs)."""
+    have = {c["id"] for c in wiring["cables"]}
+    ops = [{"op": "connect", "cable": c["id"], "a": {"device": c["a"]["device"], "port": c["a"]["port"]},
+            "b": {"device": c["b"]["device"], "port": c["b"]["port"]}} for c in plan["cables"] if c["id"] not in have]
+    servers = [{"name": s["name"], "macs": {n["port"]: n["mac"] for n in s["nics"] if n.get("mac")}} for s in plan["servers"]]
+    return {"operations": ops, "servers": servers}
+
+
+def grow_lab(lab_dir: str, plan: dict, plan_path: str, wait: float) -> tuple[int, int]:
+    """`zcube lab grow`: the running lab in ``lab_dir`` learns the grown plan's new servers and cables
+    (same switches: a plan with a switch the lab does not serve is refused). Returns (cables, servers) added."""
+    doc_path = Path(lab_dir) / "lab.json"
+    if not doc_path.exists():
+        raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
+    served = set(json.loads(doc_path.read_text())["switches"])
+    unknown = sorted(s["name"] for s in plan["switches"] if s["name"] not in served)
+    if unknown:
+        raise InputErrors([Problem(f"{plan_path}: switches[{n}]", "the lab does not serve this switch",
+                                   "a lab grows by servers and cables; start a new lab for new switches") for n in unknown],
+                          "cannot grow the lab")
+    before = {s for c in read_wiring(lab_dir)["cables"] for s in (c["a"]["device"],)}
+    grow = grow_operations(plan, read_wiring(lab_dir))
+    request_fixes(lab_dir, grow, wait, plan_path)
+    return len(grow["operations"]), len({s["name"] for s in plan["servers"]} - before)
+
+
 def read_wiring(lab_dir: str) -> dict:
     """LAB_DIR/wiring.json, kept current by a running lab."""
     path = Path(lab_dir) / "wiring.json"

@@ -15,6 +15,7 @@ from string import Template
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.lab.wiring import Wiring
+from zcube_deploy.plan.roles import cage_of, port_map_for
 from zcube_deploy.platforms import simulator
 
 
@@ -80,19 +81,21 @@ class LabModel:
         self.wiring = Wiring.from_plan(plan)
         model = plan["models"]["switch"]
         self.model_name = model["name"]
-        pm = plan["port_map"]
-        ports = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
-        self.abbrev = {name: v[0] for name, v in pm["cage_of"].items()}
-        for name in pm["unused_ports"]:
-            self.abbrev.setdefault(name, sim.short_name(name))
+        self.abbrev = {name: v[0] for name, v in cage_of(plan).items()}
+        ports_of: dict[str, list[str]] = {}  # role -> every port of a switch of that role (plan/roles.py)
+        for role in sorted({sw["group"] for sw in plan["switches"]}):
+            pm = port_map_for(plan, role)
+            ports_of[role] = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
+            for name in pm["unused_ports"]:
+                self.abbrev.setdefault(name, sim.short_name(name))
         self.mgmt_if = mgmt_if = model["mgmt_interface"]
-        self.port_names = [mgmt_if] + ports
+        self.port_names = {sw["name"]: [mgmt_if] + ports_of[sw["group"]] for sw in plan["switches"]}  # a unit's ports, by its role
         self.gateway = plan["settings"].get("mgmt_gateway")
         mgmt_mask = dotted_mask(plan["settings"]["mgmt_prefix_len"])
         self.switches: dict = {}  # name -> the simulator's SwitchState
         site = site_baseline(plan, baseline)
         for sw in plan["switches"]:
-            st = sim.SwitchState(model=self.model_name, interface_names=self.port_names, abbreviations=self.abbrev,
+            st = sim.SwitchState(model=self.model_name, interface_names=self.port_names[sw["name"]], abbreviations=self.abbrev,
                                  serial=unit_serial(sw["name"], 0))
             st.interfaces[mgmt_if] = sim.Interface(mgmt_if, physical=True, routed=True, address=(sw["mgmt_address"], mgmt_mask))
             if site:
@@ -187,7 +190,7 @@ class LabModel:
         saved), no device faults. It refuses SSH until its console bootstrap is in (:meth:`ssh_refusal`)."""
         old = self.switches[name]
         self.units[name] += 1
-        st = self.sim.SwitchState(model=self.model_name, interface_names=self.port_names, abbreviations=self.abbrev,
+        st = self.sim.SwitchState(model=self.model_name, interface_names=self.port_names[name], abbreviations=self.abbrev,
                                   serial=unit_serial(name, self.units[name]))
         st.interfaces[self.mgmt_if] = self.sim.Interface(self.mgmt_if, physical=True, routed=True)
         st.startup = st.running_config(header=False)

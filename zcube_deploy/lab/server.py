@@ -30,7 +30,7 @@ HOST = "127.0.0.1"
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
 PLAN_FIELDS = projection(
     cables={"id", "kind", "a", "b"}, port_map=None, models=None, settings=None, addressing=None,
-    switches={"name", "mgmt_address"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
+    switches={"name", "mgmt_address", "group"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
 )
 
 class _Shell(asyncssh.SSHServerSession):
@@ -311,6 +311,19 @@ class Lab:
             raise ValueError("a console request is {switch: a switch of this lab, lines: [text, ...]}")
         return self.console(con["switch"], con["lines"])
 
+    def add_servers(self, servers: object) -> None:
+        """Servers racked and powered (`zcube lab grow`): [{"name", "macs": {nic: MAC}}]; their NIC ends of the
+        wiring come up, and announce their MACs where the catalog says LLDP names a port by MAC. Raises
+        ValueError (nothing learnt) on a bad list."""
+        if not isinstance(servers, list) or not all(isinstance(x, dict) and isinstance(x.get("name"), str)
+                                                    and isinstance(x.get("macs", {}), dict) for x in servers):
+            raise ValueError("servers: expected a list of {name, macs}")
+        for srv in servers:
+            self.model.wiring.servers.add(srv["name"])
+            for nic, mac in srv.get("macs", {}).items():
+                self.model.nic_mac[(srv["name"], str(nic))] = str(mac)
+        self.model.wiring.generation += 1  # the protocol model's caches key on it
+
     def poll_control(self, out_dir: str | Path) -> None:
         """Apply DIR/control.json left by another process, then remove it: a list of wiring operations, or a request
         (``replace``, ``console``) whose answer goes to DIR/control.reply."""
@@ -326,6 +339,8 @@ class Lab:
                 reply.with_suffix(".tmp").replace(reply)
             else:
                 self.apply_operations(ops.get("operations") if isinstance(ops, dict) else ops)
+                if isinstance(ops, dict) and ops.get("servers"):  # `zcube lab grow`: servers racked with the cables
+                    self.add_servers(ops["servers"])
         except (OSError, ValueError) as exc:  # JSON, encoding and the operations' own checks: nothing was applied
             (Path(out_dir) / "control.error").write_text(f"{exc}\n")
         except Exception as exc:  # noqa: BLE001 - a control file never stops a running lab; the error goes to its sender

@@ -9,7 +9,9 @@ After stage t the units moved so far are on the TO side, the others on the FROM 
   management address, loopback, rack and U), with the interfaces of their hosts and of the fabric links
   among them (static routes only through those links); TO's NIC ports of the moved units; TO's cables;
 - TO's sections for the rest (cluster, layout, models, settings, addressing, sizing: the target's), the
-  port maps of every role, a routing section holding both islands' ASN ranges, counts of its own rows.
+  port maps of every role, TO's routing section (its ASN range widened to hold the FROM island's), each switch
+  that routes otherwise (a ROFT leaf in eBGP while TO routes statically) with its own ``routing_mode``, counts of
+  its own rows.
 
 Cable ids: a NIC port's cable has the same id in both plans and sits in one island. Switch-to-switch cables
 are numbered by each plan on its own; a FROM fabric cable whose id TO also uses is named ``R`` + its id in
@@ -64,23 +66,30 @@ def _cables(plan: dict, keep: set[str], ports: set[tuple[str, str]], rename) -> 
 
 
 def _routing(plan_from: dict, plan_to: dict, switches: list[dict]) -> dict:
-    """TO's routing section, its ASN range widened to hold the FROM island's ASNs."""
+    """TO's routing section; with any switch in mode bgp, an ASN range holding every switch's ASN and a path limit
+    (a FROM switch routing otherwise than TO carries its own ``routing_mode``)."""
     rt = dict(plan_to["routing"])
     asns = [s["asn"] for s in switches if s["asn"] is not None]
-    if asns and rt["mode"] == "bgp":
+    if asns:
+        last = [x for x in (rt["asn_last"], plan_from["routing"]["asn_last"]) if x is not None]
         rt["asn_base"] = min([rt["asn_base"], *asns])
-        rt["asn_last"] = max([rt["asn_last"] or rt["asn_base"], *asns])
-        rt["maximum_paths"] = max(rt["maximum_paths"] or 1, plan_from["routing"]["maximum_paths"] or 1)
+        rt["asn_last"] = max([*last, *asns])
+        rt["maximum_paths"] = max(rt["maximum_paths"] or 0, plan_from["routing"]["maximum_paths"] or 0) or None
     return rt
 
 
+def _own_mode(rows: list[dict], plan: dict, plan_mode: str) -> list[dict]:
+    """``rows`` of ``plan``'s switches, each carrying its mode when it is not ``plan_mode`` (the stage plan's)."""
+    out = []
+    for sw in rows:
+        mode = sw.get("routing_mode") or plan["routing"]["mode"]
+        out.append(dict(sw, routing_mode=mode) if mode != plan_mode else {k: v for k, v in sw.items() if k != "routing_mode"})
+    return out
+
+
 def stage_plans_blocked(plan_from: dict, plan_to: dict) -> str | None:
-    """Why no stage plan can be written for these two plans (None: they can). A plan has one routing mode, so
-    both islands of a stage must route alike."""
-    a, b = plan_from["routing"]["mode"], plan_to["routing"]["mode"]
-    if a != b:
-        return (f"FROM routes in mode {a}, TO in mode {b}: a stage plan holds both islands and a plan has one routing mode "
-                f"(plan TO with routing.mode: {a} to get stage plans)")
+    """Why no stage plan can be written for these two plans (None: they can): every switch carries its own routing
+    mode (``routing_mode``) when it differs from the plan's, so islands that route apart share a stage plan."""
     return None
 
 
@@ -95,7 +104,9 @@ def stage_plan(plan_from: dict, plan_to: dict, mig: Migration, t: int) -> dict:
     def same(cid: str, host: bool) -> str:
         return cid
 
-    switches = _switch_rows(plan_from, from_sw, from_ports, from_id) + _switch_rows(plan_to, to_sw, to_ports, same)
+    mode = plan_to["routing"]["mode"]
+    switches = (_own_mode(_switch_rows(plan_from, from_sw, from_ports, from_id), plan_from, mode)
+                + _own_mode(_switch_rows(plan_to, to_sw, to_ports, same), plan_to, mode))
     cables = _cables(plan_from, from_sw, from_ports, from_id) + _cables(plan_to, to_sw, to_ports, same)
     from_nics = {s["name"]: s["nics"] for s in plan_from["servers"]}
     servers = []
@@ -105,7 +116,7 @@ def stage_plan(plan_from: dict, plan_to: dict, mig: Migration, t: int) -> dict:
         servers.append(dict(srv, nics=sorted(nics, key=lambda n: (n["gpu"], n["nic_port"]))))
     host = sum(1 for c in cables if c["kind"] == "host")
     routing = _routing(plan_from, plan_to, switches)
-    bgp_fabric = {s["name"] for s in switches if s["asn"] is not None}
+    bgp_fabric = {s["name"] for s in switches if (s.get("routing_mode") or routing["mode"]) == "bgp"}
     counts = {"host_cables": host, "fabric_cables": len(cables) - host, "cables": len(cables), "switches": len(switches),
               "servers": len(servers), "gpus": plan_to["counts"]["gpus"], "static_routes": sum(len(s["routes"]) for s in switches),
               "bgp_sessions": sum(1 for c in cables if c["kind"] == "fabric" and c["a"]["device"] in bgp_fabric)}

@@ -71,6 +71,14 @@ def roft_summary(plan: dict) -> dict:
     }
 
 
+def shape_text(sz: dict) -> str:
+    """The fabric's shape in one line (a ZCube's S, K, m; a ROFT's pods, leaves and spines)."""
+    if "leaves_per_plane" in sz:
+        return (f"{sz['pods']} pod(s) of {sz['servers_per_pod']} servers, {sz['leaves_per_plane']} rail leaves + {sz['spines_per_plane']} "
+                f"spines per plane, {sz['links_per_pair']} x {sz['fabric_speed']} links per leaf/spine pair, {sz['planes']} plane(s)")
+    return f"S={sz['S']} switches per group, K={sz['K']} host ports, m={sz['m']} links per odd/even pair, {sz['planes']} plane(s)"
+
+
 def routing_text(plan: dict) -> str:
     """One line for the summary: the routing mode and what it means when something fails."""
     rt, counts = plan["routing"], plan["counts"]

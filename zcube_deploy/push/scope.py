@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
+from zcube_deploy.plan.roles import port_map_for
 from zcube_deploy.platforms import platform_data
 
 OWNED_TESTS = ("always", "planned_interface", "route_in_pools", "rendered_section", "intended_line")
@@ -44,7 +45,7 @@ class ManagedScope:
         for r in rules:
             if r.owned not in OWNED_TESTS:
                 raise ValueError(f"managed_scope rule {r.match.pattern!r}: unknown test {r.owned!r}")
-        pm = plan.get("port_map") or {}
+        pm = (port_map_for(plan, switch["group"]) if plan.get("port_map") and "group" in switch else plan.get("port_map")) or {}
         ports = set(pm.get("host_ports", ())) | set(pm.get("fabric_ports", ())) | set(pm.get("unused_ports", ()))
         ports |= set(pm.get("reserved_ports", ()))
         ports |= {i["name"] for i in switch.get("interfaces", ())}

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zcube_deploy.plan.roles import cage_of
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
@@ -68,7 +69,7 @@ def _ms(t0: float) -> float:
 
 def port_names(plan: dict) -> dict[str, dict[str, str]]:
     """device -> {plan port name -> Linux interface name} for every cabled port."""
-    abbrev = {name: v[0] for name, v in (plan.get("port_map") or {}).get("cage_of", {}).items()}
+    abbrev = {name: v[0] for name, v in (cage_of(plan) if plan.get("port_map") else {}).items()}
     ports: dict[str, list[str]] = {}
     for sw in plan["switches"]:
         ports[sw["name"]] = [i["name"] for i in sw["interfaces"]]

@@ -1,0 +1,91 @@
+"""Measure drains in the data-plane twin of glm-1k in mode bgp (issue 26, item 2; root, FRR, nftables).
+
+Target: the drain of any one switch loses 0 packets on the port pairs not ending on its ports,
+leaves 0 GPU pairs unreachable (= `zcube analyze`'s prediction), and the undrain restores every
+FIB exactly (every namespace: switches and servers).
+
+glm-1k with `routing: {mode: bgp}` added (the shipped inventory is static) is planned, the twin is
+built once, then each element is drained and undrained in turn with `zcube twin test --drain`
+(`--pairs` cross-group port pairs in the baseline, `--gpu-pairs` after each drain), and one row per
+element is printed. Reference job (as benchmarks/twin.py): 24 namespaces and 192 veth pairs
+created and deleted, measured before each drain.
+
+Run: sudo python benchmarks/twin_drain.py [--elements switch:ZC-O001,switch:ZC-E002,link:F00001]
+     [--probe-period 500] [--probe-rate 2000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _measure import measure, zcube
+from twin import reference_job
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT = "switch:ZC-O001,switch:ZC-O009,switch:ZC-E002,switch:ZC-E010,link:F00001"
+
+
+def bgp_inventory(out: Path) -> Path:
+    """inventories/glm-1k.yaml with `routing: {mode: bgp}` added."""
+    text = (ROOT / "inventories" / "glm-1k.yaml").read_text()
+    text = re.sub(r"^platform: (\S+)$", r"platform: \1\nrouting:\n  mode: bgp", text, count=1, flags=re.M)
+    path = out / "glm-1k-bgp.yaml"
+    path.write_text(text)
+    return path
+
+
+def row(m: dict, wall: float, ref: float) -> str:
+    c = m["comparison"] or {}
+    return (f"{m['element']:<16} lost {m['through_lost']:>3} of {m['through_pairs']:>4} pairs "
+            f"(crossing {m['crossing_lost']}/{m['crossing_pairs']}, {m['crossing_outage_ms'] or 0:.0f} ms)  "
+            f"ending {m['ending_pairs']} (early {m['ending_lost_before_ports']})  "
+            f"GPU unreach {c.get('gpu_unreachable')}/{c.get('gpu_pairs')} pred {m['predicted_gpu_pairs_without_path']}  "
+            f"FIB diffs {m['fib_diff_count']}/{m['fib_namespaces']}  undrain lost {m['undrain_through_lost']}  "
+            f"lag {m['probe_max_lag_ms']:.0f} ms  {'ok' if m['ok'] else 'FAIL'}  ({wall:.0f} s, ref {ref:.2f} s)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--elements", default=DEFAULT)
+    ap.add_argument("--probe-period", default="500")
+    ap.add_argument("--probe-rate", default="2000")
+    ap.add_argument("--pairs", default="500")
+    ap.add_argument("--gpu-pairs", default="300")
+    ap.add_argument("--undrain-order", default="undrain")
+    ap.add_argument("--keep", default=None, help="folder for the plan, the twin and the reports (default: a temporary one)")
+    a = ap.parse_args()
+    tmp = Path(a.keep or tempfile.mkdtemp(prefix="zcube-twin-drain-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    subprocess.run(zcube() + ["plan", str(bgp_inventory(tmp)), "-o", str(tmp / "plan")], check=True, stdout=subprocess.DEVNULL)
+    twin = tmp / "twin"
+    r = measure(zcube() + ["twin", "up", str(tmp / "plan" / "plan.json"), "-o", str(twin)])
+    assert r["rc"] == 0, r["stderr"]
+    print(f"glm-1k bgp twin up in {r['wall_s']:.1f} s", flush=True)
+    rows, results, refs = [], [], []
+    try:
+        for el in a.elements.split(","):
+            refs.append(reference_job())
+            report = tmp / f"report-{el.replace(':', '-')}.json"
+            r = measure(zcube() + ["twin", "test", str(twin), "--pairs", a.pairs, "--gpu-pairs", a.gpu_pairs, "--drain", el,
+                                   "--probe-period", a.probe_period, "--probe-rate", a.probe_rate, "--undrain-order", a.undrain_order,
+                                   "--report", str(report)])
+            m = json.loads(report.read_text())["measurements"][0]
+            results.append(m)
+            rows.append(row(m, r["wall_s"], refs[-1]))
+            print(rows[-1], flush=True)
+    finally:
+        subprocess.run(zcube() + ["twin", "down", str(twin)], stdout=subprocess.DEVNULL)
+    (tmp / "drains.json").write_text(json.dumps(results, indent=1) + "\n")
+    print(f"reference job min {min(refs):.2f} s, median {statistics.median(refs):.2f} s; reports in {tmp}")
+    return 0 if all(m["ok"] for m in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
