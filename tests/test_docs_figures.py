@@ -77,6 +77,8 @@ TRANSCRIPTS: dict[str, dict[str, str]] = {
     "zcube compare --gpus 16384 --switch-capacity 51.2T": {},
     "zcube plan tests/bad_inventories/many_problems.yaml": {"tests/bad_inventories/many_problems.yaml": "repository"},
     "zcube render edited/plan.json -o out": {"edited/plan.json": "edited lab-64 plan"},
+    "zcube migrate roft out -o mig": {"roft": "glm-1k-roft", "out": "glm-1k"},
+    "zcube migrate roft out -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "out": "glm-1k"},
 }
 
 
@@ -94,8 +96,17 @@ def transcripts() -> list[tuple[Block, str, list[str]]]:
 
 
 @pytest.fixture(scope="module")
-def built(lab64_build, glm1k_build) -> dict[str, Path]:
-    return {"lab-64": lab64_build, "glm-1k": glm1k_build}
+def glm1k_roft_plan(tmp_path_factory) -> Path:
+    """inventories/glm-1k-roft.yaml planned (docs/migrate.md migrates it to glm-1k)."""
+    out = tmp_path_factory.mktemp("glm-1k-roft")
+    r = run_zcube("plan", "inventories/glm-1k-roft.yaml", "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def built(lab64_build, glm1k_build, glm1k_roft_plan) -> dict[str, Path]:
+    return {"lab-64": lab64_build, "glm-1k": glm1k_build, "glm-1k-roft": glm1k_roft_plan}
 
 
 def run_transcript(command: str, built: dict[str, Path], work: Path) -> str:

@@ -2,11 +2,13 @@
 
 Per stage, for every NIC port of the units that move: kept in place (same switch, same port, the
 switch not re-racked), moved (unplugged at the FROM switch port, plugged into the TO switch port:
-one touch; the cable is reused when it is long enough and of the same medium) or replaced
-(removed and a new cable installed: two touches). Fabric cables: a FROM cable leaves when one of
+the cable is reused when it is long enough and of the same medium) or replaced (removed, and
+another cable installed). Fabric cables: a FROM cable leaves when one of
 its switches leaves the FROM island; a TO cable is needed once both of its roles are in service;
 a FROM cable whose two ends are exactly a TO cable's stays; a leaving cable is moved to a needed
-one of the same stage when it is long enough (one touch), the rest are removed and installed.
+one of the same stage when it is long enough; the rest are removed into a stock that later
+installs draw on before new cables. A cable touch is one physical cable handled, counted once over
+the whole migration (:func:`touches`), as the lower bound counts them.
 
 Every move names the end that stays, the end it leaves and the end it goes to, as the device is
 named at that moment (a switch that took a TO role carries the role's name and sits at the role's
@@ -80,10 +82,11 @@ class _Cable:
     medium: str
 
 
-def stage_moves(stage: int, units: list[Unit], leaving: list[FabricCable], needed: list[FabricCable], pl: Places) -> list[Move]:
+def stage_moves(stage: int, units: list[Unit], leaving: list[FabricCable], needed: list[FabricCable], pl: Places,
+                stock: dict[str, list[_Cable]]) -> list[Move]:
     """Every cable action of one stage: NIC-port cables moved at their switch end (or kept), fabric cables kept when
-    they already are a TO cable; every other leaving cable re-laid as a needed one when it fits (one touch), the rest
-    removed and installed."""
+    they already are a TO cable; every other leaving cable re-laid as a needed one when it fits, the rest removed (into
+    ``stock``, the cables taken out in earlier stages, which later installs draw on before new ones)."""
     out: list[Move] = []
     gone: list[_Cable] = []
     new: list[_Cable] = []
@@ -109,27 +112,38 @@ def stage_moves(stage: int, units: list[Unit], leaving: list[FabricCable], neede
             continue
         gone.append(_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium))
     new += [_Cable(t.id, "fabric", (pl.to_end(*t.a), pl.to_end(*t.b)), t.length_m, t.medium) for t in sorted(still.values(), key=lambda t: t.id)]
-    return out + _relay(stage, gone, new)
+    return out + _relay(stage, gone, new, stock)
 
 
-def _relay(stage: int, gone: list[_Cable], new: list[_Cable]) -> list[Move]:
-    """Leaving cables re-laid where needed cables go (shortest fitting first, per medium), the rest removed / installed."""
+def _fitting(pool: list[_Cable], need: _Cable) -> _Cable | None:
+    """The shortest cable of ``pool`` (sorted by length) that serves ``need``."""
+    return next((c for c in pool if c.length_m >= need.length_m), None)
+
+
+def _relay(stage: int, gone: list[_Cable], new: list[_Cable], stock: dict[str, list[_Cable]]) -> list[Move]:
+    """Leaving cables re-laid where needed cables go (shortest fitting first, per medium); a needed cable none fits is
+    installed from the stock (a cable taken out in an earlier stage) or new; the leaving cables left over are removed
+    and go to the stock."""
     pool: dict[str, list[_Cable]] = {}
     for g in sorted(gone, key=lambda c: (c.length_m, c.id)):
         pool.setdefault(g.medium, []).append(g)
     out: list[Move] = []
     for n in sorted(new, key=lambda c: (c.length_m, c.id)):
-        cands = pool.get(n.medium, [])
-        g = next((c for c in cands if c.length_m >= n.length_m), None)
+        g = _fitting(pool.get(n.medium, []), n)
         if g is None:
-            out += [Move(stage, "install", n.kind, n.id, None, None, None, end, n.length_m, n.medium) for end in n.ends]
+            s = _fitting(stock.get(n.medium, []), n)
+            if s is not None:
+                stock[n.medium].remove(s)
+            out += [Move(stage, "install", n.kind, n.id, s.id if s else None, None, None, end, s.length_m if s else n.length_m, n.medium)
+                    for end in n.ends]
             continue
-        cands.remove(g)
+        pool[n.medium].remove(g)
         for old, to in zip(g.ends, n.ends):
             out.append(Move(stage, "move", n.kind, n.id, g.id, None, old, to, g.length_m, g.medium))
-    for cands in pool.values():
+    for medium, cands in pool.items():
         for g in cands:
             out += [Move(stage, "remove", g.kind, g.id, g.id, None, end, None, g.length_m, g.medium) for end in g.ends]
+        stock[medium] = sorted(stock.get(medium, []) + cands, key=lambda c: (c.length_m, c.id))
     return out
 
 
@@ -142,9 +156,14 @@ def _same(pl: Places, fc: FabricCable, tc: FabricCable) -> bool:
     return not (pl.reracked(fc.a[0]) or pl.reracked(fc.b[0]))
 
 
+def physical(m: Move) -> tuple[str, str]:
+    """The physical cable a move handles: the FROM cable it was (moved, removed, or drawn from the stock), else a new one."""
+    return ("from", m.old_cable) if m.old_cable else ("new", m.cable)
+
+
 def touches(moves: list[Move]) -> int:
-    """Cables touched: one per cable id and action (a fabric cable moved or installed at both ends counts once)."""
-    return len({(m.action, m.kind, m.cable, m.old_cable) for m in moves})
+    """Cables touched: each physical cable once, however many of its ends are handled."""
+    return len({physical(m) for m in moves})
 
 
-__all__ = ["End", "Move", "Places", "stage_moves", "touches"]
+__all__ = ["End", "Move", "Places", "physical", "stage_moves", "touches"]

@@ -94,11 +94,12 @@ def _stage_moves(search: Search, batches: list[list[int]], bind: dict[str, str],
     phys = {p.name: p for p in physicals(src, spares)}
     pl = Places(src, dst, servers, bind, phys)
     out: list[list[Move]] = []
+    stock: dict = {}
     last = len(batches)
     for t, batch in enumerate(batches, start=1):
         leaving = [c for c in src.fabric if min(free[c.a[0]], free[c.b[0]], last) == t]  # out with the first of its switches
         needed = [c for c in dst.fabric if max(need[c.a[0]], need[c.b[0]]) == t]
-        out.append(stage_moves(t, [search.units[u] for u in batch], leaving, needed, pl))
+        out.append(stage_moves(t, [search.units[u] for u in batch], leaving, needed, pl, stock))
     return out
 
 
@@ -116,7 +117,7 @@ def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, ser
         free = _release(src, bind, need, free, len(batches))
         moves = _stage_moves(search, batches, bind, free, need, servers, opts.spares)
         phys = {p.name: p for p in physicals(src, opts.spares)}
-        score = (sum(touches(m) for m in moves), sum(1 for r, x in bind.items() if reracked(phys[x], dst, r)),
+        score = (touches([m for stage in moves for m in stage]), sum(1 for r, x in bind.items() if reracked(phys[x], dst, r)),
                  sum(1 for x in bind.values() if phys[x].spare))
         if best is None or score < best[0]:
             best = (score, Migration(src, dst, units, cap, batches, bind, need, free, moves, found.proven, opts))

@@ -1,8 +1,8 @@
 """migrate.json and the stage reports: what a migration costs, stage by stage (pure).
 
 Every figure is counted from the migration's own stages and moves; the lower bounds are the ones
-bounds.py and roles.py computed without the stage search. Technician hours are cable touches at
-the crew rate, an uncalibrated input (lifecycle.md: no public cables-per-hour figure).
+bounds.py and roles.py computed without the stage search. Technician hours are the cables each
+stage handles at the crew rate, an uncalibrated input (lifecycle.md: no public cables-per-hour figure).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def summary(mig: Migration, from_path: str, to_path: str, stage_plans_why_not: s
     all_moves = [m for stage in mig.moves for m in stage]
     touched_to = {m.cable for m in all_moves if m.action in ("move", "install")}
     to_cables = {h.cable for h in mig.dst.host.values()} | {c.id for c in mig.dst.fabric}
-    total = sum(touches(m) for m in mig.moves)
+    total = touches(all_moves)  # each physical cable once, even when two stages handle it
     lower = mig.lower["touches"]
     roles = [{"role": r, "group": mig.dst.switches[r].role, "switch": x, "was": phys[x].role or "spare",
               "reracked": reracked(phys[x], mig.dst, r), "first_stage": mig.need_stage[r]} for r, x in sorted(mig.bind.items())]
@@ -82,7 +82,7 @@ def summary(mig: Migration, from_path: str, to_path: str, stage_plans_why_not: s
         "switches_bought": sum(1 for x in used if phys[x].spare),
         "switches_reracked": sum(1 for r in roles if r["reracked"] and r["was"] != "spare"),
         "reused_by_role": {role: sum(1 for r in roles if r["was"] == role) for role in sorted({r["was"] for r in roles})},
-        "technician_hours": round(total / mig.options.crew_rate, 2),
+        "technician_hours": round(sum(touches(m) for m in mig.moves) / mig.options.crew_rate, 2),
         "roles": roles,
         "retired": retired,
         "stage_plans": {"written": stage_plans_why_not is None, "why_not": stage_plans_why_not},

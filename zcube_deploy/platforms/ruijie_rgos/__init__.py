@@ -43,17 +43,27 @@ port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name 
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
 __all__ = ["CONFIG_SUFFIX", "access_line_refusal", "console_bootstrap", "ssh_gaps", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
-           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "l3_facts", "long_name",
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "intended_side", "l3_facts", "long_name",
            "numbered_sections", "observe", "parse_config", "section_interface", "short_name", "top_level_lines"]
 
 
-def drift_rows(running: str, intended: str, owns=None) -> list:
-    """Config drift of ``running`` from ``intended`` inside ``owns``, as neutral rows (drift.py; audit's kinds)."""
+def drift_rows(running: str, intended, owns=None) -> list:
+    """Config drift of ``running`` from ``intended`` (the rendered config's text, or :func:`intended_side`'s
+    reading of it) inside ``owns``, as neutral rows (drift.py; audit's kinds)."""
     # start-up time: through the driver's remediation drift.py loads netmiko and napalm, which render, plan and
     # the offline commands never need
     from zcube_deploy.platforms.ruijie_rgos.drift import drift_rows as rows
 
     return rows(running, intended, owns)
+
+
+def intended_side(intended: str, owns=None):
+    """The rendered config ``intended`` read once for :func:`drift_rows` inside ``owns`` (picklable; audit keeps
+    it across runs)."""
+    # start-up time, as for drift_rows
+    from zcube_deploy.platforms.ruijie_rgos.drift import Intended
+
+    return Intended(intended, owns)
 
 
 SECTION_END = "exit"  # the line a remediation (``remediation``) sends after a section's lines
