@@ -212,3 +212,108 @@ def test_roft_cut_sheets_and_labels(small_build):
     assert "ROFT cabling: roftsmall" in cells
     assert any(str(c).startswith("2 pod(s) of 2 servers, 16 rail leaves + 2 spines per plane") for c in cells)
     assert "NIC port to a ROFT rail leaf; label colour blue" in cells and "ROFT leaf to spine; label colour orange" in cells
+
+
+def _broken(plan: dict, how) -> dict:
+    bad = json.loads(json.dumps(plan))
+    how(bad)
+    return {r["name"]: r for r in designs.evaluate(bad)}
+
+
+def _off_rail(p):
+    """A host cable, its NIC row and the leaf ports moved, consistently, to a leaf of another rail."""
+    c = next(c for c in p["cables"] if c["kind"] == "host")
+    other = next(s for s in p["switches"] if s["group"] == "leaf" and s["name"] != c["b"]["device"])
+    c["b"]["device"] = other["name"]
+    nic = next(n for s in p["servers"] for n in s["nics"] if n["cable"] == c["id"])
+    nic["switch"] = other["name"]
+
+
+def _spine_on_host_port(p):
+    sp = next(s for s in p["switches"] if s["group"] == "spine")
+    sp["interfaces"][0]["name"] = p["port_map"]["host_ports"][0]
+
+
+def _link_missing(p):
+    p["cables"] = [c for c in p["cables"] if c["kind"] != "fabric" or c["link"] != 0]
+
+
+def _spine_own_asn(p):
+    next(s for s in p["switches"] if s["group"] == "spine")["asn"] += 100
+
+
+def _peer_off_its_31(p):
+    """A leaf uplink readdressed out of its /31, its spine told so: both ends agree, the /31 does not."""
+    leaf = p["switches"][0]
+    itf = next(i for i in leaf["interfaces"] if i["kind"] == "fabric")
+    itf["address"] = "10.99.0.5"
+    spine = next(s for s in p["switches"] if s["name"] == itf["peer"]["device"])
+    next(i for i in spine["interfaces"] if i["name"] == itf["peer"]["port"])["peer"]["address"] = "10.99.0.5"
+
+
+def _no_route_on_a_port(p):
+    p["servers"][0]["nics"][0]["routes"] = []
+
+
+@pytest.mark.parametrize("check, how", [
+    ("rail_leaf_per_gpu_port", _off_rail), ("port_budget_and_cages", _spine_on_host_port), ("leaf_spine_mesh", _link_missing),
+    ("asn_per_leaf_spines_share", _spine_own_asn), ("addresses_unique_peers_connected", _peer_off_its_31),
+    ("rail_paths", _no_route_on_a_port),
+])
+def test_each_roft_invariant_catches_its_known_bad_case(small_plan, check, how):
+    rows = _broken(small_plan, how)
+    assert rows[check]["status"] == "failed", rows[check]
+    assert rows[check]["violations"]
+
+
+def test_every_roft_invariant_has_a_known_bad_case():
+    from zcube_deploy.designs.roft.checks import INVARIANTS
+
+    covered = {"rail_leaf_per_gpu_port", "port_budget_and_cages", "leaf_spine_mesh", "asn_per_leaf_spines_share",
+               "addresses_unique_peers_connected", "rail_paths"}
+    assert {f.__name__ for f in INVARIANTS} == covered
+
+
+def _brute_routed_lost(plan: dict, st, rf) -> int:
+    """GPU pairs without a routed path, pair by pair (the rule of analysis/roft.py written out plainly)."""
+    fab = rf.fab
+    live_link = {}
+    for k in range(len(fab.link_u)):
+        if st.link_up[k] and st.switch_up[fab.link_u[k]] and st.switch_up[fab.link_v[k]]:
+            live_link.setdefault(int(fab.link_u[k]), set()).add(int(fab.link_v[k]))
+    ports = [[int(fab.port_switch[g, p]) for p in range(2) if st.host_up[g, p] and st.switch_up[fab.port_switch[g, p]]]
+             for g in range(fab.n_gpus)]
+    lost = 0
+    for a in range(fab.n_gpus):
+        for b in range(a + 1, fab.n_gpus):
+            ok = any(x == y or live_link.get(x, set()) & live_link.get(y, set()) for x in ports[a] for y in ports[b])
+            lost += not ok
+    return lost
+
+
+def test_roft_routed_count_is_the_pairwise_rule(small_plan):
+    import numpy as np
+
+    from zcube_deploy.analysis.failures import State
+    from zcube_deploy.analysis.roft import RoftFabric
+
+    rf = RoftFabric(small_plan)
+    rng = np.random.default_rng(7)
+    for p in (0.0, 0.1, 0.3):
+        for _ in range(5):
+            st = State(rng.random((rf.fab.n_gpus, 2)) >= p, rng.random(len(rf.fab.link_u)) >= p, rng.random(rf.fab.n_switches) >= p / 2)
+            assert rf.routed_lost_pairs(st) == _brute_routed_lost(small_plan, st, rf)
+
+
+def test_roft_analyze_over_the_cli(small_build, tmp_path):
+    out, plan = small_build
+    r = run_zcube("analyze", str(out / "plan.json"), "-o", str(tmp_path), "--samples", "20")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "analyze.json").read_text())
+    leaf = next(x for x in doc["single_failures"]["elements"] if x["element"] == "R-L001")
+    n, k = 32, 2  # 32 GPUs; leaf (pod 0, rail 0) holds GPU 0 of the pod's 2 servers
+    assert leaf["gpu_ports_cut_off"] == 2 * k and leaf["gpu_pairs_without_routed_path"] == k * (n - k) + 1
+    spine = next(x for x in doc["single_failures"]["elements"] if x["element"] == "R-S001")
+    assert spine["gpu_pairs_without_routed_path"] == 0  # the other spine carries every leaf pair
+    assert set(doc["not_applicable"]) == {"cross_group_paths", "dual_plane_clos"}
+    assert "not applicable: cross_group_paths" in r.stdout and "ROFT (eBGP routing)" in r.stdout

@@ -10,8 +10,11 @@ import numpy as np
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
 from zcube_deploy.analysis.failures import State, monte_carlo, path_statistics
 from zcube_deploy.analysis.routed import DENSE_GPU_LIMIT, RoutedModel, bgp_single_failures
+from zcube_deploy.analysis.roft import analyze_roft
 from zcube_deploy.analysis.single import single_failures
+from zcube_deploy.errors import PlanFileError
 from zcube_deploy.plan.model import projection
+from zcube_deploy.plan.roles import ROFT_ROLES, ZCUBE_ROLES
 from zcube_deploy.topology.forwarding import SWITCH_FIELDS
 
 PLAN_FIELDS = projection(switches={"name", "group", "index", "interfaces"} | SWITCH_FIELDS, servers={"name": None, "nics": None},
@@ -60,7 +63,14 @@ def single_failure_rows(doc: dict) -> list[tuple[str, list[str]]]:
 
 
 def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int = 400, seed: int = 1) -> dict:
-    """The whole analysis as one JSON-able document (deterministic for a given plan, samples and seed)."""
+    """The whole analysis as one JSON-able document (deterministic for a given plan, samples and seed); a ROFT plan's
+    is analysis/roft.py's, a plan mixing designs (a migration stage) is not analysed."""
+    roles = {s["group"] for s in plan["switches"]}
+    if roles <= ROFT_ROLES:
+        return analyze_roft(plan, probabilities, samples, seed)
+    if not roles <= ZCUBE_ROLES:
+        raise PlanFileError(f"analyze takes a plan of one design; this one has switches of roles {', '.join(sorted(roles))} "
+                            "(a migration stage): analyze the FROM and TO plans instead")
     fab, rt = zcube_from_plan(plan)
     sw = plan["models"]["switch"]
     h = plan["sizing"]["logical_ports"]  # switch ports at the NIC speed; the Clos uplinks run at twice that
@@ -166,9 +176,11 @@ def plot_unreachability(doc: dict, path: Path) -> Path:
     rows = doc["random_link_failures"]
     p = np.array([r["p"] for r in rows])
     fig, ax = plt.subplots(figsize=(7.5, 5), dpi=110)
-    series = (("zcube", "ZCube (any live path)", "tab:blue", "o"),
-              ("zcube_routed", f"ZCube ({doc.get('routing', {}).get('mode', 'static')} routing as rendered)", "tab:cyan", "s"),
-              ("dual_plane_clos", "dual-plane Clos, same size", "tab:red", "^"))
+    roft = doc.get("design") == "roft"
+    series = ((("roft", "ROFT (any live path)", "tab:blue", "o"), ("roft_routed", "ROFT (eBGP as rendered)", "tab:cyan", "s")) if roft else
+              (("zcube", "ZCube (any live path)", "tab:blue", "o"),
+               ("zcube_routed", f"ZCube ({doc.get('routing', {}).get('mode', 'static')} routing as rendered)", "tab:cyan", "s"),
+               ("dual_plane_clos", "dual-plane Clos, same size", "tab:red", "^")))
     for key, label, colour, marker in series:
         mean = np.array([r[key]["mean"] for r in rows])
         lo = np.array([r[key]["ci95"][0] for r in rows])
@@ -178,8 +190,9 @@ def plot_unreachability(doc: dict, path: Path) -> Path:
             ax.errorbar(p[ok], mean[ok], yerr=[mean[ok] - np.maximum(lo[ok], mean[ok] * 1e-3), hi[ok] - mean[ok]],
                         label=label, color=colour, marker=marker, capsize=3, linewidth=1.2)
     fine = np.geomspace(p.min(), p.max(), 50)
-    ax.plot(fine, 2 * fine ** 2, "--", color="tab:blue", alpha=0.5, label="model 2p^2")
-    ax.plot(fine, 4 * fine ** 2, "--", color="tab:red", alpha=0.5, label="model 4p^2")
+    if not roft:  # ZCube's and the Clos's models
+        ax.plot(fine, 2 * fine ** 2, "--", color="tab:blue", alpha=0.5, label="model 2p^2")
+        ax.plot(fine, 4 * fine ** 2, "--", color="tab:red", alpha=0.5, label="model 4p^2")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("link failure probability p")

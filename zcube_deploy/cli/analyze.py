@@ -42,8 +42,32 @@ def _single_failures_narrow(columns: list[str], rows: list[tuple[str, list[str]]
     return t
 
 
+def print_roft_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
+    p = doc["plan"]
+    out.print(f"[bold]{p['cluster']}[/] (ROFT): {p['gpus']:,} GPUs, {p['switches']} switches ({p['leaves_per_plane']} leaves + "
+              f"{p['spines_per_plane']} spines per plane), {p['fabric_links']:,} leaf-spine links; routed: {doc['routing']['routed_means']}")
+    from zcube_deploy.analysis.roft import ROFT_SINGLE_COLUMNS, single_failure_rows  # start-up time (numpy)
+
+    rows = single_failure_rows(doc)
+    print_fitting(_single_failures_wide(ROFT_SINGLE_COLUMNS, rows), lambda: [_single_failures_narrow(ROFT_SINGLE_COLUMNS, rows)])
+    t = Table(title=f"random link failures: fraction of GPU pairs unreachable ({samples} trials per p, seed {seed}, 95% CI)",
+              title_justify="left")
+    for c in ("p", "ROFT (any path)", "ROFT (eBGP routing)"):
+        t.add_column(c, justify="right")
+    for r in doc["random_link_failures"]:
+        t.add_row(f"{r['p']:g}", _ci(r["roft"]), _ci(r["roft_routed"]))
+    print_wide(t)
+    for what, why in doc["not_applicable"].items():
+        out.print(f"not applicable: {what}: {why}")
+    out.print(f"written: [bold]{js}[/] (per-element tables), [bold]{png}[/]")
+
+
 def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
     from zcube_deploy.analysis.report import SINGLE_FAILURE_COLUMNS, single_failure_rows  # start-up time (numpy)
+
+    if doc.get("design") == "roft":
+        print_roft_analysis(doc, samples, seed, js, png)
+        return
 
     ps = doc["path_statistics"]
     cg = ps["cross_group"]
