@@ -14,6 +14,7 @@ from zcube_deploy.audit.run import AuditOptions, audit_once
 from zcube_deploy.platforms.ruijie_rgos.lab.drift import DRIFT_FAULT_KINDS, Drift, apply_drifts, plan_drifts
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.safety import redact_secrets
 
 RGOS = platform_module("ruijie_rgos")
 
@@ -210,3 +211,45 @@ def test_the_fast_path_agrees_with_the_remediation(built):
         fast = rgos_drift.scoped_sections(running, scope.owns) == rgos_drift.scoped_sections(text, scope.owns)
         assert not fast or remediation_lines(running, text, scope.owns) == []
         assert (rgos_drift.drift_rows(running, text, scope.owns) == []) == (remediation_lines(running, text, scope.owns) == [])
+
+
+def _general_findings(plan, intended, name, running):
+    """Config drift the general way, nothing read once or skipped: hier_config's own top-level lines for the scope,
+    both configs parsed into trees, the remediation classified (no text fast path, no cache, no pool)."""
+    from zcube_deploy.platforms.ruijie_rgos import drift as rgos_drift
+    from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+
+    sw = next(s for s in plan["switches"] if s["name"] == name)
+    scope = ManagedScope.for_switch(plan, sw, [c.text for c in RGOS.parse_config(intended[name]).children], "ruijie_rgos")
+
+    def rows(running, intended, owns):
+        return rgos_drift.classify(remediation_lines(running, intended, owns), rgos_drift.running_sections(running))
+
+    return config_drift(name, running, intended[name], scope.owns, rows, lambda t: redact_secrets(t, "ruijie_rgos"))
+
+
+def write_running(rec: Path, running: dict[str, str]) -> None:
+    """A recording folder holding only each switch's running config (what config drift reads)."""
+    for name, text in running.items():
+        (rec / name).mkdir(parents=True, exist_ok=True)
+        (rec / name / "show_running-config.txt").write_text(text)
+
+
+def test_the_fast_path_gives_the_general_findings_byte_for_byte(built, tmp_path):
+    """audit's config drift (text fast path, rendered configs read once and cached, a process pool) gives the very
+    findings of the general path on seeded drifts: the same JSON bytes, cold and warm, on 1 and on 2 processes."""
+    from zcube_deploy.audit.run import drift_findings
+
+    _, plan, intended = built
+    drifts = plan_drifts(plan, intended, 120, seed=5)
+    running = {n: _edited(t, drifts, n) for n, t in intended.items()}
+    running["ZC-E002"] = running["ZC-E002"].replace(" no shutdown\n", " no shutdown\n ip ospf authentication-key 0 S3cret\n", 1)
+    write_running(tmp_path, running)
+    names = sorted(intended)
+    general = [f for n in names for f in _general_findings(plan, intended, n, running[n])]
+    assert len(general) == 121 and "S3cret" not in json.dumps(general)
+    cache: dict = {}
+    for jobs, c in ((1, None), (2, cache), (2, cache), (1, cache)):
+        found, problems = drift_findings(plan, names * 3, intended, tmp_path, c, jobs=jobs)  # > 32 switches: the pool runs
+        assert not problems and json.dumps(found) == json.dumps(general * 3)
+    assert len(cache) == len(names)

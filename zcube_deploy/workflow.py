@@ -156,19 +156,24 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
 # ---------------------------------------------------------------- expand
 def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bool = False, dry_run: bool = False, canary: int = 1,
            concurrency: int = 8, lab_path: str | None = None, known_hosts: str | None = None, trust_on_first_use: bool = False,
-           timeout: float = 30, prompt=None, progress: Progress | None = None) -> dict:
+           timeout: float = 30, prompt=None, progress: Progress | None = None, twin_dir: str | None = None, log=None) -> dict:
     """`zcube expand`: the grown plan, its add-only change sets and new cables' sheets in ``out_dir``
     (expand/run.py; InputErrors when anything existing would move); with ``push_changes`` then a push of
     the changed switches only (a canary batch first) and a verify of the whole grown plan, split into the
-    new cables and the old ones. Returns {"report", "push", "verify"} (the last two None when not run)."""
+    new cables and the old ones; with ``twin_dir`` (a twin of the old plan) the expansion pushed into the twin
+    under continuous probes (expand/twin.py). Returns {"report", "push", "verify", "twin"} (None when not run)."""
     from zcube_deploy.expand.run import prepare, split_findings
     from zcube_deploy.verify.pipeline import run_verify
 
     old = open_plan(old_plan_path)
     new = plan_inventory(inventory)
     prepared = prepare(old, new, out_dir)
-    result: dict = {"report": prepared.report, "push": None, "verify": None, "dir": str(out_dir)}
+    result: dict = {"report": prepared.report, "push": None, "verify": None, "twin": None, "dir": str(out_dir)}
     changed = prepared.report["changed_switches"]
+    if twin_dir:
+        from zcube_deploy.expand.twin import measure_expansion
+
+        result["twin"] = measure_expansion(old, new, str(Path(out_dir) / "plan.json"), twin_dir, log=log or (lambda *_: None))
     if not push_changes or not changed:
         return result
     report, _ = push(new, out_dir, dry_run=dry_run, only=",".join(changed), concurrency=concurrency, canary=canary, max_failures=1,
@@ -188,8 +193,9 @@ def expansion_ok(result: dict) -> bool:
     """An expansion run ended well: its push (when run) left every switch in a good state, its verify (when
     run) found nothing, and no check was left undone."""
     pushed = result["push"] is None or bool(result["push"]["ok"])
-    v = result["verify"]
-    return pushed and (v is None or (v["summary"]["findings"] == 0 and not v["not_checked"]))
+    v, t = result["verify"], result["twin"]
+    twin_ok = t is None or (t["echoes_lost"] == 0 and t["kept_rate"] and t["new_pairs_reached"] == t["new_pairs_tried"])
+    return pushed and twin_ok and (v is None or (v["summary"]["findings"] == 0 and not v["not_checked"]))
 
 
 # ---------------------------------------------------------------- compare / analyze
@@ -327,3 +333,22 @@ def drain_state(plan_path: str, plan: dict) -> tuple[dict[str, set[str]], set[st
     src = Path(plan_path)
     records = read_records(src if src.is_dir() else src.parent, plan)
     return drained_ports(plan_path, plan), set().union(*(graceful_now(d) for d in records)) if records else set()
+
+
+def replace_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, known_hosts: str | None, prompt=None, **options):
+    """(plan, the plan's folder, ReplaceOptions, credentials) for `zcube replace`."""
+    from zcube_deploy.access import credentials
+    from zcube_deploy.replace.run import ReplaceOptions
+
+    src = Path(plan_path)
+    plan_dir = src if src.is_dir() else src.parent
+    plan = open_plan(plan_path)
+    opts = ReplaceOptions(Path(configs_dir) if configs_dir else plan_dir, lab_path, known_hosts, **options)
+    return plan, plan_dir, opts, credentials(bool(lab_path), prompt)
+
+
+def settle_default(settle_s: float | None, lab_path: str | None) -> float:
+    """`zcube replace --settle`: 30 s on real switches (LLDP's transmit interval), 0 in the lab (its LLDP follows at once)."""
+    if settle_s is not None:
+        return settle_s
+    return 0.0 if lab_path else 30.0

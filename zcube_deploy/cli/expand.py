@@ -31,6 +31,14 @@ def print_verify_split(v: dict) -> None:
               f"{v['other_findings']} other findings, {v['not_checked']} not checked")
 
 
+def print_twin(t: dict) -> None:
+    out.print(f"twin: +{t['servers_added']} servers, +{t['cables_added']} cables, {t['switches_pushed']} switches pushed "
+              f"({t['lines_pushed']} lines) in {t['push_s']} s; existing GPUs: {t['echoes_lost']} of {t['echoes_sent']} echoes lost "
+              f"({t['existing_pairs_probed']} port pairs every {t['period_ms']:.0f} ms, max lag {t['max_lag_ms']:.0f} ms"
+              f"{'' if t['kept_rate'] else ': the prober could not keep its rate'}); new port pairs answering: "
+              f"{t['new_pairs_reached']}/{t['new_pairs_tried']} after {t['reach_s']} s")
+
+
 @cli.command("expand")
 @click.argument("old_plan", metavar="OLD_PLAN", type=click.Path())
 @click.argument("inventory", metavar="NEW_INVENTORY", type=click.Path())
@@ -43,14 +51,17 @@ def print_verify_split(v: dict) -> None:
 @click.option("--known-hosts", default=None, type=click.Path(dir_okay=False))
 @click.option("--trust-on-first-use", is_flag=True, help="accept and record unknown host keys")
 @click.option("--timeout", type=float, default=30, show_default=True)
+@click.option("--twin", "twin_dir", default=None, type=click.Path(file_okay=False),
+              help="a running twin of OLD_PLAN: push the expansion into it under continuous probes (root)")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @handle_errors
 def expand_cmd(old_plan, inventory, out_dir, push_changes, dry_run, canary, concurrency, lab_path, known_hosts, trust_on_first_use, timeout,
-               as_json) -> None:
+               twin_dir, as_json) -> None:
     """Grow OLD_PLAN to NEW_INVENTORY: refused (exit 2) if anything existing would move; add-only change sets."""
     r = workflow.expand(old_plan, inventory, out_dir, push_changes=push_changes, dry_run=dry_run, canary=canary, concurrency=concurrency,
                         lab_path=lab_path, known_hosts=known_hosts, trust_on_first_use=trust_on_first_use, timeout=timeout,
-                        prompt=prompt, progress=None if as_json else progress_bar)
+                        prompt=prompt, progress=None if as_json else progress_bar, twin_dir=twin_dir,
+                        log=None if as_json else lambda m: out.print(m, markup=False))
     if as_json:
         print_json(r)
     else:
@@ -59,4 +70,6 @@ def expand_cmd(old_plan, inventory, out_dir, push_changes, dry_run, canary, conc
             print_push(r["push"], len(r["report"]["changed_switches"]), dry_run)
         if r["verify"] is not None:
             print_verify_split(r["verify"])
+        if r["twin"] is not None:
+            print_twin(r["twin"])
     sys.exit(0 if workflow.expansion_ok(r) else 1)

@@ -146,17 +146,17 @@ def server_on_one_even_switch(f: Facts) -> Row:
 def addresses_unique_next_hops_connected(f: Facts) -> Row:
     """7. Addresses unique; next hops directly connected (evaluated before 6, whose walk relies on it)."""
     errs = []
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, str]] = {}  # address -> (device, port): the words of a message, joined only for one
     for sw in f.switches:
         for label, a in [("loopback", sw["loopback"]), ("mgmt", sw["mgmt_address"])] + [(i["name"], i["address"]) for i in sw["interfaces"]]:
             if a in seen:
-                errs.append(f"{a} on {sw['name']} {label} is also {seen[a]}")
-            seen[a] = f"{sw['name']} {label}"
+                errs.append(f"{a} on {sw['name']} {label} is also {' '.join(seen[a])}")
+            seen[a] = (sw["name"], label)
     for server, entries in f.nics.items():
         for nic in entries:
             if nic["address"] in seen:
-                errs.append(f"{nic['address']} on {server} {nic['port']} is also {seen[nic['address']]}")
-            seen[nic["address"]] = f"{server} {nic['port']}"
+                errs.append(f"{nic['address']} on {server} {nic['port']} is also {' '.join(seen[nic['address']])}")
+            seen[nic["address"]] = (server, nic["port"])
     tables = f.tables
     for sw in f.switches:
         own = {aton(i["address"]) for i in sw["interfaces"]}

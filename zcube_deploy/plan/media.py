@@ -84,6 +84,7 @@ def cables_with_media(inv: ResolvedInventory, acc: dict) -> dict:
     if problems:
         raise InputErrors(problems[:5], "cables do not fit the cabling catalog")
     cables = []
+    parts: dict[tuple[str, float], str] = {}  # (medium, stock length) -> part number: a few dozen, for ~10^5 cables
     for c, est, cb in legs:
         name = choice[_find(parent, cb)]
         med = cat.media[name]
@@ -91,7 +92,9 @@ def cables_with_media(inv: ResolvedInventory, acc: dict) -> dict:
         c["length_m"] = stock
         c["estimate_m"] = round(est, 2)
         c["medium"] = name
-        text = f"{stock:g}"
-        c["part"] = med.part.format(speed=speed, length=text, kind=med.kind)
+        part = parts.get((name, stock))
+        if part is None:
+            part = parts[(name, stock)] = med.part.format(speed=speed, length=f"{stock:g}", kind=med.kind)
+        c["part"] = part
         cables.append(c)
     return {"cables": cables}
