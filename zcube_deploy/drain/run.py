@@ -23,16 +23,19 @@ on, and each step's push result; push and verify read it (docs/drain.md).
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from zcube_deploy.access import endpoints
 from zcube_deploy.drain.blast import Blast, Element, blast_radius, parse_element
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import push_all
 from zcube_deploy.push.targets import Target, select_targets
+from zcube_deploy.verify.pipeline import run_verify
 
 RECORDS = "drains"
 
@@ -120,7 +123,6 @@ def drained_ports(plan_dir: str | Path, plan: dict | None = None, but: str | Non
 
 
 def _targets(plan: dict, opts: DrainOptions, switches: list[str]) -> dict[str, Target]:
-    from zcube_deploy.access import endpoints
 
     eps, _ = endpoints(opts.lab_path, opts.known_hosts)
     return {t.name: t for t in select_targets(plan, opts.configs_dir, ",".join(switches), eps)}
@@ -173,7 +175,6 @@ def _write(path: Path, record: dict) -> None:
 
 
 def _lab_known_hosts(opts: DrainOptions) -> str | None:
-    from zcube_deploy.access import endpoints
 
     return endpoints(opts.lab_path, opts.known_hosts)[1]
 
@@ -197,7 +198,6 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
 
     Other drains on the same switches stay as they are: each step's config carries their ports too,
     and before each step a dry run proves the switch is exactly in the state the drains expect."""
-    import tempfile
 
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
@@ -266,9 +266,7 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
 
 def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
     """Reverse the drain of ``element_text`` exactly (other drains stay), remove the record, and verify the switches."""
-    import tempfile
 
-    from zcube_deploy.verify.pipeline import run_verify
 
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
