@@ -58,7 +58,7 @@ def main() -> int:
     ap.add_argument("--probe-rate", default="2000")
     ap.add_argument("--pairs", default="500")
     ap.add_argument("--gpu-pairs", default="300")
-    ap.add_argument("--undrain-order", default="undrain")
+    ap.add_argument("--undrain-order", default="staged")
     ap.add_argument("--keep", default=None, help="folder for the plan, the twin and the reports (default: a temporary one)")
     a = ap.parse_args()
     tmp = Path(a.keep or tempfile.mkdtemp(prefix="zcube-twin-drain-"))

@@ -113,8 +113,10 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     p = run_zcube("push", plan_file, "--configs", str(bgp_build), "--lab", lab_json, "--dry-run")
     assert p.returncode == 2 and "is drained" in p.stderr
     assert run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json).returncode == 2  # already drained
-    u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json)
+    u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
     assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+    assert [ln.split(":")[0] for ln in u.stdout.splitlines() if ln.startswith("undrain step")] == [
+        "undrain step 1 fabric ports", "undrain step 2 host ports", "undrain step 3 steer off"]
     assert _running(lab, "ZC-O001") == before["ZC-O001"] and not (bgp_build / "drains" / "switch-ZC-O001.json").exists()
     assert run_zcube("verify", plan_file, "--lab", lab_json).returncode == 0
 
@@ -256,3 +258,24 @@ def test_a_drained_port_found_up_is_a_finding_with_its_fix(lab64_build, tmp_path
     assert got == [("config_missing", f"interface {back}"), ("drained_up", back)], got
     fix = next(f["fix"] for f in a.findings if f["kind"] == "config_missing")
     assert fix == [f"interface {back}", " shutdown", "exit"]
+
+
+def test_undrain_steps_reverse_the_drain_fabric_first():
+    """Undrain is the drain reversed (the twin measured one push losing echoes: GPU ports up before the sessions):
+    fabric ports up first, then the GPU ports, then graceful shutdown off; from a partial drain only what remains."""
+    from zcube_deploy.drain.run import undrain_steps
+
+    rec = {"element": "switch:ZC-O001", "blast": {"host_ports": ["gpu0001:nic0-p1", "gpu0002:nic0-p1"]},
+           "ports": {"ZC-O001": ["H1", "H2", "F1", "F2"]},
+           "steps": [{"step": "steer", "ok": True, "shut": {"ZC-O001": []}, "graceful": ["ZC-O001"]},
+                     {"step": "host ports", "ok": True, "shut": {"ZC-O001": ["H1", "H2"]}, "graceful": ["ZC-O001"]},
+                     {"step": "fabric ports", "ok": True, "shut": {"ZC-O001": ["H1", "H2", "F1", "F2"]}, "graceful": ["ZC-O001"]}]}
+    assert undrain_steps(rec) == [("fabric ports", {"ZC-O001": ("H1", "H2")}, {"ZC-O001"}),
+                                  ("host ports", {}, {"ZC-O001"}), ("steer off", {}, set())]
+    rec["steps"][-1]["ok"] = False  # the drain stopped after its GPU ports: nothing of the fabric to bring back
+    assert undrain_steps(rec) == [("host ports", {}, {"ZC-O001"}), ("steer off", {}, set())]
+    rec["steps"] = rec["steps"][:1]  # only steered
+    assert undrain_steps(rec) == [("steer off", {}, set())]
+    link = {"element": "link:F00001", "blast": {"host_ports": []}, "ports": {"ZC-O001": ["F1"], "ZC-E002": ["F9"]},
+            "steps": [{"step": "ports", "ok": True, "shut": {"ZC-O001": ["F1"], "ZC-E002": ["F9"]}, "graceful": []}]}
+    assert undrain_steps(link) == [("ports", {}, set())]

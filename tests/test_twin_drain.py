@@ -159,7 +159,8 @@ def test_drain_of_a_switch_in_the_twin_meets_every_target(twin64, tmp_path):
     rep = json.loads((tmp_path / "rep.json").read_text())
     m = rep["measurements"][0]
     assert m["element"] == "switch:ZC-O001" and m["order"] == "drain"
-    assert [s["name"] for s in m["steps"]] == ["steer", "host ports", "fabric ports", "undrain"]
+    assert [s["name"] for s in m["steps"]] == ["steer", "host ports", "fabric ports",  # then zcube undrain's stages
+                                               "undrain fabric ports", "undrain host ports", "undrain steer"]
     assert m["through_pairs"] > 0 and m["ending_pairs"] > 0 and m["gpu_pairs_probed_touching"] > 0
     assert m["probe_kept_rate"], m["probe_max_lag_ms"]
     # the pairs clear of the switch lose nothing; those whose packets crossed it (a host's other-port route through
@@ -179,7 +180,7 @@ def test_ports_shut_before_transit_is_steered_lose_packets_and_fail(twin64):
     the hosts keep sending their other-port traffic into a switch that has no way out."""
     from zcube_deploy.drain import twin as drain_twin
 
-    m = drain_twin.measure(_session(twin64), "switch:ZC-O001", order="ports-first", settle_s=2.0)
+    m = drain_twin.measure(_session(twin64), "switch:ZC-O001", order="ports-first", settle_s=2.0, undrain_order="one-push")
     assert [s.name for s in m.steps] == ["fabric ports", "host ports", "undrain"]
     assert m.through_lost > 0 and not m.checks()[0].ok and not m.ok
     assert not m.fib_diffs  # the twin is back as it was
@@ -202,6 +203,8 @@ def test_an_undrain_that_leaves_a_port_shut_fails_the_fib_check(twin64, monkeypa
         return real(asn, shut, opened, graceful)
 
     monkeypatch.setattr(frr, "drain_commands", forgetful)
+    settle = drain_twin._settle  # the FIBs never come back as they were: wait 15 s for them, not the 60 s limit
+    monkeypatch.setattr(drain_twin, "_settle", lambda s, limit=15.0, want=None: settle(s, min(limit, 15.0), want))
     s = _session(twin64)
     before = drain_twin.snapshot(s.state)
     m = drain_twin.measure(s, "link:F00001", settle_s=1.0)

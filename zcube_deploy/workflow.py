@@ -259,7 +259,7 @@ def twin_up(plan_path: str, out_dir: str, slow_bfd: bool | None = None) -> dict:
 def twin_test(twin_dir: str, pairs: int | None, seed: int, fail: list[str], mode: str, gpu_pairs: int,
               report_path: str | None, log: Callable[[str], None], drain: str | None = None, drain_order: str = "drain",
               settle: float | None = None, probe_period_ms: float = 100.0, probe_rate: int = 3000,
-              undrain_order: str = "undrain") -> tuple[TwinReport, Path, list[str]]:
+              undrain_order: str = "staged") -> tuple[TwinReport, Path, list[str]]:
     """Real packets through the twin; writes the JSON report. Returns (the typed report, its path, names of failed checks).
 
     ``drain`` (``switch:NAME`` or ``link:CABLE``): after the failures, the drain measured under continuous probes

@@ -46,8 +46,8 @@ def twin_up_cmd(plan_path: str, out_dir: str, slow_bfd: bool | None) -> None:
 @click.option("--drain-order", type=click.Choice(["drain", "no-settle", "ports-first"]), default="drain", show_default=True,
               help="zcube drain's order, or a known-bad one")
 @click.option("--settle", type=float, default=None, help="seconds after graceful shutdown (default: zcube drain's, 5)")
-@click.option("--undrain-order", type=click.Choice(["undrain", "staged"]), default="undrain", show_default=True,
-              help="zcube undrain's one push, or fabric ports first")
+@click.option("--undrain-order", type=click.Choice(["staged", "one-push"]), default="staged", show_default=True,
+              help="zcube undrain's stages (fabric ports first), or everything in one push")
 @click.option("--probe-period", type=float, default=100.0, show_default=True, help="ms between a probed pair's echoes")
 @click.option("--probe-rate", type=int, default=3000, show_default=True,
               help="echoes per second in all: the probed port pairs are rate x period")

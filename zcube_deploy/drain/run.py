@@ -167,6 +167,27 @@ def _differs(report: dict) -> dict[str, str]:
             for d in report["devices"] if d["status"] != "unchanged"}
 
 
+def undrain_steps(record: dict) -> list[tuple[str, dict[str, tuple[str, ...]], set[str]]]:
+    """(step name, switch -> ports still shut after it, switches with graceful shutdown after it): the drain
+    reversed from the state its record holds: the fabric ports first (the sessions come up while the GPU ports
+    stay down), then the GPU ports, then graceful shutdown off. A link drain is one step."""
+    shut, graceful = {sw: ps for sw, ps in shut_now(record).items() if ps}, graceful_now(record)
+    host = {f"{sw}:{p}" for sw, ports in record["ports"].items() for p in ports[:len(record.get("blast", {}).get("host_ports", ()))]}
+    out: list[tuple[str, dict[str, tuple[str, ...]], set[str]]] = []
+    if record["element"].startswith("switch:"):
+        fabric_up = {sw: tuple(p for p in ps if f"{sw}:{p}" in host) for sw, ps in shut.items()}
+        fabric_up = {sw: ps for sw, ps in fabric_up.items() if ps}
+        if fabric_up != shut:
+            out.append(("fabric ports", fabric_up, graceful))
+        if fabric_up:
+            out.append(("host ports", {}, graceful))
+        if graceful:
+            out.append(("steer off", {}, set()))
+    if not out:
+        out.append(("ports", {}, set()))
+    return out
+
+
 def _dry_run_dir(plan_dir: Path, element: Element) -> Path:
     """Where a dry run writes its push previews (each switch's .diff: the lines it would send), emptied first.
     Beside the drains' work folders, never in drains/: a dry run writes no record."""
@@ -307,13 +328,29 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
         raise InputErrors([Problem(sw, f"differs from the state the drains left: {why}",
                                    f"see {work / 'undrain-expected'} (push dry run); --force to push anyway") for sw, why in differs.items()],
                           f"cannot undrain {element.key}")
-    # 2. the rendered config with the other drains' ports: exactly this drain's lines reversed
-    report = _push_state(plan, base, other_shut, other_graceful, creds, opts, work / "undrain", opts.dry_run)
-    say("undrain: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines)" for d in report["devices"]))
-    if opts.dry_run:
-        _say_lines(report, say)
-    result = {"element": element.key, "ok": report["ok"], "devices": report["devices"]}
-    if opts.dry_run or not report["ok"]:
+    # 2. back in stages, the drain's steps reversed (measured in the twin, docs/drain.md: one push brought the GPU
+    #    ports up before the switch's sessions, and traffic that came back to them was lost meanwhile)
+    result = {"element": element.key, "ok": True, "steps": [], "devices": []}
+    for i, (name, shut, graceful) in enumerate(undrain_steps(record), 1):
+        report = _push_state(plan, base, _union(other_shut, shut), other_graceful | graceful, creds, opts, work / f"undrain-{i}", opts.dry_run)
+        since = ", lines of the steps before included: a dry run applies none" if opts.dry_run and i > 1 else ""
+        say(f"undrain step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines{since})"
+                                                     for d in report["devices"]))
+        if opts.dry_run:
+            _say_lines(report, say)
+        result["steps"].append({"step": name, "ok": report["ok"]})
+        result["ok"], result["devices"] = report["ok"], report["devices"]
+        if not report["ok"]:
+            break
+        if not opts.dry_run:
+            # the record follows the switch: a later failure leaves the state reached, which a new undrain starts from
+            record["steps"].append({"step": f"undrain {name}", "ok": True, "shut": {k: list(v) for k, v in shut.items()},
+                                    "graceful": sorted(graceful)})
+            record["status"] = f"undraining: step {i} ({name}) done"
+            _write(path, record)
+            if name == "fabric ports":
+                time.sleep(opts.settle_s)  # the sessions come up before traffic is let back to the GPU ports
+    if opts.dry_run or not result["ok"]:
         return result
     path.unlink()  # the drain is undone: its record must not set findings aside any more
     # 3. back as planned: verify of the switches (the other drains' ports set aside)

@@ -49,8 +49,8 @@ ORDERS = {
 PROBE_PERIOD_MS = 100.0
 PROBE_RATE = 3000          # echoes per second: what the twin's kernel forwards on this shared 2-core machine at load ~10
 UNDRAIN_ORDERS = {
-    "undrain": "zcube undrain's: every drained line reversed in one push",
-    "staged": "fabric ports first, FIBs settled, then host ports, then graceful shutdown off",
+    "staged": "zcube undrain's: fabric ports first, FIBs settled, then host ports, then graceful shutdown off",
+    "one-push": "every drained line reversed in one push (undrain before it was staged: loses echoes, docs/drain.md)",
 }
 PORT_PAIRS_PER_GPU_PAIR = 4
 SETTLE_LIMIT_S = 60.0
@@ -310,7 +310,7 @@ def _longest_common_loss(pairs: list[probe.PairProbe], t0: float, t1: float) -> 
 
 
 def measure(s: Session, element_text: str, order: str = "drain", settle_s: float | None = None, period_ms: float = PROBE_PERIOD_MS,
-            rate: int = PROBE_RATE, undrain_order: str = "undrain", log=lambda *_: None) -> DrainMeasurement:
+            rate: int = PROBE_RATE, undrain_order: str = "staged", log=lambda *_: None) -> DrainMeasurement:
     """Drain ``element_text`` in the twin of session ``s`` while probing, measure, undrain, compare the FIBs (module doc).
     The twin is always undrained, even when a measurement fails. One function of ~90 lines on purpose: the steps
     share the running prober and the times they stamp, and read top to bottom as the drain happens."""
