@@ -94,6 +94,11 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     before = {n: _running(lab, n) for n in ("ZC-O001", "ZC-E002")}
     r = run_zcube("drain", plan_file, "switch:ZC-O001", "--dry-run", "--lab", lab_json)
     assert r.returncode == 0 and "would drain" in r.stdout and not (bgp_build / "drains").exists()
+    # the dry run shows every line it would send (docs/drain.md): the graceful shutdown, each host port's shutdown
+    assert "    bgp graceful-shutdown" in r.stdout and r.stdout.count("\n     shutdown") >= 16, r.stdout
+    assert "lines of the steps before included" in r.stdout  # a dry run applies no step: later counts are cumulative
+    j = run_zcube("drain", plan_file, "switch:ZC-O001", "--dry-run", "--lab", lab_json, "--json")
+    assert j.returncode == 0 and json.loads(j.stdout)["status"] == "would drain" and "step 1 steer" in j.stderr
     r = run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
     assert r.returncode == 0, r.stdout + r.stderr
     assert [ln.split(":")[0] for ln in r.stdout.splitlines() if ln.startswith("step")] == ["step 1 steer", "step 2 host ports", "step 3 fabric ports"]
