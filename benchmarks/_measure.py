@@ -19,14 +19,16 @@ import json, resource, subprocess, sys, time
 t = time.perf_counter()
 r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 wall = time.perf_counter() - t
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-print(json.dumps({"rc": r.returncode, "wall_s": wall, "peak_rss_bytes": rss, "stderr": r.stderr[-2000:]}))
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": r.returncode, "wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "peak_rss_bytes": ru.ru_maxrss * 1024,
+                  "stderr": r.stderr[-2000:]}))
 """
 
 
-def measure(cmd: list[str]) -> dict:
-    """Wall time and peak RSS of ``cmd`` (measured in a fresh wrapper so each run's peak is its own)."""
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], capture_output=True, text=True, check=True)
+def measure(cmd: list[str], env: dict | None = None, cwd: str | Path | None = None) -> dict:
+    """Wall time, CPU time (user + system) and peak RSS of ``cmd`` (measured in a fresh wrapper so each run's
+    peak is its own)."""
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], capture_output=True, text=True, check=True, env=env, cwd=cwd)
     return json.loads(out.stdout)
 
 

@@ -14,6 +14,7 @@ from zcube_deploy.audit.run import AuditOptions, audit_once
 from zcube_deploy.platforms.ruijie_rgos.lab.drift import DRIFT_FAULT_KINDS, Drift, apply_drifts, plan_drifts
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.safety import redact_secrets
 
 RGOS = platform_module("ruijie_rgos")
 
@@ -210,3 +211,103 @@ def test_the_fast_path_agrees_with_the_remediation(built):
         fast = rgos_drift.scoped_sections(running, scope.owns) == rgos_drift.scoped_sections(text, scope.owns)
         assert not fast or remediation_lines(running, text, scope.owns) == []
         assert (rgos_drift.drift_rows(running, text, scope.owns) == []) == (remediation_lines(running, text, scope.owns) == [])
+
+
+def _general_findings(plan, intended, name, running):
+    """Config drift the general way, nothing read once or skipped: hier_config's own top-level lines for the scope,
+    both configs parsed into trees, the remediation classified (no text fast path, no cache, no pool)."""
+    from zcube_deploy.platforms.ruijie_rgos import drift as rgos_drift
+    from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+
+    sw = next(s for s in plan["switches"] if s["name"] == name)
+    scope = ManagedScope.for_switch(plan, sw, [c.text for c in RGOS.parse_config(intended[name]).children], "ruijie_rgos")
+
+    def rows(running, intended, owns):
+        return rgos_drift.classify(remediation_lines(running, intended, owns), rgos_drift.running_sections(running))
+
+    return config_drift(name, running, intended[name], scope.owns, rows, lambda t: redact_secrets(t, "ruijie_rgos"))
+
+
+def write_running(rec: Path, running: dict[str, str]) -> None:
+    """A recording folder holding only each switch's running config (what config drift reads)."""
+    for name, text in running.items():
+        (rec / name).mkdir(parents=True, exist_ok=True)
+        (rec / name / "show_running-config.txt").write_text(text)
+
+
+def test_the_fast_path_gives_the_general_findings_byte_for_byte(built, tmp_path):
+    """audit's config drift (text fast path, rendered configs read once and cached, a process pool) gives the very
+    findings of the general path on seeded drifts: the same JSON bytes, cold and warm, on 1 and on 2 processes."""
+    from zcube_deploy.audit.run import drift_findings
+
+    _, plan, intended = built
+    drifts = plan_drifts(plan, intended, 120, seed=5)
+    running = {n: _edited(t, drifts, n) for n, t in intended.items()}
+    running["ZC-E002"] = running["ZC-E002"].replace(" no shutdown\n", " no shutdown\n ip ospf authentication-key 0 S3cret\n", 1)
+    write_running(tmp_path, running)
+    names = sorted(intended)
+    general = [f for n in names for f in _general_findings(plan, intended, n, running[n])]
+    assert len(general) == 121 and "S3cret" not in json.dumps(general)
+    cache: dict = {}
+    for jobs, c in ((1, None), (2, cache), (2, cache), (1, cache)):
+        found, problems = drift_findings(plan, names * 3, intended, tmp_path, c, jobs=jobs)  # > 32 switches: the pool runs
+        assert not problems and json.dumps(found) == json.dumps(general * 3)
+    assert len(cache) == len(names)
+
+
+@pytest.mark.slow
+def test_a_thousand_seeded_drifts_in_the_lab_are_all_found_with_their_kind(glm1k_build, tmp_path):
+    """Issue 26's audit target: >= 1,000 hand edits of every drift kind typed into glm-1k's simulated switches (their
+    shell, in-process: what `apply_drifts` sends over SSH), recorded, audited: 100 % found with the right kind and
+    section, no other config finding, no verify finding but the drifts' own effects; and the fast path's findings
+    equal the general path's byte for byte on every switch."""
+    from zcube_deploy.lab.core import LabModel
+    from zcube_deploy.verify.observe import record_name
+
+    plan = json.loads((glm1k_build / "plan.json").read_text())
+    intended = {sw["name"]: (glm1k_build / "configs" / f"{sw['name']}.cfg").read_text() for sw in plan["switches"]}
+    model = LabModel(plan)
+    model.enable_secret = "en"
+
+    def session(name):
+        s = model.new_session(name)
+        s.feed("enable")
+        s.feed("en")
+        return s
+
+    def configure(name, lines):
+        s = session(name)
+        for line in ["configure terminal", *lines, "end"]:
+            s.feed(line)
+
+    def record(rec):
+        for sw in plan["switches"]:
+            (rec / sw["name"]).mkdir(parents=True)
+            for cmd in RGOS.VERIFY_COMMANDS:
+                out = session(sw["name"]).feed(cmd)
+                (rec / sw["name"] / record_name(cmd)).write_text(out if isinstance(out, str) else "".join(out))
+
+    for name, text in intended.items():
+        configure(name, [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("!") and ln != "end"])
+    record(tmp_path / "r0")
+    opts = AuditOptions(glm1k_build, replay_dir=str(tmp_path / "r0"))
+    clean = audit_once(plan, str(glm1k_build / "plan.json"), tmp_path / "a0", opts)
+    assert clean.clean, clean.findings[:3]
+    drifts = plan_drifts(plan, intended, 1200, seed=26)
+    assert Counter(d.kind for d in drifts) == Counter(dict.fromkeys(DRIFT_FAULT_KINDS, 200))
+    for d in drifts:
+        configure(d.switch, list(d.lines))
+    record(tmp_path / "r1")
+    r = audit_once(plan, str(glm1k_build / "plan.json"), tmp_path / "a1", AuditOptions(glm1k_build, replay_dir=str(tmp_path / "r1")))
+    config = [f for f in r.findings if f.get("source") == "config"]
+    assert Counter((f["device"], f["kind"], f["section"]) for f in config) == Counter((d.switch, d.kind, d.section) for d in drifts)
+    shut = {(d.switch, d.section.split(" ", 1)[1]) for d in drifts if d.kind == "port_shut"}
+    routed = {d.switch for d in drifts if d.kind in ("stray_route", "missing_route", "port_shut")}
+    for f in (f for f in r.findings if f.get("source") != "config"):  # only the drifts' own effects
+        if f["kind"] == "down":
+            assert any((e["device"], e["port"]) in shut for e in f["ends"]), f
+        else:
+            assert f["kind"] == "route" and f["ends"][0]["device"] in routed, f
+    running = {sw["name"]: (tmp_path / "r1" / sw["name"] / "show_running-config.txt").read_text() for sw in plan["switches"]}
+    general = [f for n in sorted(running) for f in _general_findings(plan, intended, n, running[n])]
+    assert json.dumps(sorted(general, key=lambda f: f["id"])) == json.dumps(sorted(config, key=lambda f: f["id"])).replace(', "source": "config"', "")

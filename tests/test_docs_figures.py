@@ -160,6 +160,8 @@ NOT_COMPARED = {
     ("docs/layout.md", "zcube_deploy/"): "the repository's folders, not an output",
     ("docs/layout.md", " entry "): "the layer drawing, not an output (tests/test_layers.py holds it as its LAYERS table)",
     # (an empty first line: every other output block of the page)
+    ("docs/replace.md", ""): "the walkthrough's outputs: tests/test_replace.py::test_the_docs_walkthrough runs the walkthrough over a "
+                             "lab and compares every block marked `output of step N` with that step's output",
     ("docs/push.md", ""): "push's answers in failure cases (an unconfirmed write, a refused route or edited config, an "
                           "incomplete rollback), excerpts each checked by its tests/test_push_*.py over the lab",
 }

@@ -19,6 +19,22 @@ def bgp_build(tmp_path_factory):
     return out
 
 
+@pytest.fixture(scope="module")
+def drain_lab(bgp_build, tmp_path_factory):
+    """The lab tests' one setup: lab-64 in mode bgp in a lab whose ZC-O003 rejects graceful shutdown, pushed.
+    Yields (plan, plan file, lab, lab.json); each test leaves every switch undrained as it found it."""
+    from zcube_deploy import push_configs
+    from zcube_deploy.lab.server import running_lab
+
+    plan = json.loads((bgp_build / "plan.json").read_text())
+    lab_dir = tmp_path_factory.mktemp("drain-lab")
+    faults = {"devices": {"ZC-O003": {"reject_lines": ["bgp graceful-shutdown"]}}}
+    with running_lab(plan, faults=faults, out_dir=lab_dir / "lab") as lab:
+        lab_json = str(lab_dir / "lab" / "lab.json")
+        assert push_configs(plan, bgp_build, dry_run=False, lab=lab_json)["ok"]
+        yield plan, str(bgp_build / "plan.json"), lab, lab_json
+
+
 def test_blast_radius_of_a_switch_is_its_k_gpu_ports_and_its_fabric_links(lab64_build, tmp_path):
     plan = json.loads((lab64_build / "plan.json").read_text())
     for sw in plan["switches"][:4]:
@@ -73,61 +89,51 @@ def test_a_drain_that_loses_pairs_is_refused_without_accept_loss(tmp_path):
 
 
 @pytest.mark.lab
-def test_drain_verify_push_undrain_over_the_lab(bgp_build, tmp_path):
-    from zcube_deploy import push_configs
-    from zcube_deploy.lab.server import running_lab
-
-    plan = json.loads((bgp_build / "plan.json").read_text())
-    plan_file = str(bgp_build / "plan.json")
-    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
-        lab_json = str(tmp_path / "lab" / "lab.json")
-        assert push_configs(plan, bgp_build, dry_run=False, lab=lab_json)["ok"]
-        before = {n: _running(lab, n) for n in ("ZC-O001", "ZC-E002")}
-        r = run_zcube("drain", plan_file, "switch:ZC-O001", "--dry-run", "--lab", lab_json)
-        assert r.returncode == 0 and "would drain" in r.stdout and not (bgp_build / "drains").exists()
-        r = run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
-        assert r.returncode == 0, r.stdout + r.stderr
-        assert [ln.split(":")[0] for ln in r.stdout.splitlines() if ln.startswith("step")] == ["step 1 steer", "step 2 host ports", "step 3 fabric ports"]
-        record = json.loads((bgp_build / "drains" / "switch-ZC-O001.json").read_text())
-        assert record["status"] == "drained" and record["check"]["ports_down"] and record["graceful_shutdown"]
-        assert _running(lab, "ZC-E002") == before["ZC-E002"]  # no other switch touched
-        running = _running(lab, "ZC-O001")
-        assert running.count("\n shutdown") - before["ZC-O001"].count("\n shutdown") == 16 and " bgp graceful-shutdown" in running
-        # verify: the drained ports' findings are the expected state; push refuses the drained switch
-        v = run_zcube("verify", plan_file, "--lab", lab_json)
-        assert v.returncode == 0 and "set aside as expected" in v.stdout, v.stdout
-        p = run_zcube("push", plan_file, "--configs", str(bgp_build), "--lab", lab_json, "--dry-run")
-        assert p.returncode == 2 and "is drained" in p.stderr
-        assert run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json).returncode == 2  # already drained
-        u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json)
-        assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
-        assert _running(lab, "ZC-O001") == before["ZC-O001"] and not (bgp_build / "drains" / "switch-ZC-O001.json").exists()
-        assert run_zcube("verify", plan_file, "--lab", lab_json).returncode == 0
+def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
+    plan, plan_file, lab, lab_json = drain_lab
+    before = {n: _running(lab, n) for n in ("ZC-O001", "ZC-E002")}
+    r = run_zcube("drain", plan_file, "switch:ZC-O001", "--dry-run", "--lab", lab_json)
+    assert r.returncode == 0 and "would drain" in r.stdout and not (bgp_build / "drains").exists()
+    # the dry run shows every line it would send (docs/drain.md): the graceful shutdown, each host port's shutdown
+    assert "    bgp graceful-shutdown" in r.stdout and r.stdout.count("\n     shutdown") >= 16, r.stdout
+    assert "lines of the steps before included" in r.stdout  # a dry run applies no step: later counts are cumulative
+    j = run_zcube("drain", plan_file, "switch:ZC-O001", "--dry-run", "--lab", lab_json, "--json")
+    assert j.returncode == 0 and json.loads(j.stdout)["status"] == "would drain" and "step 1 steer" in j.stderr
+    r = run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [ln.split(":")[0] for ln in r.stdout.splitlines() if ln.startswith("step")] == ["step 1 steer", "step 2 host ports", "step 3 fabric ports"]
+    record = json.loads((bgp_build / "drains" / "switch-ZC-O001.json").read_text())
+    assert record["status"] == "drained" and record["check"]["ports_down"] and record["graceful_shutdown"]
+    assert _running(lab, "ZC-E002") == before["ZC-E002"]  # no other switch touched
+    running = _running(lab, "ZC-O001")
+    assert running.count("\n shutdown") - before["ZC-O001"].count("\n shutdown") == 16 and " bgp graceful-shutdown" in running
+    # verify: the drained ports' findings are the expected state; push refuses the drained switch
+    v = run_zcube("verify", plan_file, "--lab", lab_json)
+    assert v.returncode == 0 and "set aside as expected" in v.stdout, v.stdout
+    p = run_zcube("push", plan_file, "--configs", str(bgp_build), "--lab", lab_json, "--dry-run")
+    assert p.returncode == 2 and "is drained" in p.stderr
+    assert run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json).returncode == 2  # already drained
+    u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json)
+    assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+    assert _running(lab, "ZC-O001") == before["ZC-O001"] and not (bgp_build / "drains" / "switch-ZC-O001.json").exists()
+    assert run_zcube("verify", plan_file, "--lab", lab_json).returncode == 0
 
 
 @pytest.mark.lab
-def test_undrain_refuses_a_switch_changed_since_and_a_rejected_step_changes_nothing(bgp_build, tmp_path):
-    from zcube_deploy import push_configs
-    from zcube_deploy.lab.server import running_lab
-
-    plan = json.loads((bgp_build / "plan.json").read_text())
-    plan_file = str(bgp_build / "plan.json")
-    faults = {"devices": {"ZC-O003": {"reject_lines": ["bgp graceful-shutdown"]}}}
-    with running_lab(plan, faults=faults, out_dir=tmp_path / "lab") as lab:
-        lab_json = str(tmp_path / "lab" / "lab.json")
-        assert push_configs(plan, bgp_build, dry_run=False, lab=lab_json)["ok"]
-        before = _running(lab, "ZC-O003")
-        r = run_zcube("drain", plan_file, "switch:ZC-O003", "--lab", lab_json, "--settle", "0")
-        assert r.returncode == 1 and "failed at step 1" in r.stdout
-        assert _running(lab, "ZC-O003") == before and not (bgp_build / "drains" / "switch-ZC-O003.json").exists()
-        # a link drain, then a hand edit inside the scope on one of its switches: undrain refuses it
-        r = run_zcube("drain", plan_file, "link:F00001", "--lab", lab_json)
-        assert r.returncode == 0, r.stdout + r.stderr
-        _configure(lab, "ZC-O001", ["interface TwoHundredGigabitEthernet 0/1:1", "description by-hand", "exit"])
-        u = run_zcube("undrain", plan_file, "link:F00001", "--lab", lab_json)
-        assert u.returncode == 2 and "differs from the state the drains left" in u.stderr
-        u = run_zcube("undrain", plan_file, "link:F00001", "--lab", lab_json, "--force")
-        assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+def test_undrain_refuses_a_switch_changed_since_and_a_rejected_step_changes_nothing(bgp_build, drain_lab):
+    plan, plan_file, lab, lab_json = drain_lab
+    before = _running(lab, "ZC-O003")
+    r = run_zcube("drain", plan_file, "switch:ZC-O003", "--lab", lab_json, "--settle", "0")
+    assert r.returncode == 1 and "failed at step 1" in r.stdout
+    assert _running(lab, "ZC-O003") == before and not (bgp_build / "drains" / "switch-ZC-O003.json").exists()
+    # a link drain, then a hand edit inside the scope on one of its switches: undrain refuses it
+    r = run_zcube("drain", plan_file, "link:F00001", "--lab", lab_json)
+    assert r.returncode == 0, r.stdout + r.stderr
+    _configure(lab, "ZC-O001", ["interface TwoHundredGigabitEthernet 0/1:1", "description by-hand", "exit"])
+    u = run_zcube("undrain", plan_file, "link:F00001", "--lab", lab_json)
+    assert u.returncode == 2 and "differs from the state the drains left" in u.stderr
+    u = run_zcube("undrain", plan_file, "link:F00001", "--lab", lab_json, "--force")
+    assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
 
 
 def _session(lab, name):
@@ -187,29 +193,66 @@ def test_bad_records_are_input_errors_for_verify_push_and_undrain(lab64_build, t
 
 
 @pytest.mark.lab
-def test_overlapping_drains_keep_each_other(bgp_build, tmp_path):
+def test_overlapping_drains_keep_each_other(bgp_build, drain_lab, tmp_path):
     """A link drain on a drained switch keeps the switch drained; its undrain reverses only its own lines."""
-    from zcube_deploy import push_configs
-    from zcube_deploy.lab.server import running_lab
+    plan, plan_file, lab, lab_json = drain_lab
+    base = _running(lab, "ZC-O005")
+    assert run_zcube("drain", plan_file, "switch:ZC-O005", "--lab", lab_json, "--settle", "0").returncode == 0
+    drained = _running(lab, "ZC-O005")
+    r = run_zcube("drain", plan_file, "link:F00017", "--lab", lab_json)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert _running(lab, "ZC-O005") == drained  # its end was already shut: nothing of the switch drain undone
+    u = run_zcube("undrain", plan_file, "link:F00017", "--lab", lab_json)
+    assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+    assert _running(lab, "ZC-O005") == drained and (bgp_build / "drains" / "switch-ZC-O005.json").exists()
+    v = run_zcube("verify", plan_file, "--lab", lab_json)
+    assert v.returncode == 0, v.stdout
+    a = run_zcube("audit", plan_file, "--lab", lab_json, "-o", str(tmp_path / "audit"))
+    assert a.returncode == 0, a.stdout  # the drain's lines are not drift
+    u = run_zcube("undrain", plan_file, "switch:ZC-O005", "--lab", lab_json)
+    assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+    assert _running(lab, "ZC-O005") == base
 
-    plan = json.loads((bgp_build / "plan.json").read_text())
-    plan_file = str(bgp_build / "plan.json")
-    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
-        lab_json = str(tmp_path / "lab" / "lab.json")
-        assert push_configs(plan, bgp_build, dry_run=False, lab=lab_json)["ok"]
-        base = _running(lab, "ZC-O005")
-        assert run_zcube("drain", plan_file, "switch:ZC-O005", "--lab", lab_json, "--settle", "0").returncode == 0
-        drained = _running(lab, "ZC-O005")
-        r = run_zcube("drain", plan_file, "link:F00017", "--lab", lab_json)
-        assert r.returncode == 0, r.stdout + r.stderr
-        assert _running(lab, "ZC-O005") == drained  # its end was already shut: nothing of the switch drain undone
-        u = run_zcube("undrain", plan_file, "link:F00017", "--lab", lab_json)
-        assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
-        assert _running(lab, "ZC-O005") == drained and (bgp_build / "drains" / "switch-ZC-O005.json").exists()
-        v = run_zcube("verify", plan_file, "--lab", lab_json)
-        assert v.returncode == 0, v.stdout
-        a = run_zcube("audit", plan_file, "--lab", lab_json, "-o", str(tmp_path / "audit"))
-        assert a.returncode == 0, a.stdout  # the drain's lines are not drift
-        u = run_zcube("undrain", plan_file, "switch:ZC-O005", "--lab", lab_json)
-        assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
-        assert _running(lab, "ZC-O005") == base
+
+def test_a_drained_port_found_up_is_a_finding_with_its_fix(lab64_build, tmp_path):
+    """A port a drain record has shut that someone brought back by hand: verify reports it (drained_up, never set
+    aside), and audit both that and the config drift whose fix shuts it again; the port that stayed shut is set aside."""
+    from zcube_deploy.audit.run import AuditOptions, audit_once
+    from zcube_deploy.lab.core import LabModel
+    from zcube_deploy.platforms import platform_module
+    from zcube_deploy.verify.observe import record_name
+    from zcube_deploy.verify.pipeline import run_verify
+
+    plan = json.loads((lab64_build / "plan.json").read_text())
+    model = LabModel(plan)
+    model.enable_secret = "en"
+
+    def feed(name, lines):
+        s = model.new_session(name)
+        s.feed("enable")
+        s.feed("en")
+        for line in ["configure terminal", *lines, "end"]:
+            s.feed(line)
+        return s
+
+    for sw in plan["switches"]:
+        text = (lab64_build / "configs" / f"{sw['name']}.cfg").read_text()
+        feed(sw["name"], [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("!") and ln != "end"])
+    sw = plan["switches"][0]
+    shut, back = sw["interfaces"][0]["name"], sw["interfaces"][1]["name"]
+    feed(sw["name"], [f"interface {shut}", "shutdown", "exit"])  # drained, and still shut; `back` was brought back up by hand
+    rec = tmp_path / "rec"
+    for s in plan["switches"]:
+        (rec / s["name"]).mkdir(parents=True)
+        for cmd in platform_module("ruijie_rgos").VERIFY_COMMANDS:
+            out = feed(s["name"], []).feed(cmd)
+            (rec / s["name"] / record_name(cmd)).write_text(out if isinstance(out, str) else "".join(out))
+    drained = {sw["name"]: {shut, back}}
+    v = run_verify(plan, None, replay_dir=str(rec), drained=drained)
+    assert [(f["kind"], f["ends"][0]["port"]) for f in v["findings"]] == [("drained_up", back)], v["findings"]
+    assert "undrain" in v["findings"][0]["instruction"] and v["summary"]["drained"]["findings_set_aside"] >= 1
+    a = audit_once(plan, str(lab64_build / "plan.json"), tmp_path / "a", AuditOptions(lab64_build, replay_dir=str(rec), drained=drained))
+    got = sorted((f["kind"], f.get("section") or f["ends"][0]["port"]) for f in a.findings)
+    assert got == [("config_missing", f"interface {back}"), ("drained_up", back)], got
+    fix = next(f["fix"] for f in a.findings if f["kind"] == "config_missing")
+    assert fix == [f"interface {back}", " shutdown", "exit"]

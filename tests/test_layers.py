@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("device access", ("access", "napalm_ruijie_rgos")),
     ("devices", ("lab", "push", "verify", "twin")),
     ("operations", ("drain", "expand")),
+    ("replacement", ("replace",)),
     ("workflow", ("workflow", "nornir", "audit")),
     ("api", ("", "demo")),
     ("cli", ("cli",)),

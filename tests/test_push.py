@@ -163,7 +163,7 @@ def test_an_unconfirmed_write_is_startup_uncertain(lab, built, tmp_path):
     assert {n: d["status"] for n, d in dev.items()} == {"ZC-O001": "startup_uncertain", "ZC-E002": "startup_uncertain",
                                                         "ZC-O003": "changed"}
     assert rep["summary"] == {"changed": 1, "startup_uncertain": 2} and not rep["ok"]
-    assert "'startup_uncertain': 2" in r.stdout and "startup_uncertain" in r.stdout.split("summary:")[0]
+    assert "summary: 1 changed, 2 startup uncertain" in r.stdout and "startup_uncertain" in r.stdout.split("summary:")[0]
     for n in names:
         d = dev[n]
         assert d["rolled_back"] is True and "`write` was not confirmed" in d["error"]

@@ -349,3 +349,59 @@ def test_a_changed_remote_as_is_overwritten_in_place():
     apply(sw, running.splitlines())
     apply(sw, lines)
     assert remediation_lines(sw.running_config(), intended, lambda line: line.startswith("router bgp")) == []
+
+
+_OCTET = st.one_of(st.integers(0, 255).map(str), st.sampled_from(["00", "010", "256", "1000", ""]))
+_QUAD = st.lists(_OCTET, min_size=4, max_size=4).map(".".join)
+_MASK = st.one_of(st.integers(0, 32).map(lambda n: str(IPv4Network(f"0.0.0.0/{n}").netmask)),
+                  st.integers(0, 32).map(lambda n: str(IPv4Network(f"0.0.0.0/{n}").hostmask)), _QUAD)
+
+
+@settings(max_examples=400, deadline=None)
+@given(network=_QUAD, mask=_MASK)
+def test_the_scope_reads_a_route_as_ipaddress_does(network, mask):
+    """The scope's integer test of a route (audit runs it on every route of every switch) agrees with
+    ``ipaddress``: inside a pool, outside, or not a network and mask (host masks, leading zeros, 256 ...)."""
+    pools = (IPv4Network("10.0.0.0/10"), IPv4Network("10.200.0.0/16"), IPv4Network("10.255.255.0/24"))
+    scope = ManagedScope((), frozenset(), pools, frozenset(), frozenset())
+    try:
+        net = IPv4Network(f"{network}/{mask}", strict=False)
+        want = any(net.subnet_of(p) for p in pools)
+    except ValueError:
+        want = None
+    assert scope._route_inside(network, mask) is want
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["", " ", "  ", "\t"]),
+                          st.sampled_from(["hostname A", "hostname  A", "interface X 0/1", "ip route 10.0.0.0 255.0.0.0 10.1.1.1",
+                                           "description d", "no shutdown", "shutdown", "!", "end", "version 1", "banner motd ^C hi ^C",
+                                           "banner motd ^C", "text", "^C", "exit", "router bgp 1"])), max_size=25))
+def test_top_level_lines_are_hier_configs(lines):
+    """The platform's text reading of a config's top-level lines is hier_config's, line for line."""
+    from zcube_deploy.platforms.ruijie_rgos import parse_config
+
+    def outcome(read):
+        try:
+            return read(text)
+        except Exception as exc:  # (an unclosed banner, a duplicate section: hier_config's error, both ways)
+            return f"{type(exc).__name__}: {exc}"
+
+    text = "\n".join(ind + ln for ind, ln in lines) + "\n"
+    assert outcome(top_level_lines) == outcome(lambda t: [c.text for c in parse_config(t).children])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", " ", "  ", "\t", "\x0c", "\u3000"]),
+                          st.sampled_from(["no shutdown", "no shutdown ", "!", "! x", "end", "end ", "version 11", "versionX",
+                                           "Building configuration...", "Current configuration : 1 bytes", "shutdown", "hostname A",
+                                           "banner motd ^Chi^C", "", " "])), max_size=12))
+def test_strip_volatile_drops_exactly_what_the_volatile_rule_matches(lines):
+    from zcube_deploy.platforms.ruijie_rgos.hconfig import _ONE_LINE_BANNER, _VOLATILE_RE, strip_volatile
+
+    text = "\n".join(ind + ln for ind, ln in lines)
+    want = []
+    for line in text.splitlines():
+        if line.strip() and not _VOLATILE_RE.match(line):
+            want.append("banner\t" + line[7:] if line.startswith("banner ") and _ONE_LINE_BANNER.match(line) else line)
+    assert strip_volatile(text) == "\n".join(want)

@@ -317,3 +317,67 @@ def test_roft_analyze_over_the_cli(small_build, tmp_path):
     assert spine["gpu_pairs_without_routed_path"] == 0  # the other spine carries every leaf pair
     assert set(doc["not_applicable"]) == {"cross_group_paths", "dual_plane_clos"}
     assert "not applicable: cross_group_paths" in r.stdout and "ROFT (eBGP routing)" in r.stdout
+
+
+def test_predict_refuses_a_path_over_two_spines_as_bgp_does(small_plan):
+    """Leaf 1 left with spine 2 only and leaf 2 with spine 1 only: cabled paths remain (over another leaf and both
+    spines) but the spines share an AS, so eBGP has none; predict (the twin's reference) and analyze agree."""
+    import numpy as np
+
+    from zcube_deploy.analysis import predict
+    from zcube_deploy.analysis.failures import State
+    from zcube_deploy.analysis.roft import RoftFabric
+
+    fab = [c for c in small_plan["cables"] if c["kind"] == "fabric"]
+    cut = [next(c["id"] for c in fab if (c["a"]["device"], c["b"]["device"]) == pair) for pair in (("R-L001", "R-S001"), ("R-L002", "R-S002"))]
+    port = {(s["name"], n["switch"]): n["address"] for s in small_plan["servers"] for n in s["nics"]}
+    a, b = port[("gpu01", "R-L001")], port[("gpu01", "R-L002")]
+    fw = predict.Forwarding(small_plan, failed_cables=cut)
+    assert not fw.probe(a, b) and not fw.probe(b, a)
+    assert fw.probe(a, port[("gpu01", "R-L003")])
+    got = predict.predict_gpu_pairs(small_plan, failed_cables=cut)["gpu_pairs_unreachable"]
+    rf = RoftFabric(small_plan)
+    st = State.healthy(rf.fab)
+    st.link_up[[rf.fab.link_ids.index(c) for c in cut]] = False
+    assert got == rf.routed_lost_pairs(st) > 0
+    from zcube_deploy.analysis.failures import physical_lost_pairs
+
+    assert physical_lost_pairs(rf.fab, st) == 0 and np.all(st.host_up)  # every pair still has a cabled path
+
+
+@pytest.mark.slow  # about 90 s: 18 FRR switches and 4 servers in namespaces
+def test_roft_twin_end_to_end(tmp_path, small_build):
+    """The twin of a ROFT: every same-plane port pair of different servers reachable over its predicted path (one
+    leaf, or leaf-spine-leaf), and a leaf, a spine and a leaf-spine link failed: measured = predicted."""
+    from zcube_deploy.platforms.frr import runtime
+    from zcube_deploy.twin import build, netns
+
+    why = build.netns.missing_support() or runtime.missing()
+    if why:
+        pytest.skip(why)
+    out, plan = small_build
+    d = tmp_path / "twin"
+    try:
+        r = run_zcube("twin", "up", str(out / "plan.json"), "-o", str(d))
+        assert r.returncode == 0, r.stderr
+        state = json.loads((d / "twin.json").read_text())
+        assert len(state["links"]) == plan["counts"]["cables"] == 96
+        uplink = next(c["id"] for c in plan["cables"] if c["kind"] == "fabric")
+        r = run_zcube("twin", "test", str(d), "--fail", "switch:R-L003", "--fail", "switch:R-S001", "--fail", f"link:{uplink}")
+        rep = json.loads((d / "test-report.json").read_text())
+        b = rep["baseline"]
+        assert b["pairs_tested"] == b["pairs_total"] == 64 * 63 - 4 * 16 * 15 == 3072  # less the pairs inside a server
+        assert b["unreachable"] == 0 and b["fewer_than_2_switches"] == 0 and b["predicted_not_2_switches"] == 0
+        leaf, spine, link = rep["failures"]
+        for f in rep["failures"]:
+            assert f["disagreements"] == 0 and f["restored"], f
+        # the leaf's 2 GPUs (on 2 servers; both ports on it) lose their 24 peers on other servers each, one pair shared
+        assert leaf["gpu_pairs_unreachable"] == 2 * 24 - 1
+        assert spine["gpu_pairs_unreachable"] == link["gpu_pairs_unreachable"] == 0
+        assert link["probe_flows"] and link["converged"]
+        assert r.returncode == 0 and rep["ok"], r.stdout
+    finally:
+        if (d / "twin.json").exists():
+            r = run_zcube("twin", "down", str(d))
+            assert r.returncode == 0, r.stderr
+    assert not [n for n in netns.existing_namespaces() if n.startswith(state["prefix"])]

@@ -90,3 +90,27 @@ def known_hosts_for(known_hosts: str | None, trust_on_first_use: bool) -> str | 
     ssh = Path.home() / ".ssh"
     make_private_dir(ssh)
     return str(ssh / "known_hosts")
+
+
+def forget_host_key(path: str | Path, host: str, port: int = 22) -> int:
+    """Remove every line of the known_hosts file ``path`` that pins ``host`` (at ``port``), as `ssh-keygen -R` does,
+    hashed entries included; returns how many went. For a replaced switch: its new unit presents a new key."""
+    from paramiko.hostkeys import HostKeys
+
+    p = Path(path)
+    if not p.exists():
+        return 0
+    name = host if port == 22 else f"[{host}]:{port}"
+    kept, gone = [], 0
+    for line in p.read_text().splitlines():
+        names = line.split()[0] if line.strip() and not line.lstrip().startswith("#") else ""
+        hit = any(n == name or (n.startswith("|1|") and HostKeys.hash_host(name, n) == n) for n in names.split(","))
+        gone += hit
+        if not hit:
+            kept.append(line)
+    if gone:
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text("".join(x + "\n" for x in kept))
+        os.chmod(tmp, p.stat().st_mode & 0o777)
+        tmp.replace(p)
+    return gone

@@ -45,6 +45,7 @@ class FindingKind(StrEnum):
     ROUTE = "route"              # installed routes differ from what the plan's routing mode predicts
     BGP = "bgp"                  # a planned eBGP session is not Established (or its BFD is not Up)
     NOT_CHECKED = "not_checked"  # a planned check could not run on a switch (its data was not collected): why
+    DRAINED_UP = "drained_up"    # a port a drain record says is shut reads up (brought back by hand during the drain)
 
 
 # the kinds about one cable: a bgp session over such a cable follows the link (cause "cabling")

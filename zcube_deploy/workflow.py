@@ -333,3 +333,22 @@ def drain_state(plan_path: str, plan: dict) -> tuple[dict[str, set[str]], set[st
     src = Path(plan_path)
     records = read_records(src if src.is_dir() else src.parent, plan)
     return drained_ports(plan_path, plan), set().union(*(graceful_now(d) for d in records)) if records else set()
+
+
+def replace_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, known_hosts: str | None, prompt=None, **options):
+    """(plan, the plan's folder, ReplaceOptions, credentials) for `zcube replace`."""
+    from zcube_deploy.access import credentials
+    from zcube_deploy.replace.run import ReplaceOptions
+
+    src = Path(plan_path)
+    plan_dir = src if src.is_dir() else src.parent
+    plan = open_plan(plan_path)
+    opts = ReplaceOptions(Path(configs_dir) if configs_dir else plan_dir, lab_path, known_hosts, **options)
+    return plan, plan_dir, opts, credentials(bool(lab_path), prompt)
+
+
+def settle_default(settle_s: float | None, lab_path: str | None) -> float:
+    """`zcube replace --settle`: 30 s on real switches (LLDP's transmit interval), 0 in the lab (its LLDP follows at once)."""
+    if settle_s is not None:
+        return settle_s
+    return 0.0 if lab_path else 30.0

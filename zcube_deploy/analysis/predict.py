@@ -150,11 +150,18 @@ class Forwarding:
                 else:
                     self.fabric[name].append((aton(itf["peer"]["address"]), itf["peer"]["device"], itf["cable"]))
             self.static[name] = [(_masked(e.network, e.prefix_len), nh) for e in pinned[name] for nh in e.next_hops]
-            if "host_block" in sw:
+            if sw.get("host_block"):  # (a ROFT spine has none)
                 self.blocks.append((_net(sw["host_block"]), name))
             self.blocks.append(((aton(sw["loopback"]), 32), name))
         self._dist: dict[str, dict[str, int]] = {}
+        self._states: dict[str, dict[str, list[tuple[int, frozenset]]]] = {}
         self._memo: dict[tuple[str, int], bool] = {}
+        # ASNs that several switches share (the spines of a ROFT plane): a path holding one is refused by the others
+        seen_asn: dict[int, int] = {}
+        for sw in plan["switches"]:
+            if sw.get("asn") is not None:
+                seen_asn[sw["asn"]] = seen_asn.get(sw["asn"], 0) + 1
+        self.shared_asn = {s["name"]: s["asn"] for s in plan["switches"] if s.get("asn") is not None and seen_asn[s["asn"]] > 1}
 
     # ---------------------------------------------------------------- state
     def port_alive(self, p: _Port) -> bool:
@@ -172,19 +179,34 @@ class Forwarding:
                 yield peer_addr, peer, cable
 
     def _distances_to(self, target: str) -> dict[str, int]:
-        """Switch hops to ``target`` over live fabric links (BFS; the AS-path length in mode bgp)."""
+        """Switch hops to ``target`` over live fabric links (BFS; the AS-path length in mode bgp). A path never holds a
+        shared ASN twice (RFC 4271 loop prevention: the spines of a ROFT plane share one, so no path crosses two spines);
+        with every ASN its own switch's (ZCube) this is the plain BFS."""
         d = self._dist.get(target)
         if d is None:
-            d = {target: 0}
-            q = deque([target])
+            shared = self.shared_asn
+            start = frozenset({shared[target]}) if target in shared else frozenset()
+            states: dict[str, list[tuple[int, frozenset]]] = {target: [(0, start)]}
+            seen = {(target, start)}
+            q = deque([(target, start, 0)])
             while q:
-                u = q.popleft()
+                u, path_asns, du = q.popleft()
                 for _, v, _c in self._live_fabric(u):
-                    if v not in d and self.switch_up[v]:
-                        d[v] = d[u] + 1
-                        q.append(v)
-            self._dist[target] = d
+                    if not self.switch_up[v] or v == target or shared.get(v) in path_asns:
+                        continue
+                    nxt = path_asns | {shared[v]} if v in shared else path_asns
+                    if (v, nxt) not in seen:
+                        seen.add((v, nxt))
+                        states.setdefault(v, []).append((du + 1, nxt))
+                        q.append((v, nxt, du + 1))
+            d = {v: min(x for x, _ in st) for v, st in states.items()}
+            self._dist[target], self._states[target] = d, states
         return d
+
+    def _advertises(self, peer: str, target: str, hops: int, to: str) -> bool:
+        """``peer`` has a path of ``hops`` switch hops to ``target`` that switch ``to`` accepts (its own ASN not on it)."""
+        asn = self.shared_asn.get(to)
+        return any(x == hops and asn not in path_asns for x, path_asns in self._states[target].get(peer, ()))
 
     # ---------------------------------------------------------------- switches
     def next_hops(self, sw: str, dst: int) -> list[str] | None:
@@ -222,7 +244,7 @@ class Forwarding:
         if sw not in d:
             return None
         hops = [(peer, cable) for _, peer, cable in self._live_fabric(sw)
-                if d.get(peer, 1 << 30) == d[sw] - 1 and self.switch_up[peer]]
+                if d.get(peer, 1 << 30) == d[sw] - 1 and self.switch_up[peer] and self._advertises(peer, owner, d[sw] - 1, sw)]
         return hops or None
 
     def delivers(self, sw: str, dst: int, seen: frozenset = frozenset()) -> bool:

@@ -10,7 +10,10 @@ goes to ``OUT/audit.json``; ``--metrics`` writes the counts in the Prometheus te
 
 from __future__ import annotations
 
+import hashlib
 import json
+import multiprocessing
+import os
 import shutil
 import signal
 import threading
@@ -19,13 +22,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift
+from zcube_deploy.access import endpoints
+from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift, drift_id
+from zcube_deploy.audit.metrics import write_metrics
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
-from zcube_deploy.safety import redact_secrets, write_private
+from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.verify import PLAN_FIELDS as VERIFY_FIELDS
-from zcube_deploy.verify.observe import record_name
+from zcube_deploy.verify import scope_of
+from zcube_deploy.verify.collect import collect
+from zcube_deploy.verify.observe import commands, record_name
+from zcube_deploy.verify.pipeline import run_verify
 
 RUNNERS = ("threads", "nornir")
 # what audit reads of the plan: verify's sections and the port map (the managed scope owns the unused and reserved ports too)
@@ -79,10 +87,9 @@ def _intended(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, st
 
 def _record_nornir(plan_path: str, opts: AuditOptions, names: list[str], rec: Path, commands: tuple[str, ...]) -> dict[str, str]:
     """Collect through Nornir (zcube_deploy.nornir.ZCubeInventory + nornir_napalm's napalm_cli); write rec/<switch>/."""
+    # (imported here for start-up time: Nornir and its plugins load only when --runner nornir asks for them)
     from nornir import InitNornir
     from nornir_napalm.plugins.tasks import napalm_cli
-
-    from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 
     options = {"plan": plan_path, "lab": opts.lab_path, "known_hosts": opts.known_hosts}
     nr = InitNornir(runner={"plugin": "threaded", "options": {"num_workers": max(1, opts.concurrency)}}, logging={"enabled": False},
@@ -103,14 +110,9 @@ def _record_nornir(plan_path: str, opts: AuditOptions, names: list[str], rec: Pa
 
 def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str], rec: Path, creds) -> dict[str, str]:
     """Record every switch's outputs into ``rec`` (a fresh folder); returns {switch: why it could not be read}."""
-    from zcube_deploy.verify.collect import collect
-    from zcube_deploy.verify.observe import commands
-
     platform = plan["cluster"]["platform"]
     if opts.runner == "nornir":
         return _record_nornir(plan_path, opts, names, rec, commands(platform))
-    from zcube_deploy.access import endpoints
-
     eps, kh = endpoints(opts.lab_path, opts.known_hosts)
     mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
     targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
@@ -118,39 +120,82 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
     return errors
 
 
-def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: Path) -> tuple[list[dict], list[tuple[str, str]]]:
-    """Config drift of every switch with a recorded running config; (switch, why) for those without a readable one."""
+# what a forked drift worker reads: (plan, expected configs, recordings folder, cache), set by the pool's initializer
+_WORK: tuple = ()
+
+
+def _drift_init(*work) -> None:
+    global _WORK
+    _WORK = work
+
+
+def _drift_of(name: str) -> tuple[list[dict], str | None, tuple | None]:
+    """One switch's config drift in a pool worker (:func:`drift_one` on what the initializer gave)."""
+    return drift_one(*_WORK[:3], name, _WORK[3])
+
+
+def drift_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None) -> tuple[list[dict], str | None, tuple | None]:
+    """(findings, why the running config could not be read or None, the (key, scope, intended side) read anew
+    for the cache or None) of switch ``name``. ``cache``: (switch, sha256 of its expected config) -> (its
+    managed scope, the platform's reading of that config), read once and kept across runs."""
     platform = plan["cluster"]["platform"]
     pm = platform_module(platform)
-    by_name = {s["name"]: s for s in plan["switches"]}
-    findings, missing, unreadable = [], [], []
-    for n in names:
-        f = rec / n / record_name(pm.RUNNING_CONFIG_COMMAND)
-        if not f.is_file():
-            missing.append(n)
-            continue
-        try:
-            running = f.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            unreadable.append((n, f"{f}: {exc}"))
-            continue
-        scope = ManagedScope.for_switch(plan, by_name[n], pm.top_level_lines(intended[n]), platform)
-        findings.extend(config_drift(n, running, intended[n], scope.owns, pm.drift_rows, lambda t: redact_secrets(t, platform)))
-    return findings, [(n, "no running config was read") for n in missing] + unreadable
+    f = rec / name / record_name(pm.RUNNING_CONFIG_COMMAND)
+    if not f.is_file():
+        return [], "no running config was read", None
+    try:
+        running = f.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [], f"{f}: {exc}", None
+    key = (name, hashlib.sha256(intended[name].encode()).hexdigest())
+    hit = cache.get(key) if cache is not None else None
+    new = None
+    if hit is None:
+        sw = next(s for s in plan["switches"] if s["name"] == name)
+        scope = ManagedScope.for_switch(plan, sw, pm.top_level_lines(intended[name]), platform)
+        side = pm.intended_side(intended[name], scope.owns)
+        new = (key, scope, side) if cache is not None else None
+    else:
+        scope, side = hit
+    found = config_drift(name, running, side, scope.owns, pm.drift_rows, lambda t: redact_secrets(t, platform))
+    return found, None, new
+
+
+def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: Path, cache: dict | None = None,
+                   jobs: int | None = None) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Config drift of every switch with a recorded running config; (switch, why) for those without a readable one.
+
+    Over more than 32 switches the comparison runs on ``jobs`` forked processes (default: up to 2, the
+    cores the tool is sized for), each reading its switches' recordings; the findings are the same, in
+    the same order, as on one. ``cache`` (see :func:`drift_one`) is read and filled."""
+    jobs = jobs or min(2, os.cpu_count() or 1)
+    if jobs > 1 and len(names) > 32 and "fork" in multiprocessing.get_all_start_methods():
+        # fork: the workers inherit the plan and the configs (initargs are not pickled), only names go out
+        with multiprocessing.get_context("fork").Pool(jobs, _drift_init, (plan, intended, rec, cache)) as pool:
+            results = pool.map(_drift_of, names, chunksize=8)
+    else:
+        results = [drift_one(plan, intended, rec, n, cache) for n in names]
+    findings, problems = [], []
+    for n, (found, why, new) in zip(names, results):
+        findings.extend(found)
+        if why is not None:
+            problems.append((n, why))
+        if new is not None and cache is not None:
+            cache[new[0]] = new[1:]
+    missing = [(n, why) for n, why in problems if why == "no running config was read"]
+    return findings, missing + [p for p in problems if p not in missing]
 
 
 def not_checked_finding(device: str, check: str, why: str) -> dict:
-    from zcube_deploy.audit.drift import drift_id
-
     return {"id": drift_id("not_checked", device, check, why), "kind": "not_checked", "device": device, "check": check,
             "what": f"{check} not checked on {device}: {why}", "fix": []}
 
 
-def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, creds=None) -> AuditResult:
-    """One audit of ``plan``'s switches: writes OUT/audit.json (and OUT/recordings when live)."""
-    from zcube_deploy.verify import scope_of
-    from zcube_deploy.verify.pipeline import run_verify
+def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, creds=None, cache: dict | None = None) -> AuditResult:
+    """One audit of ``plan``'s switches: writes OUT/audit.json (and OUT/recordings when live).
 
+    ``cache``: the rendered configs as read for the comparison (:func:`drift_one`), kept by the caller
+    across runs of the same plan (``run_audits`` with ``every``); a config that changed is read anew."""
     started = time.monotonic()
     if opts.runner not in RUNNERS:
         raise InputErrors(Problem("--runner", f"unknown runner {opts.runner!r}", f"one of {', '.join(RUNNERS)}"))
@@ -178,7 +223,7 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         for r in reasons:
             for n in r["names"]:
                 findings.append(not_checked_finding(n, check, r["reason"]))
-    drift, no_config = drift_findings(plan, [n for n in names if n not in unreachable], intended, rec)
+    drift, no_config = drift_findings(plan, [n for n in names if n not in unreachable], intended, rec, cache)
     findings.extend(dict(f, source="config") for f in drift)
     for n, why in no_config:
         findings.append(not_checked_finding(n, "config_drift", why))
@@ -240,15 +285,14 @@ def run_audits(plan: dict, plan_file: str, out_dir: Path, opts: AuditOptions, cr
     ``report(result, cycle)`` is called after each run (cycle None for a single run); the last result
     is returned. A run that fails on bad input raises as usual; an interrupt between runs ends the loop.
     """
-    from zcube_deploy.audit.metrics import write_metrics
-
     stop = threading.Event()
+    cache: dict | None = {} if every else None  # the rendered configs, read once for all the runs
     if every and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
     cycle = 0
     while True:
         cycle += 1
-        result = audit_once(plan, plan_file, out_dir, opts, creds)
+        result = audit_once(plan, plan_file, out_dir, opts, creds, cache)
         if metrics_path:
             write_metrics(metrics_path, result, plan["cluster"]["name"])
         if report:

@@ -26,6 +26,7 @@ from zcube_deploy.cli import (  # noqa: F401  (each module registers its command
     plan,
     push,
     render,
+    replace,
     schema,
     traffic,
     twin,

@@ -7,7 +7,7 @@ import sys
 import click
 
 from zcube_deploy import workflow
-from zcube_deploy.cli.common import cli, handle_errors, out, print_json, prompt
+from zcube_deploy.cli.common import cli, err, handle_errors, out, print_json, prompt
 
 def drain_options(fn):
     """The arguments and options drain and undrain share."""
@@ -40,7 +40,7 @@ def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, a
 
     plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt,
                                                        accept_loss=accept_loss, settle_s=settle_s)
-    doc = drain(plan, plan_dir, element, opts, creds, say=lambda s: out.print(s, markup=False))
+    doc = drain(plan, plan_dir, element, opts, creds, say=lambda s: (err if as_json else out).print(s, markup=False))  # --json: stdout is JSON only
     if as_json:
         print_json(doc)
     else:

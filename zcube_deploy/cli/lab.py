@@ -1,7 +1,8 @@
-"""`zcube lab up|fix|wiring`: simulated switches over SSH (the protocol is in zcube_deploy/lab/control.py)."""
+"""`zcube lab up|fix|wiring|replace|console`: simulated switches over SSH (the protocol is in zcube_deploy/lab/control.py)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -117,3 +118,35 @@ def lab_wiring_cmd(lab_dir: str, as_json: bool) -> None:
         print_json(w)
     else:
         print_wiring(w)
+
+
+@lab_group.command("replace")
+@click.argument("lab_dir", type=click.Path(file_okay=False))
+@click.argument("switch")
+@click.option("--wait", type=float, default=10, show_default=True, help="seconds to wait for the running lab to do it")
+@handle_errors
+def lab_replace_cmd(lab_dir: str, switch: str, wait: float) -> None:
+    """A dead SWITCH swapped for a factory-fresh unit: same cables, new serial and MAC, empty config, no SSH yet."""
+    from zcube_deploy.lab.control import replace_switch
+
+    r = replace_switch(lab_dir, switch, wait)
+    out.print(f"{r['switch']}: unit {r['unit']} in place, serial {r['serial']}, chassis id {r['chassis_id']}; empty configuration, "
+              f"unreachable over SSH until its console bootstrap is pasted (zcube lab console {lab_dir} {switch} --file FILE)",
+              markup=False)
+
+
+@lab_group.command("console")
+@click.argument("lab_dir", type=click.Path(file_okay=False))
+@click.argument("switch")
+@click.option("--file", "path", required=True, type=click.Path(dir_okay=False), help="the lines to paste (e.g. a bootstrap)")
+@click.option("--wait", type=float, default=10, show_default=True, help="seconds to wait for the running lab to take them")
+@handle_errors
+def lab_console_cmd(lab_dir: str, switch: str, path: str, wait: float) -> None:
+    """Paste FILE at SWITCH's serial console, as a technician would; list the lines the CLI rejected (exit 1 if any)."""
+    from zcube_deploy.lab.control import console_paste
+
+    r = console_paste(lab_dir, switch, path, wait)
+    for number, line, why in r["rejected"]:
+        out.print(f"  {path}:{number}: {line!r}: {why}", markup=False)
+    out.print(f"{switch}: {r['lines']} lines pasted, {len(r['rejected'])} rejected; SSH: {r['ssh']}", markup=False)
+    sys.exit(1 if r["rejected"] else 0)

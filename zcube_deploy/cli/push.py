@@ -67,6 +67,7 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
              allow_edited, include_drained):
     """Push rendered configs to the switches of PLAN, safely (see the README)."""
     from zcube_deploy.push import PLAN_FIELDS
+    from zcube_deploy.push.preview import summary_text
 
     plan = workflow.open_plan(plan_path, PLAN_FIELDS)
     print_stale(workflow.stale_warning(plan))
@@ -79,7 +80,7 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
         print_diff_preview(report, Path(configs_dir) / "push")
     for name, reasons in report["not_checked"].items():
         out.print(f"[yellow]not checked on {name}:[/] " + "; ".join(reasons), highlight=False)
-    out.print(f"summary: {report['summary']}" + (f"; stopped: {report['stopped']}" if report["stopped"] else "")
+    out.print(f"summary: {summary_text(report['summary'])}" + (f"; stopped: {report['stopped']}" if report["stopped"] else "")
               + f"; report {Path(configs_dir) / 'push-report.json'}", markup=False)
     if not report["ok"]:
         sys.exit(1)

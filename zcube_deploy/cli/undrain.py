@@ -7,7 +7,7 @@ import sys
 import click
 
 from zcube_deploy import workflow
-from zcube_deploy.cli.common import cli, handle_errors, out, print_json, prompt
+from zcube_deploy.cli.common import cli, err, handle_errors, out, print_json, prompt
 from zcube_deploy.cli.drain import drain_options
 
 
@@ -20,7 +20,7 @@ def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run,
     from zcube_deploy.drain.run import undrain
 
     plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, force=force)
-    res = undrain(plan, plan_dir, element, opts, creds, say=lambda s: out.print(s, markup=False))
+    res = undrain(plan, plan_dir, element, opts, creds, say=lambda s: (err if as_json else out).print(s, markup=False))  # --json: stdout is JSON only
     if as_json:
         print_json(res)
     elif not dry_run:

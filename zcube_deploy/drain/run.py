@@ -23,16 +23,19 @@ on, and each step's push result; push and verify read it (docs/drain.md).
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from zcube_deploy.access import endpoints
 from zcube_deploy.drain.blast import Blast, Element, blast_radius, parse_element
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import push_all
 from zcube_deploy.push.targets import Target, select_targets
+from zcube_deploy.verify.pipeline import run_verify
 
 RECORDS = "drains"
 
@@ -120,7 +123,6 @@ def drained_ports(plan_dir: str | Path, plan: dict | None = None, but: str | Non
 
 
 def _targets(plan: dict, opts: DrainOptions, switches: list[str]) -> dict[str, Target]:
-    from zcube_deploy.access import endpoints
 
     eps, _ = endpoints(opts.lab_path, opts.known_hosts)
     return {t.name: t for t in select_targets(plan, opts.configs_dir, ",".join(switches), eps)}
@@ -165,6 +167,23 @@ def _differs(report: dict) -> dict[str, str]:
             for d in report["devices"] if d["status"] != "unchanged"}
 
 
+def _dry_run_dir(plan_dir: Path, element: Element) -> Path:
+    """Where a dry run writes its push previews (each switch's .diff: the lines it would send), emptied first.
+    Beside the drains' work folders, never in drains/: a dry run writes no record."""
+    d = plan_dir / "drain-work" / f"dry-run-{element.kind}-{element.name}"
+    shutil.rmtree(d, ignore_errors=True)
+    return d
+
+
+def _say_lines(report: dict, say) -> None:
+    """Every line a dry-run step would send, switch by switch, as push wrote them (secrets masked)."""
+    for d in report["devices"]:
+        if d.get("diff"):
+            say(f"  {d['name']} ({d['diff']}):")
+            for line in Path(d["diff"]).read_text(encoding="utf-8").splitlines():
+                say(f"    {line}")
+
+
 def _write(path: Path, record: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -173,7 +192,6 @@ def _write(path: Path, record: dict) -> None:
 
 
 def _lab_known_hosts(opts: DrainOptions) -> str | None:
-    from zcube_deploy.access import endpoints
 
     return endpoints(opts.lab_path, opts.known_hosts)[1]
 
@@ -197,7 +215,6 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
 
     Other drains on the same switches stay as they are: each step's config carries their ports too,
     and before each step a dry run proves the switch is exactly in the state the drains expect."""
-    import tempfile
 
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
@@ -213,7 +230,7 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
     base = _targets(plan, opts, sorted(blast.ports))
     record = {"element": element.key, "blast": blast.as_dict(), "ports": {k: list(v) for k, v in blast.ports.items()},
               "graceful_shutdown": False, "steps": [], "status": "draining"}
-    work = Path(tempfile.mkdtemp(prefix="zcube-drain-")) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
+    work = _dry_run_dir(plan_dir, element) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
     before, before_graceful = other_shut, other_graceful
     for i, (name, shut, graceful) in enumerate(steps(blast), 1):
         # (a dry run applies no step: only the state before the first can be checked; each later step's diff
@@ -235,7 +252,10 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
         ok = report["ok"]
         record["steps"].append({"step": name, "ok": ok, "shut": {k: list(v) for k, v in shut.items()}, "graceful": sorted(set(shut) if graceful else ()),
                                 "devices": {d["name"]: {k: d.get(k) for k in ("status", "lines_changed", "error")} for d in report["devices"]}})
-        say(f"step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines)" for d in report["devices"]))
+        since = ", lines of the steps before included: a dry run applies none" if opts.dry_run and i > 1 else ""
+        say(f"step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines{since})" for d in report["devices"]))
+        if opts.dry_run:
+            _say_lines(report, say)
         if not ok:
             record["status"] = f"failed at step {i} ({name})"
             break
@@ -266,9 +286,7 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
 
 def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
     """Reverse the drain of ``element_text`` exactly (other drains stay), remove the record, and verify the switches."""
-    import tempfile
 
-    from zcube_deploy.verify.pipeline import run_verify
 
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
@@ -280,7 +298,7 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
     other_shut = _union(*(shut_now(d) for d in others))
     other_graceful = set().union(*(graceful_now(d) for d in others)) if others else set()
     base = _targets(plan, opts, sorted(record["ports"]))
-    work = Path(tempfile.mkdtemp(prefix="zcube-undrain-")) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
+    work = _dry_run_dir(plan_dir, element) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
     # 1. the switches hold exactly what the drains left (nothing else changed inside the scope since)
     now = _union(other_shut, shut_now(record))
     check = _push_state(plan, base, now, other_graceful | graceful_now(record), creds, opts, work / "undrain-expected", dry_run=True)
@@ -292,6 +310,8 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
     # 2. the rendered config with the other drains' ports: exactly this drain's lines reversed
     report = _push_state(plan, base, other_shut, other_graceful, creds, opts, work / "undrain", opts.dry_run)
     say("undrain: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines)" for d in report["devices"]))
+    if opts.dry_run:
+        _say_lines(report, say)
     result = {"element": element.key, "ok": report["ok"], "devices": report["devices"]}
     if opts.dry_run or not report["ok"]:
         return result

@@ -21,6 +21,8 @@ from zcube_deploy.lab.wiring import operation_problems
 
 CONTROL_FILE = "control.json"
 CONTROL_ERROR = "control.error"
+CONTROL_REPLY = "control.reply"  # the answer to a request (replace, console)
+MAX_CONSOLE_BYTES = 1024 * 1024  # a console paste is a bootstrap, not a config dump
 POLL_SECONDS = 2.0  # how often a running lab looks for control.json
 ACK_POLL_SECONDS = 0.2  # how often `lab fix` looks whether the lab took it
 MAX_BASELINE_BYTES = 16 * 1024 * 1024  # a site baseline is a running config, not a disk image
@@ -114,11 +116,12 @@ def fix_operations(verify_json: str) -> tuple[list[dict], list[dict]]:
     return ops, findings
 
 
-def request_fixes(lab_dir: str, ops: list[dict], wait: float, source: str = "") -> None:
+def request_fixes(lab_dir: str, ops: list[dict] | dict, wait: float, source: str = "") -> None:
     """Leave ``ops`` in LAB_DIR/control.json and wait up to ``wait`` seconds for the running lab to take them."""
     control = Path(lab_dir) / CONTROL_FILE
     if not (Path(lab_dir) / "lab.json").exists():
         raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
+    (Path(lab_dir) / CONTROL_REPLY).unlink(missing_ok=True)
     tmp = control.with_name(CONTROL_FILE + ".tmp")  # whole or not at all: the lab never reads half a file
     tmp.write_text(json.dumps(ops))
     tmp.replace(control)
@@ -130,6 +133,55 @@ def request_fixes(lab_dir: str, ops: list[dict], wait: float, source: str = "") 
     refused = Path(lab_dir) / CONTROL_ERROR
     if refused.exists():
         raise InputErrors(Problem(source or str(control), f"the running lab refused the fixes, none applied: {refused.read_text().strip()}"))
+
+
+def lab_switch(lab_dir: str, switch: str) -> None:
+    """Refuse (exit 2, with the lab's switches) a name that is not a switch of the lab in ``lab_dir``."""
+    from zcube_deploy.access import load_lab
+
+    path = Path(lab_dir) / "lab.json"
+    if not path.exists():
+        raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
+    names = sorted(load_lab(path)[0])
+    if switch not in names:
+        raise InputErrors(Problem("SWITCH", f"{switch!r} is not a switch of this lab", "the lab's switches: " + ", ".join(names)))
+
+
+def _request(lab_dir: str, doc: dict, wait: float, source: str) -> dict:
+    """Send a request to the running lab and return its answer (LAB_DIR/control.reply)."""
+    request_fixes(lab_dir, doc, wait, source)
+    return json.loads((Path(lab_dir) / CONTROL_REPLY).read_text(encoding="utf-8"))
+
+
+def replace_switch(lab_dir: str, switch: str, wait: float) -> dict:
+    """`zcube lab replace`: the running lab swaps ``switch`` for a factory-fresh unit; returns its serial and chassis id."""
+    lab_switch(lab_dir, switch)
+    return _request(lab_dir, {"replace": switch}, wait, f"{lab_dir} (replace {switch})")
+
+
+def console_lines(path: str) -> list[str]:
+    """The lines of a file to paste at a console: a regular UTF-8 text file of at most MAX_CONSOLE_BYTES."""
+    p = Path(path)
+    hint = "give the text file to paste (e.g. the bootstrap `zcube replace` wrote)"
+    try:
+        if not p.is_file():
+            raise InputErrors(Problem(path, "not a regular file" if p.exists() else "no such file", hint))
+        if p.stat().st_size > MAX_CONSOLE_BYTES:
+            raise InputErrors(Problem(path, f"{p.stat().st_size} bytes: more than a console paste's {MAX_CONSOLE_BYTES}", hint))
+        return p.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise InputErrors(Problem(path, f"cannot read it: {exc.strerror}", hint)) from None
+    except UnicodeDecodeError as exc:
+        raise InputErrors(Problem(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}", hint)) from None
+
+
+def console_paste(lab_dir: str, switch: str, path: str, wait: float) -> dict:
+    """`zcube lab console`: paste the lines of ``path`` at ``switch``'s serial console in the running lab.
+
+    Returns the lab's answer: {"lines": N, "rejected": [[line number, line (secrets masked), error], ...], "ssh": ...}."""
+    lab_switch(lab_dir, switch)
+    lines = console_lines(path)
+    return _request(lab_dir, {"console": {"switch": switch, "lines": lines}}, wait, path)
 
 
 def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int, int]:

@@ -25,6 +25,11 @@ def synthetic_mac(*parts: str) -> str:
     return ":".join(f"{b:02x}" for b in (0x02, h[0], h[1], h[2], h[3], h[4]))
 
 
+def unit_serial(name: str, unit: int) -> str:
+    """The serial number of the ``unit``-th unit in switch ``name``'s place (0: the first one)."""
+    return "G1" + hashlib.sha256((name if unit == 0 else f"{name}/unit-{unit}").encode()).hexdigest()[:10].upper()
+
+
 def dotted_mac(mac: str) -> str:
     raw = mac.replace(":", "")
     return f"{raw[0:4]}.{raw[4:8]}.{raw[8:12]}"
@@ -83,13 +88,15 @@ class LabModel:
             ports_of[role] = pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"]
             for name in pm["unused_ports"]:
                 self.abbrev.setdefault(name, sim.short_name(name))
-        mgmt_if = model["mgmt_interface"]
+        self.mgmt_if = mgmt_if = model["mgmt_interface"]
+        self.port_names = {sw["name"]: [mgmt_if] + ports_of[sw["group"]] for sw in plan["switches"]}  # a unit's ports, by its role
+        self.gateway = plan["settings"].get("mgmt_gateway")
         mgmt_mask = dotted_mask(plan["settings"]["mgmt_prefix_len"])
         self.switches: dict = {}  # name -> the simulator's SwitchState
         site = site_baseline(plan, baseline)
         for sw in plan["switches"]:
-            st = sim.SwitchState(model=self.model_name, interface_names=[mgmt_if] + ports_of[sw["group"]], abbreviations=self.abbrev,
-                             serial="G1" + hashlib.sha256(sw["name"].encode()).hexdigest()[:10].upper())
+            st = sim.SwitchState(model=self.model_name, interface_names=self.port_names[sw["name"]], abbreviations=self.abbrev,
+                                 serial=unit_serial(sw["name"], 0))
             st.interfaces[mgmt_if] = sim.Interface(mgmt_if, physical=True, routed=True, address=(sw["mgmt_address"], mgmt_mask))
             if site:
                 try:
@@ -110,6 +117,11 @@ class LabModel:
         self._bgp_key = None
         self._bgp_model = None  # the simulator's bgp.Model
         self._bgp_parsed: dict[str, tuple] = {}  # name -> (generation, the simulator's parsed config)
+        # the hardware in each switch's place: units replaced so far (`zcube lab replace`), the chassis MAC it
+        # announces in LLDP, and the replaced units that still refuse SSH until their console bootstrap is in
+        self.units: dict[str, int] = {name: 0 for name in self.switches}
+        self.chassis: dict[str, str] = {name: dotted_mac(synthetic_mac(name)) for name in self.switches}
+        self.fresh: set[str] = set()
 
     # ---- physical layer
     def name_of(self, st) -> str:
@@ -151,9 +163,9 @@ class LabModel:
             return self.sim.lldp.Neighbor(
                 local_port=port, local_short=short, system_name=peer.hostname, port_id=pport, port_id_type="Interface name",
                 port_description=(peer.interfaces[pport].description or pport) if pport in peer.interfaces else pport,
-                chassis_id=dotted_mac(synthetic_mac(dev)), chassis_id_type="MAC address",
+                chassis_id=self.chassis[dev], chassis_id_type="MAC address",
                 system_description=self.sim.system_description(peer.model),
-                capabilities="Repeater, Bridge, Router", capability_codes="P, B, R", management_address=self.mgmt.get(dev, ""))
+                capabilities="Repeater, Bridge, Router", capability_codes="P, B, R", management_address=self._mgmt_of(peer))
         if dev in self.wiring.lldp_off:
             return None
         name = self.wiring.announced_name.get(cable_id, dev)
@@ -165,6 +177,46 @@ class LabModel:
             chassis_id=dotted_mac(synthetic_mac(dev)), chassis_id_type="MAC address",
             system_description="Ubuntu 22.04.4 LTS Linux 5.15.0-105-generic #115-Ubuntu SMP x86_64",
             capabilities="Bridge, Router, Station", capability_codes="B, R, S")
+
+    def _mgmt_of(self, st) -> str:
+        """The management address a switch announces: the one configured on its management interface."""
+        itf = st.interfaces.get(self.mgmt_if)
+        return itf.address[0] if itf is not None and itf.address else ""
+
+    # ---- the hardware: a dead switch swapped for a factory-fresh unit (`zcube lab replace`)
+    def replace_unit(self, name: str) -> dict:
+        """Put a factory-fresh unit of the same model in ``name``'s place: the same cables in the same ports, a new
+        serial and chassis MAC, an empty configuration (no hostname, management address or site lines, nothing
+        saved), no device faults. It refuses SSH until its console bootstrap is in (:meth:`ssh_refusal`)."""
+        old = self.switches[name]
+        self.units[name] += 1
+        st = self.sim.SwitchState(model=self.model_name, interface_names=self.port_names[name], abbreviations=self.abbrev,
+                                  serial=unit_serial(name, self.units[name]))
+        st.interfaces[self.mgmt_if] = self.sim.Interface(self.mgmt_if, physical=True, routed=True)
+        st.startup = st.running_config(header=False)
+        self.switches[name] = st
+        del self.state_of[id(old)]
+        self.state_of[id(st)] = name
+        self.faults[name] = DeviceFaults()
+        self.chassis[name] = dotted_mac(synthetic_mac(name, f"unit-{self.units[name]}"))
+        self.fresh.add(name)
+        self._bgp_parsed.pop(name, None)
+        self._bgp_key = None
+        return {"switch": name, "unit": self.units[name], "serial": st.serial, "chassis_id": self.chassis[name]}
+
+    def ssh_refusal(self, name: str) -> str | None:
+        """Why ``name`` refuses an SSH connection (a replaced unit whose console bootstrap is not in), else None."""
+        if name not in self.fresh:
+            return None
+        return self.sim.ssh_refusal(self.switches[name], self.mgmt_if, self.mgmt[name], self.gateway)
+
+    def console(self, name: str, lines: list[str]) -> list[tuple[int, str, str]]:
+        """Paste ``lines`` at ``name``'s serial console; (line number, line, error) of each line it rejected.
+
+        ``enable`` asks the lab's enable secret only once the unit's configuration has an enable password."""
+        st = self.switches[name]
+        has_secret = any(t.startswith(("enable secret", "enable password")) for region in st.verbatim.values() for t in region)
+        return self.sim.console_paste(st, lines, self.enable_secret if has_secret else None)
 
     def lldp_text(self, st, detail: bool) -> str:
         ns = self.neighbors(st)

@@ -24,6 +24,7 @@ from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.inject import apply_faults, load_faults
 from zcube_deploy.plan.io import write_canonical
 from zcube_deploy.plan.model import projection
+from zcube_deploy.safety import redact_secrets
 
 HOST = "127.0.0.1"
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
@@ -163,9 +164,18 @@ class _Server(asyncssh.SSHServer):
 
     def connection_made(self, conn) -> None:
         self.lab.logins[self.name] = self.lab.logins.get(self.name, 0) + 1
+        if self.lab.model.ssh_refusal(self.name):  # a factory-fresh unit: nothing answers on its management address yet
+            self.lab.refused[self.name] = self.lab.refused.get(self.name, 0) + 1
+            conn.abort()
+            return
+        self.conn = conn
+        self.lab.conns.setdefault(self.name, set()).add(conn)
         sock = conn.get_extra_info("socket")
         if sock is not None:  # small interactive writes: no Nagle delay
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def connection_lost(self, exc) -> None:
+        self.lab.conns.get(self.name, set()).discard(getattr(self, "conn", None))
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -213,8 +223,11 @@ class Lab:
         self.endpoints: dict[str, tuple[str, int]] = {}
         self.host_keys: dict[str, str] = {}
         self.acceptors: list = []
-        self.logins: dict[str, int] = {}
+        self.logins: dict[str, int] = {}  # SSH connections opened to each switch (refused ones included)
+        self.refused: dict[str, int] = {}  # connections a factory-fresh unit refused (no console bootstrap yet)
         self.drops: dict[str, int] = {}
+        self.conns: dict[str, set] = {}  # open connections per switch
+        self.acceptor_of: dict[str, object] = {}
 
     async def start(self) -> None:
         logging.getLogger("asyncio").setLevel(logging.ERROR)  # writes to sessions the client already closed
@@ -227,6 +240,7 @@ class Lab:
                                                login_timeout=30)
             real_port = acc.sockets[0].getsockname()[1]
             self.acceptors.append(acc)
+            self.acceptor_of[name] = acc
             self.endpoints[name] = (HOST, real_port)
             self.host_keys[name] = key.export_public_key("openssh").decode().strip()
 
@@ -268,6 +282,35 @@ class Lab:
         """Physical fixes (see Wiring.apply_all: all of them or, with a ValueError, none); call on the lab's loop thread."""
         return self.model.wiring.apply_all(ops)
 
+    def replace_unit(self, name: str) -> dict:
+        """A dead switch swapped for a factory-fresh unit (LabModel.replace_unit); the old unit's sessions drop."""
+        for conn in list(self.conns.pop(name, ())):
+            conn.abort()
+        key = asyncssh.generate_private_key("ssh-ed25519")  # the new unit's own host key (known_hosts still pins the old one)
+        self.acceptor_of[name].update(server_host_keys=[key])
+        self.host_keys[name] = key.export_public_key("openssh").decode().strip()
+        return self.model.replace_unit(name)
+
+    def console(self, name: str, lines: list[str]) -> dict:
+        """Lines pasted at ``name``'s serial console: {"lines": how many, "rejected": [[number, line, error], ...]}."""
+        platform = self.plan["models"]["switch"]["platform"]
+        rejected = [[n, redact_secrets(line, platform), why] for n, line, why in self.model.console(name, lines)]
+        return {"switch": name, "lines": len(lines), "rejected": rejected,
+                "ssh": self.model.ssh_refusal(name) or "open"}
+
+    def _request(self, doc: dict) -> dict:
+        """A request of control.json other than wiring operations: {"replace": NAME} or {"console": {"switch", "lines"}}."""
+        if "replace" in doc:
+            name = doc["replace"]
+            if name not in self.model.switches:
+                raise ValueError(f"no switch {name!r} in this lab")
+            return self.replace_unit(name)
+        con = doc["console"]
+        if not isinstance(con, dict) or con.get("switch") not in self.model.switches or not isinstance(con.get("lines"), list) \
+                or not all(isinstance(x, str) for x in con["lines"]):
+            raise ValueError("a console request is {switch: a switch of this lab, lines: [text, ...]}")
+        return self.console(con["switch"], con["lines"])
+
     def add_servers(self, servers: object) -> None:
         """Servers racked and powered (`zcube lab grow`): [{"name", "macs": {nic: MAC}}]; their NIC ends of the
         wiring come up, and announce their MACs where the catalog says LLDP names a port by MAC. Raises
@@ -282,16 +325,22 @@ class Lab:
         self.model.wiring.generation += 1  # the protocol model's caches key on it
 
     def poll_control(self, out_dir: str | Path) -> None:
-        """Apply DIR/control.json (a list of wiring operations) left by another process, then remove it."""
+        """Apply DIR/control.json left by another process, then remove it: a list of wiring operations, or a request
+        (``replace``, ``console``) whose answer goes to DIR/control.reply."""
         path = Path(out_dir) / "control.json"
         if not path.exists():
             return
         (Path(out_dir) / "control.error").unlink(missing_ok=True)
         try:
             ops = json.loads(path.read_text(encoding="utf-8"))
-            self.apply_operations(ops.get("operations") if isinstance(ops, dict) else ops)
-            if isinstance(ops, dict) and ops.get("servers"):  # `zcube lab grow`: servers racked with the cables
-                self.add_servers(ops["servers"])
+            if isinstance(ops, dict) and ("replace" in ops or "console" in ops):
+                reply = Path(out_dir) / "control.reply"
+                reply.with_suffix(".tmp").write_text(json.dumps(self._request(ops), indent=1, sort_keys=True) + "\n")
+                reply.with_suffix(".tmp").replace(reply)
+            else:
+                self.apply_operations(ops.get("operations") if isinstance(ops, dict) else ops)
+                if isinstance(ops, dict) and ops.get("servers"):  # `zcube lab grow`: servers racked with the cables
+                    self.add_servers(ops["servers"])
         except (OSError, ValueError) as exc:  # JSON, encoding and the operations' own checks: nothing was applied
             (Path(out_dir) / "control.error").write_text(f"{exc}\n")
         except Exception as exc:  # noqa: BLE001 - a control file never stops a running lab; the error goes to its sender

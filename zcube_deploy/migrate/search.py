@@ -31,6 +31,7 @@ from zcube_deploy.migrate.fabric import Side, Unit
 
 EXHAUSTIVE_CLASSES = 24  # above this many classes the search is greedy
 STATES_PER_STAGE = 4000  # the exhaustive search keeps at most this many sets of moved pieces per stage
+GREEDY_SINGLES = 64  # the greedy search tries at most this many single pieces per step
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,11 @@ class Search:
         self._slack: dict[tuple, int | None] = {}
         self._src_of: dict[int, tuple] = {}
         self._dst_of: dict[int, tuple] = {}
+        src_bit = {n: 1 << i for i, n in enumerate(src.switches)}
+        dst_bit = {n: 1 << i for i, n in enumerate(dst.switches)}
+        self.src_names, self.dst_names = list(src.switches), list(dst.switches)
+        self.src_mask = [sum(src_bit[n] for n in c) for c in self.class_src]
+        self.dst_mask = [sum(dst_bit[n] for n in c) for c in self.class_dst]
 
     # ------------------------------------------------------------ one state
     def src_needs(self, remaining: list[int]) -> tuple[frozenset[str], tuple[str, ...] | None]:
@@ -169,12 +175,19 @@ class Search:
         spares - TO switches needed; None when an island cannot be joined at all."""
         if counts in self._slack:
             return self._slack[counts]
-        rem = sum(1 << k for k, n in enumerate(counts) if n < self.full[k])
-        mov = sum(1 << k for k, n in enumerate(counts) if n > 0)
+        rem = mov = 0
+        full, sm, dm = self.full, self.src_mask, self.dst_mask
+        for k, n in enumerate(counts):
+            if n < full[k]:
+                rem |= sm[k]
+            if n:
+                mov |= dm[k]
         if rem not in self._src_of:
-            self._src_of[rem] = self.src_needs([k for k in range(len(counts)) if rem >> k & 1])
+            edges = frozenset(self._names(rem, self.src_names))
+            self._src_of[rem] = (edges, self.src_cover(edges) if edges else ())
         if mov not in self._dst_of:
-            self._dst_of[mov] = self.dst_needs([k for k in range(len(counts)) if mov >> k & 1])
+            roles = frozenset(self._names(mov, self.dst_names))
+            self._dst_of[mov] = (roles, self.dst_cover(roles) if roles else ())
         (edges, cores), (roles, tcores) = self._src_of[rem], self._dst_of[mov]
         out = None
         if cores is not None and tcores is not None:
@@ -183,16 +196,22 @@ class Search:
         self._slack[counts] = out
         return out
 
+    @staticmethod
+    def _names(mask: int, names: list[str]) -> list[str]:
+        return [n for i, n in enumerate(names) if mask >> i & 1]
+
     # ------------------------------------------------------------ the search
     def run(self) -> Outcome:
         """The fewest stages: full stages first (a sequence as long as the lower bound is proven the fewest), then
         every stage size; greedy above EXHAUSTIVE_CLASSES classes."""
         if self.cap <= 0:
             return Outcome(proven=True)
-        if len(self.classes) > EXHAUSTIVE_CLASSES:
-            return self._greedy()
-        quick = self._exhaustive(full_only=True)
         total = sum(len(c) for c in self.classes)
+        if len(self.classes) > EXHAUSTIVE_CLASSES:
+            found = self._greedy()
+            found.proven = bool(found.batches) and len(found.batches) == -(-total // self.cap)  # as few as the capacity allows
+            return found
+        quick = self._exhaustive(full_only=True)
         if quick.batches and len(quick.batches) == -(-total // self.cap):
             quick.proven = True  # as few stages as the capacity allows: none fewer exists
             return quick
@@ -299,7 +318,10 @@ class Search:
         return Outcome(self._to_units(tuple(path)), proven=False)
 
     def _bundles(self, state: tuple, by_src: dict, room: int):
+        """The rest of each FROM drain group (as much as fits), then, when none of those is feasible, single pieces
+        (at most GREEDY_SINGLES of them, first those of groups already started)."""
         sizes = self.sizes
+        found = False
         for ks in by_src.values():
             new, used = list(state), 0
             for k in ks:
@@ -307,10 +329,20 @@ class Search:
                     used += sizes[k][new[k]]
                     new[k] += 1
             if tuple(new) != state:
+                s = self.slack(tuple(new))
+                found = found or (s is not None and s >= 0)
                 yield tuple(new)
-        for k in range(len(state)):
+        if found:
+            return
+        started = [k for ks in by_src.values() if any(state[k] for k in ks) for k in ks]
+        order = list(dict.fromkeys(started + list(range(len(state)))))
+        n = 0
+        for k in order:
             if state[k] < len(sizes[k]) and sizes[k][state[k]] <= room:
-                yield tuple(n + (1 if i == k else 0) for i, n in enumerate(state))
+                yield tuple(x + (1 if i == k else 0) for i, x in enumerate(state))
+                n += 1
+                if n >= GREEDY_SINGLES:
+                    return
 
 
 __all__ = ["Cover", "EXHAUSTIVE_CLASSES", "Outcome", "Search"]

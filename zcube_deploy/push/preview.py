@@ -35,3 +35,12 @@ def device_rows(report: dict) -> list[tuple[str, str, int, float, str]]:
             detail = f"{detail}\nwhat to do: {d['action']}"
         rows.append((d["name"], st, d["lines_changed"], d["duration_s"], detail or ""))
     return rows
+
+
+def summary_text(summary: dict[str, int]) -> str:
+    """A push report's summary for a person: ``16 changed, 48 unchanged`` (the report's order), ``nothing`` when empty.
+
+    >>> summary_text({"changed": 16, "unchanged": 48})
+    '16 changed, 48 unchanged'
+    """
+    return ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in summary.items()) or "nothing"

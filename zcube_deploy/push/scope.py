@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from ipaddress import IPv4Network
 
+from zcube_deploy.ipv4 import MASK_LENS, MASKS, parse
 from zcube_deploy.plan.roles import port_map_for
 from zcube_deploy.platforms import platform_data
 
@@ -83,12 +85,12 @@ class ManagedScope:
             if test == "planned_interface":
                 return None if _norm(m.group("interface")) in self.interfaces else f"{said}: not a port the plan names"
             if test == "route_in_pools":
-                try:
-                    net = IPv4Network(f"{m.group('network')}/{m.group('mask')}", strict=False)
-                except ValueError:
+                inside = self._route_inside(m.group("network"), m.group("mask"))
+                if inside is None:
                     return f"{said}: not a network and mask"
-                if any(net.subnet_of(p) for p in self.pools):
+                if inside:
                     return None
+                net = IPv4Network(f"{m.group('network')}/{m.group('mask')}", strict=False)
                 return f"{said}: {net} lies outside the plan's pools ({', '.join(map(str, self.pools))})"
             if test == "rendered_section":
                 return None if i in self.intended_sections else f"{said}: the plan renders no such section"
@@ -96,6 +98,27 @@ class ManagedScope:
                 return None
             return f"{said}: the plan renders no line with its key (the line without its last word)"
         return "no rule of the managed scope matches it"
+
+    @cached_property
+    def _pool_ints(self) -> tuple[tuple[int, int], ...]:
+        return tuple((int(p.network_address), p.prefixlen) for p in self.pools)
+
+    def _route_inside(self, network: str, mask: str) -> bool | None:
+        """Does the route's network lie inside one of the plan's pools (None: not a network and mask)?
+
+        A plain dotted quad with a contiguous dotted mask, the common case, is tested on integers (owns()
+        runs for every route of every switch an audit reads); anything else is read by ``ipaddress``,
+        whose reading (host masks, leading zeros refused) decides.
+        """
+        plen, addr = MASK_LENS.get(mask), parse(network)
+        if plen is None or addr is None or any(len(o) > 1 and o[0] == "0" for o in network.split(".")):
+            try:
+                net = IPv4Network(f"{network}/{mask}", strict=False)
+            except ValueError:
+                return None
+            return any(net.subnet_of(p) for p in self.pools)
+        net_int = addr & MASKS[plen]
+        return any(plen >= pl and net_int & MASKS[pl] == pn for pn, pl in self._pool_ints)
 
 
 class _Said:

@@ -24,7 +24,7 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.ipv4 import aton
 from zcube_deploy.platforms import config_readers
 from zcube_deploy.platforms.facts import ConfigFacts
-from zcube_deploy.topology.bestpaths import best_routes
+from zcube_deploy.topology.bestpaths import best_routes, shared_asns
 from zcube_deploy.topology.forwarding import Network
 
 try:  # the C loader is ~10x faster on thousands of files
@@ -107,7 +107,8 @@ def _bgp_best_routes(parsed: list) -> dict[str, list[tuple[int, int, int]]]:
             if peer in speakers and local in mine and speakers[peer]["asn"] == remote_as \
                     and speakers[peer]["neighbors"].get(local) == bgp["asn"]:
                 sessions[name].append((addr, peer))
-    routes = best_routes(sessions, {name: bgp["networks"] for name, bgp in speakers.items()})
+    shared = shared_asns([{"name": name, "asn": bgp["asn"]} for name, bgp in speakers.items()])  # a ROFT's spines share one
+    routes = best_routes(sessions, {name: bgp["networks"] for name, bgp in speakers.items()}, shared_asn=shared)
     return {name: [(n, plen, nh) for n, plen, hops in rs for nh in hops] for name, rs in routes.items()}
 
 

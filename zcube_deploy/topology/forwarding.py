@@ -22,7 +22,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from zcube_deploy.ipv4 import MASKS, aton, ntoa
-from zcube_deploy.topology.bestpaths import best_routes, plan_sessions
+from zcube_deploy.topology.bestpaths import best_routes, plan_sessions, shared_asns
 
 ROUTING_KINDS = ("static", "bgp")
 RECONVERGING_KINDS = frozenset({"bgp"})  # kinds whose switches recompute their entries after a failure
@@ -65,7 +65,7 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
     out: dict[str, list[Entry]] = {}
     bgp = [sw for sw in switches if switch_mode(routing, sw) == "bgp"] if len(modes) > 1 else (switches if modes == {"bgp"} else [])
     if bgp:  # the eBGP switches' best paths among themselves (a migration stage's eBGP island)
-        best = best_routes(*plan_sessions(bgp), max_as_path=max_as_path)
+        best = best_routes(*plan_sessions(bgp), max_as_path=max_as_path, shared_asn=shared_asns(bgp))
         out = {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
     for sw in switches if "static" in modes else ():
         if len(modes) > 1 and switch_mode(routing, sw) != "static":

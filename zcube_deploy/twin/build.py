@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zcube_deploy.plan.roles import cage_of
+from zcube_deploy.plan.roles import FABRIC_END, cage_of
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
@@ -84,8 +84,8 @@ def _links(plan: dict) -> list[dict]:
     for sw in plan["switches"]:
         for itf in sw["interfaces"]:
             peer = itf["peer"]
-            if itf["kind"] == "fabric" and sw["group"] != "odd":
-                continue  # each fabric cable once, from its odd end
+            if itf["kind"] == "fabric" and FABRIC_END[sw["group"]] != "a":
+                continue  # each fabric cable once, from its a end (a ZCube odd switch, a ROFT leaf)
             links.append({"cable": itf["cable"], "kind": itf["kind"],
                           "a": {"device": sw["name"], "port": itf["name"]},
                           "b": {"device": peer["device"], "port": peer["port"]}})

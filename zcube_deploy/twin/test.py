@@ -52,14 +52,14 @@ class Ports:
         self.gpu_keys = sorted(self.gpus)
 
     def cross_group_pairs(self, n: int | None, seed: int) -> tuple[list[tuple[str, str]], int]:
-        """Ordered cross-group port pairs of each plane between different servers (all, or a seeded sample of n),
-        and how many exist. Pairs inside one server are left out: its kernel delivers them locally, they never
+        """Ordered cross-group port pairs of each plane between different servers (a ROFT's: every two ports of a plane;
+        all, or a seeded sample of n), and how many exist. Pairs inside one server are left out: its kernel delivers them locally, they never
         reach the fabric (and GPUs of one server talk over NVLink)."""
         blocks = []
         for plane in sorted({p["plane"] for p in self.by_addr.values()}):
-            odd = sorted(a for a, p in self.by_addr.items() if p["plane"] == plane and p["group"] == "odd")
-            even = sorted(a for a, p in self.by_addr.items() if p["plane"] == plane and p["group"] == "even")
-            blocks += [(odd, even), (even, odd)]
+            odd, even, leaf = ([a for a, p in sorted(self.by_addr.items()) if p["plane"] == plane and p["group"] == g]
+                               for g in ("odd", "even", "leaf"))
+            blocks += [(odd, even), (even, odd), (leaf, leaf)]  # a ROFT's ports (leaf) reach every port of their plane
         sizes = [len(a) * len(b) for a, b in blocks]
         grand = sum(sizes)
         srv = {a: p["server"] for a, p in self.by_addr.items()}
@@ -67,7 +67,8 @@ class Ports:
         for p in self.by_addr.values():
             key = (p["server"], p["plane"], p["group"])
             per_server[key] = per_server.get(key, 0) + 1
-        same = sum(c * per_server.get((s, pl, "even" if g == "odd" else "odd"), 0) for (s, pl, g), c in per_server.items())
+        partner = {"odd": "even", "even": "odd", "leaf": "leaf"}
+        same = sum(c * per_server.get((s, pl, partner[g]), 0) for (s, pl, g), c in per_server.items())
         total = grand - same
 
         def at(i):
@@ -147,11 +148,13 @@ def _probe_flows(plan: dict, state: dict, ports: Ports, fail: failures.Failure, 
             continue
         l = fabric[c]
         ends = (l["a"]["device"], l["b"]["device"])
+        # both ends carry ports (ZCube): flows between them; one end only (a ROFT leaf's uplink): flows from it to any other switch
+        both = all(any(p["switch"] == e for p in ports.by_addr.values()) for e in ends)
         for x, px in ports.by_addr.items():
             if px["switch"] not in ends:
                 continue
             for y, py in ports.by_addr.items():
-                if py["switch"] in ends and py["switch"] != px["switch"] and px["plane"] == py["plane"]:
+                if (py["switch"] in ends or not both) and py["switch"] != px["switch"] and px["plane"] == py["plane"]:
                     cands.append((x, y))
     rng = random.Random(7)
     rng.shuffle(cands)
@@ -198,7 +201,7 @@ def _dead_hops(plan: dict, fail: failures.Failure) -> tuple[dict[str, set[str]],
     prefixes: set[str] = set()
     for sw in plan["switches"]:
         if sw["name"] in fail.switches:
-            prefixes |= {sw["host_block"], f"{sw['loopback']}/32"}
+            prefixes |= {sw["host_block"], f"{sw['loopback']}/32"} - {None}  # (a ROFT spine has no host block)
             continue
         for itf in sw["interfaces"]:
             if itf["kind"] == "fabric" and (itf["cable"] in fail.cables or itf["peer"]["device"] in fail.switches):
@@ -233,7 +236,9 @@ class Check:
 
 @dataclass(frozen=True)
 class Baseline:
-    """The healthy fabric: every cross-group port pair reachable over exactly two switches."""
+    """The healthy fabric: every cross-group port pair reachable over exactly two switches (a ROFT's port pairs over
+    their predicted path: one leaf, or leaf, spine, leaf). ``fewer_than_2_switches``: pairs answered with fewer switches
+    than predicted; ``predicted_not_2_switches``: pairs whose predicted path is not the design's (ZCube 2; ROFT 1 or 3)."""
 
     pairs_tested: int
     pairs_total: int
@@ -242,13 +247,14 @@ class Baseline:
     predicted_not_2_switches: int
     examples: list[list[str]]
     seconds: float
+    expected: str = "2"  # the switches a healthy path crosses: ZCube's "2", a ROFT's "1 or 3"
 
     @property
     def ok(self) -> bool:
         return not self.unreachable and not self.fewer_than_2_switches and not self.predicted_not_2_switches
 
     def check(self) -> Check:
-        return Check("baseline: every pair reachable over exactly 2 switches", self.ok)
+        return Check(f"baseline: every pair reachable over exactly {self.expected} switches", self.ok)
 
 
 @dataclass(frozen=True)
@@ -440,23 +446,33 @@ def measure_baseline(s: Session, pairs: int | None) -> Baseline:
     """Cross-group port pairs with TTL 3 (must be answered) and TTL 2 (must not), against the predicted paths."""
     t0 = time.monotonic()
     pp, total = s.ports.cross_group_pairs(pairs, s.seed)
-    s.log(f"baseline: {len(pp)} of {total} cross-group port pairs, TTL 3 then TTL 2")
-    reach = traffic.ping_pairs(pp, s.ports.ns_of, ttl=3)
-    # TTL 2: "time exceeded" comes back from the second switch at once; an echo reply would take a millisecond or
-    # two in the twin, so 60 ms is ample and most of these fping runs only wait (hence twice the parallelism)
-    short = traffic.ping_pairs([p for p in pp if reach[p]], s.ports.ns_of, ttl=2, timeout_ms=60, retry=False,
-                               jobs=2 * traffic.JOBS)
-    t_ping = time.monotonic() - t0
+    roft = any(s.ports.by_addr[a]["group"] == "leaf" for a, _ in pp)
     fw = predict.Forwarding(s.plan)
     pred_hops = {}
     for p in pp:
         path = fw.path(*p)
         pred_hops[p] = len(path) if path else 0
+    # a pair whose path crosses h switches: TTL h + 1 must be answered, TTL h must not (ZCube: h = 2 for every pair)
+    bucket = {p: h if h >= 1 else 2 for p, h in pred_hops.items()}  # (a pair predicted unrouted is pinged as ZCube's)
+    ttls = sorted(set(bucket.values()))
+    s.log(f"baseline: {len(pp)} of {total} {'same-plane' if roft else 'cross-group'} port pairs, TTL "
+          + ", ".join(f"{h + 1} then {h}" for h in ttls))
+    reach, short = {}, {}
+    for h in ttls:
+        these = [p for p in pp if bucket[p] == h]
+        reach.update(traffic.ping_pairs(these, s.ports.ns_of, ttl=h + 1))
+        # TTL h: "time exceeded" comes back from the h-th switch at once; an echo reply would take a millisecond or
+        # two in the twin, so 60 ms is ample and most of these fping runs only wait (hence twice the parallelism)
+        short.update(traffic.ping_pairs([p for p in these if reach[p] and h > 1], s.ports.ns_of, ttl=h,
+                                        timeout_ms=60, retry=False, jobs=2 * traffic.JOBS))
+    t_ping = time.monotonic() - t0
     unreachable = [p for p in pp if not reach[p]]
-    not_two = [p for p in pp if reach[p] and short.get(p)]
-    return Baseline(pairs_tested=len(pp), pairs_total=total, unreachable=len(unreachable), fewer_than_2_switches=len(not_two),
-                    predicted_not_2_switches=sum(1 for p in pp if pred_hops[p] != 2),
-                    examples=[list(p) for p in (unreachable + not_two)[:10]], seconds=round(t_ping, 2))
+    shorter = [p for p in pp if reach[p] and short.get(p)]
+    allowed = {1, 3} if roft else {2}
+    return Baseline(pairs_tested=len(pp), pairs_total=total, unreachable=len(unreachable), fewer_than_2_switches=len(shorter),
+                    predicted_not_2_switches=sum(1 for p in pp if pred_hops[p] not in allowed),
+                    examples=[list(p) for p in (unreachable + shorter)[:10]], seconds=round(t_ping, 2),
+                    expected="1 or 3" if roft else "2")
 
 
 def _fib_watch(s: Session, f: failures.Failure) -> tuple[list[str], dict[str, set[str]], set[str]]:

@@ -596,12 +596,37 @@ def classify(plan: dict, observed: Mapping[str, Observation | Mapping], scope: s
 
 
 def check(plan: dict, observed: Mapping[str, Observation | Mapping],
-          scope: set[str] | None = None) -> tuple[list[dict], dict[str, dict[str, list[str]]]]:
+          scope: set[str] | None = None, drained: Mapping[str, set[str]] | None = None) -> tuple[list[dict], dict[str, dict[str, list[str]]]]:
     """(the findings of :func:`classify`, the switches a check could not run on: {check: {reason: [switch]}},
-    only the checks that skipped a switch)."""
+    only the checks that skipped a switch). ``drained`` (switch -> ports shut by `zcube drain`): a drained
+    port that reads up is a ``drained_up`` finding (:func:`classify_drained_up`)."""
     ctx = Context(plan, as_observations(observed), scope)
     findings = _classify(ctx)
+    if drained:
+        findings += classify_drained_up(ctx, drained)
     return findings, {k: v for k, v in ctx.not_checked.items() if v}
+
+
+def classify_drained_up(ctx: Context, drained: Mapping[str, set[str]]) -> list[dict]:
+    """A port a drain record says is shut that reads up: somebody brought it back by hand during the drain, so
+    traffic may use a switch the operator believes is out of service. (A switch whose link state was not
+    collected has its cabling check's not_checked finding already.)"""
+    out = []
+    for sw in sorted(set(drained) & ctx.scope):
+        o = ctx.obs[sw]
+        if o.lacks(Fact.LINK) is not None:
+            continue
+        for port in sorted(drained[sw]):
+            if not o.is_up(port):
+                continue
+            cid = ctx.end_of.get((sw, port), ("", ""))[0]
+            ends = [ctx.end(sw, port)] + ([ctx.end(*ctx.far(cid, sw, port))] if cid else [])
+            out.append(finding(K.DRAINED_UP, [cid] if cid else [], ends,
+                               f"{sw} {port} is up, but a drain record beside the plan (drains/) has it shut",
+                               f"shut {sw} {port} again (the drain's config: `zcube audit` lists its lines as the fix of its "
+                               f"config drift on {sw}), or, if the work is over, `zcube undrain` the element that drained it",
+                               [], expected="shut (drained)", observed="link up"))
+    return out
 
 
 def _classify(ctx: Context) -> list[dict]:

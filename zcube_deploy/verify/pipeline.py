@@ -16,6 +16,7 @@ from zcube_deploy.verify.bgp import session_counts
 from zcube_deploy.verify.classify import check, summarize
 from zcube_deploy.verify.collect import collect, replay
 from zcube_deploy.verify.report import write_reports
+from zcube_deploy.vocabulary import FindingKind
 
 
 class VerifyResult(TypedDict):
@@ -37,8 +38,8 @@ def set_aside_drained(plan: dict, findings: list[dict], drained: dict[str, set[s
         return findings, []
     cables = {i["cable"] for sw in plan["switches"] for i in sw.get("interfaces", ()) if i["name"] in drained.get(sw["name"], ())}
     keep, aside = [], []
-    for f in findings:
-        (aside if f.get("cables") and set(f["cables"]) <= cables else keep).append(f)
+    for f in findings:  # (a drained port found up is never what a drain leaves)
+        (aside if f.get("cables") and set(f["cables"]) <= cables and f["kind"] != FindingKind.DRAINED_UP else keep).append(f)
     return keep, aside
 
 
@@ -50,7 +51,7 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
 
     ``drained`` (switch -> ports shut by `zcube drain`, from the records beside the plan): a finding
     all of whose cables end on drained ports is the expected state, set aside as ``drained`` in the
-    summary, not a finding.
+    summary, not a finding; a drained port that reads up is a ``drained_up`` finding.
 
     Writes DIR/verify.json and DIR/verify.xlsx when ``out_dir`` is given. ``creds`` default to the
     credential policy of :func:`zcube_deploy.access.credentials` (``prompt`` asks for missing ones).
@@ -68,7 +69,7 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
         creds = creds or credentials(bool(lab_path), prompt)
         observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record,
                                    platform=platform)
-    findings, not_checked = check(plan, observed, set(observed))
+    findings, not_checked = check(plan, observed, set(observed), drained)
     findings, expected = set_aside_drained(plan, findings, drained or {})
     summary = summarize(findings, not_checked)
     if drained:

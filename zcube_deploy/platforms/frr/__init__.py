@@ -18,6 +18,7 @@ from typing import Callable
 from zcube_deploy.errors import RenderError
 from zcube_deploy.safety import check_description, check_name
 from zcube_deploy.templating import template
+from zcube_deploy.topology.forwarding import switch_mode
 
 TEMPLATE = "frr.conf.j2"
 PLATFORM = "frr"
@@ -46,8 +47,9 @@ def routing_mode(plan: dict) -> str:
 
 
 def daemons(plan: dict) -> tuple[str, ...]:
-    """The FRR daemons a switch of ``plan`` runs, zebra first."""
-    return DAEMONS[routing_mode(plan)]
+    """The FRR daemons a switch of ``plan`` runs, zebra first (eBGP's when any switch of the plan runs eBGP)."""
+    routing = plan.get("routing") or {"mode": routing_mode(plan)}
+    return DAEMONS["bgp" if any(switch_mode(routing, sw) == "bgp" for sw in plan["switches"]) else routing_mode(plan)]
 
 
 def _safe(kind: str, value: str, check) -> str:
@@ -75,15 +77,17 @@ def switch_view(plan: dict, sw: dict, names: Callable[[str], str] | None = None,
             "description": _safe("description", f"{peer['device']} {peer['port']} {itf['cable']}", check_description),
             "address": itf["address"], "prefix_len": itf["prefix_len"], "kind": itf["kind"],
         })
-    mode = routing_mode(plan)
+    mode = switch_mode(plan.get("routing") or {"mode": routing_mode(plan)}, sw)  # a migration stage mixes modes
     routes = []
     for rt in sw["routes"]:
         routes.append({"prefix": rt["prefix"], "next_hop": rt["next_hop"],
                        "distance": rt.get("distance") or (250 if rt.get("fallback") else None)})
     bgp = None
     if mode == "bgp":
-        # the originated host block exists in the RIB even when host ports are down (a discard route, as on RGOS)
-        routes.append({"prefix": sw["host_block"], "next_hop": "blackhole", "distance": None})
+        # the originated host block exists in the RIB even when host ports are down (a discard route, as on RGOS);
+        # a switch without hosts (a ROFT spine) originates its loopback alone
+        if sw["host_block"]:
+            routes.append({"prefix": sw["host_block"], "next_hop": "blackhole", "distance": None})
         by_name = {s["name"]: s for s in plan["switches"]}
         bfd = plan["routing"]["bfd"]
         profiles = [{"name": BFD_PROFILE, "interval_ms": int(bfd["interval_ms"]), "multiplier": int(bfd["multiplier"])}]
@@ -101,7 +105,7 @@ def switch_view(plan: dict, sw: dict, names: Callable[[str], str] | None = None,
         bgp = {
             "asn": int(sw["asn"]), "keepalive": KEEPALIVE_S, "hold": HOLD_S, "group": PEER_GROUP,
             "group_profile": SLOW_BFD_PROFILE if slow_bfd else BFD_PROFILE,
-            "neighbors": neighbors, "networks": [sw["host_block"], f"{sw['loopback']}/32"],
+            "neighbors": neighbors, "networks": [sw["host_block"]] * bool(sw["host_block"]) + [f"{sw['loopback']}/32"],
             "maximum_paths": int(plan["routing"].get("maximum_paths") or MAXIMUM_PATHS), "bfd_profiles": profiles,
             "connect_retry": CONNECT_RETRY_S,
         }

@@ -18,11 +18,14 @@ rest of the tool asks a platform (the seam, docs/platforms.md), re-exported from
   :func:`remediation`, ``SECTION_END`` (``driver.py``): the lines push would send (expand's change sets).
 - ``names.py`` (interface names and abbreviations: the one table), ``parsers.py`` (TextFSM),
   ``drain.py`` (the drain's edits), ``lab/`` (the simulated switch).
+- :func:`console_bootstrap`, :func:`access_line_refusal`, :func:`ssh_gaps` (``bootstrap.py``): the console lines
+  of a factory-fresh unit (`zcube replace`).
 - ``platform.yaml``: the managed scope, the loopback push owns, the secret patterns.
 """
 
 from __future__ import annotations
 
+from zcube_deploy.platforms.ruijie_rgos.bootstrap import access_line_refusal, console_bootstrap, ssh_gaps  # noqa: F401 (a fresh unit's console lines)
 from zcube_deploy.platforms.ruijie_rgos.commands import FACT_COMMANDS, VERIFY_COMMANDS, command_error
 from zcube_deploy.platforms.ruijie_rgos.drain import GRACEFUL_SHUTDOWN_CONFIRMED, drained_config  # noqa: F401 (the platform's drain edits)
 from zcube_deploy.platforms.ruijie_rgos.fastparse import config_facts
@@ -39,18 +42,28 @@ RUNNING_CONFIG_COMMAND = "show running-config"  # what audit compares with the r
 port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name the plan uses
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
-__all__ = ["CONFIG_SUFFIX", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
-           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "l3_facts", "long_name",
+__all__ = ["CONFIG_SUFFIX", "access_line_refusal", "console_bootstrap", "ssh_gaps", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "intended_side", "l3_facts", "long_name",
            "numbered_sections", "observe", "parse_config", "section_interface", "short_name", "top_level_lines"]
 
 
-def drift_rows(running: str, intended: str, owns=None) -> list:
-    """Config drift of ``running`` from ``intended`` inside ``owns``, as neutral rows (drift.py; audit's kinds)."""
+def drift_rows(running: str, intended, owns=None) -> list:
+    """Config drift of ``running`` from ``intended`` (the rendered config's text, or :func:`intended_side`'s
+    reading of it) inside ``owns``, as neutral rows (drift.py; audit's kinds)."""
     # start-up time: through the driver's remediation drift.py loads netmiko and napalm, which render, plan and
     # the offline commands never need
     from zcube_deploy.platforms.ruijie_rgos.drift import drift_rows as rows
 
     return rows(running, intended, owns)
+
+
+def intended_side(intended: str, owns=None):
+    """The rendered config ``intended`` read once for :func:`drift_rows` inside ``owns`` (picklable; audit keeps
+    it across runs)."""
+    # start-up time, as for drift_rows
+    from zcube_deploy.platforms.ruijie_rgos.drift import Intended
+
+    return Intended(intended, owns)
 
 
 SECTION_END = "exit"  # the line a remediation (``remediation``) sends after a section's lines

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+from zcube_deploy.platforms.ruijie_rgos.driver import remediation_from_trees, scoped_tree
 from zcube_deploy.platforms.ruijie_rgos.hconfig import strip_volatile
 
 
@@ -91,14 +91,46 @@ def scoped_sections(text: str, owns=None) -> list[str]:
     return sorted("\n".join(sec) for sec in sections if owns is None or owns(sec[0]))
 
 
-def drift_rows(running: str, intended: str, owns=None) -> list[DriftRow]:
-    """Every difference of ``running`` from ``intended`` inside ``owns``, as neutral rows.
+class Intended:
+    """The intended side of a comparison, read once: the rendered config's scoped sections (the text fast path)
+    and, when a switch has drifted, its scoped hier_config tree (built on first use, kept). Audit keeps one per
+    rendered config across its runs; hier_config's comparison only reads the intended tree, never changes it.
+    Pickled without the tree (a process pool returns these)."""
+
+    def __init__(self, text: str, owns=None):
+        self.text, self.owns = text, owns
+        self._owned: dict[str, bool] = {}  # top-level line -> inside the scope (a running config repeats the rendered lines)
+        self.sections = scoped_sections(text, self.owns_line)
+        self._tree = None
+
+    def owns_line(self, line: str) -> bool:
+        """``owns(line)``, each distinct line asked once."""
+        v = self._owned.get(line)
+        if v is None:
+            v = self._owned[line] = self.owns is None or self.owns(line)
+        return v
+
+    def tree(self):
+        if self._tree is None:
+            self._tree = scoped_tree(self.text, self.owns)
+        return self._tree
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_tree": None}
+
+
+def drift_rows(running: str, intended: str | Intended, owns=None) -> list[DriftRow]:
+    """Every difference of ``running`` from ``intended`` inside ``owns``, as neutral rows (``intended``: the
+    rendered config's text, or an :class:`Intended` read once, whose scope is its own).
 
     The common case first: when both configs hold the same sections, text for text, inside the scope,
     there is no difference (the same sections make the same trees) and hier_config is not needed."""
-    if scoped_sections(running, owns) == scoped_sections(intended, owns):
+    if not isinstance(intended, Intended):
+        intended = Intended(intended, owns)
+    if scoped_sections(running, intended.owns_line) == intended.sections:
         return []
-    return classify(remediation_lines(running, intended, owns), running_sections(running))
+    remediation = remediation_from_trees(scoped_tree(running, intended.owns), intended.tree())
+    return classify(remediation, running_sections(running))
 
 
 def classify(remediation: list[str], running: dict[str, list[str]]) -> list[DriftRow]:

@@ -109,8 +109,12 @@ def remediation_lines(running: str, intended: str, owns=None) -> list[str]:
     With ``owns`` (a test on a top-level line, e.g. ``ManagedScope.owns``) both sides are cut to the
     sections it accepts first, so nothing outside them is ever negated or rewritten.
     """
-    wf = WorkflowRemediation(scoped_tree(running, owns), scoped_tree(intended, owns))
-    remediation = wf.remediation_config
+    return remediation_from_trees(scoped_tree(running, owns), scoped_tree(intended, owns))
+
+
+def remediation_from_trees(running, intended) -> list[str]:
+    """:func:`remediation_lines` of two trees already parsed and scoped (:func:`scoped_tree`); neither is changed."""
+    remediation = WorkflowRemediation(running, intended).remediation_config
     _keep_overwritten_in_place(remediation)
     return _cli_lines(remediation)
 

@@ -27,21 +27,25 @@ VOLATILE = (
 )
 
 
-_VOLATILE_RE = re.compile("|".join(f"(?:{v})" for v in VOLATILE))
+_VOLATILE_RE = re.compile("|".join(f"(?:{v})" for v in VOLATILE))  # the rule; strip_volatile tests it with string methods
+_HEADS = ("Building configuration", "Current configuration", "version ")
 
 
 _ONE_LINE_BANNER = re.compile(r"^banner (\S+ )?(\^C|\S)(?=.*\2\s*$)")
 
 
 def strip_volatile(text: str) -> str:
-    """Drop volatile and default lines, and CRs, in one pass (faster than per-line rules).
+    """Drop volatile and default lines (``VOLATILE``), blank lines and CRs, in one pass.
 
     A banner on one line (``banner motd ^Ctext^C``) is kept as one ordinary line: hier_config would
-    otherwise wait for a closing line that never comes.
+    otherwise wait for a closing line that never comes. The lines dropped are exactly those
+    ``_VOLATILE_RE`` matches, tested with string methods (twice as fast: audit strips every running
+    and rendered config; tests/test_push_scope.py proves the two the same).
     """
     out = []
     for line in text.replace("\r", "").splitlines():
-        if not line.strip() or _VOLATILE_RE.match(line):
+        rest = line.lstrip()
+        if not rest or rest[0] == "!" or rest == "no shutdown" or line == "end" or line.startswith(_HEADS):
             continue
         if line.startswith("banner ") and _ONE_LINE_BANNER.match(line):
             line = "banner\t" + line[len("banner "):]
@@ -134,5 +138,27 @@ def l3_facts(config_text: str) -> dict:
 
 
 def top_level_lines(config_text: str) -> list[str]:
-    """The top-level lines of an RGOS config (volatile lines and comments dropped)."""
+    """The top-level lines of an RGOS config (volatile lines and comments dropped), as hier_config reads them
+    (spacing normalised), without building its tree: audit asks this of every rendered config. A config with a
+    banner (its lines are one top-level line there), a duplicate top-level line or an indented first line is read
+    by hier_config itself.
+
+    >>> top_level_lines("hostname  A\\n!\\ninterface X 0/1\\n description d\\nend\\n")
+    ['hostname A', 'interface X 0/1']
+    """
+    text = strip_volatile(config_text)
+    tops: list[str] = []
+    seen: set[tuple[int, str]] = set()  # (section, line): no two alike, so no two siblings alike (hier_config refuses those)
+    if "banner" not in text and text[:1] not in (" ", "\t"):  # (else hier_config's banner and indentation rules decide)
+        for line in text.splitlines():
+            norm = " ".join(line.split())
+            top = line[0] not in " \t"
+            key = (-1 if top else len(tops), norm)
+            if key in seen:
+                break
+            seen.add(key)
+            if top:
+                tops.append(norm)
+        else:
+            return tops
     return [c.text for c in parse_config(config_text).children]

@@ -279,22 +279,7 @@ class Model:
         r = self.configs[name].bgp
         out: dict[IPv4Network, list[Session]] = {}
         if r is not None and name in self.adj:
-            dist, first = {name: 0}, {}
-            frontier = []
-            for nb in self.adj[name]:
-                dist[nb], first[nb] = 1, {nb}
-                frontier.append(nb)
-            while frontier:
-                nxt = []
-                for u in frontier:
-                    for v in self.adj.get(u, ()):
-                        if v not in dist:
-                            dist[v] = dist[u] + 1
-                            first[v] = set(first[u])
-                            nxt.append(v)
-                        elif dist[v] == dist[u] + 1:
-                            first[v] |= first[u]
-                frontier = nxt
+            dist, first = self._walk(name)
             own = self.rib_prefixes(name) | set(self.originated(name))
             rank = {nb: (_ip_key(self.router_id(nb)), nb) for nb in self.adj[name]}  # tie-break: lowest router ID
             links = {nb: sorted(ss, key=lambda s: _ip_key(s.neighbor)) for nb, ss in self.adj[name].items()}
@@ -316,6 +301,51 @@ class Model:
                 out[net] = sess if cap is None else sess[:cap]
         self._routes[key] = out
         return out
+
+    def _shared_asns(self) -> dict[str, int]:
+        """Switch -> its ASN where another switch has the same one (the spines of a ROFT plane)."""
+        asn = {n: c.bgp.asn for n, c in self.configs.items() if c.bgp is not None}
+        count: dict[int, int] = {}
+        for a in asn.values():
+            count[a] = count.get(a, 0) + 1
+        return {n: a for n, a in asn.items() if count[a] > 1}
+
+    def _walk(self, name: str) -> tuple[dict[str, int], dict[str, set[str]]]:
+        """(hops to every switch, the first hops from ``name`` on its shortest paths): one breadth-first walk over the
+        Established sessions, by (switch, the shared ASNs on the path so far). A path never holds an ASN twice (a
+        switch refuses an update with its own AS): with every ASN a switch's own that is the plain walk; the spines
+        of a ROFT plane share one, so no path crosses two of them."""
+        shared = self._shared_asns()
+        start = frozenset({shared[name]}) if name in shared else frozenset()
+        dist, first = {name: 0}, {}
+        state_first: dict[tuple[str, frozenset], set[str]] = {}
+        frontier = []
+        for nb in self.adj[name]:
+            if shared.get(nb) in start:
+                continue
+            key = (nb, start | {shared[nb]} if nb in shared else start)
+            state_first[key] = {nb}
+            frontier.append(key)
+        depth = 1
+        while frontier:
+            for v, _ in frontier:
+                if v not in dist:
+                    dist[v], first[v] = depth, set()
+                if dist[v] == depth:
+                    first[v] |= state_first[(v, _)]
+            nxt: dict[tuple[str, frozenset], set[str]] = {}
+            for u, asns in frontier:
+                for v in self.adj.get(u, ()):
+                    if v == name or shared.get(v) in asns:
+                        continue
+                    key = (v, asns | {shared[v]} if v in shared else asns)
+                    if key in state_first:
+                        continue
+                    nxt.setdefault(key, set()).update(state_first[(u, asns)])
+            state_first.update(nxt)
+            frontier = list(nxt)
+            depth += 1
+        return dist, first
 
     def received(self, name: str) -> dict[str, int]:
         """Prefixes usable through each Established neighbour address (equal-best candidates, before the multipath cut)."""

@@ -64,6 +64,8 @@ def plan_drifts(plan: dict, intended: dict[str, str], count: int, seed: int = 0,
         sw = rng.choice(switches)
         if kind == "stray_route":
             net = IPv4Network((int(pool.network_address) + 16 * rng.randrange(pool.num_addresses // 16), 28))
+            if str(net.network_address) in planned_prefixes:  # a pool the plan fills: a host route inside a planned /28
+                net = IPv4Network((int(net.network_address) + 1 + rng.randrange(14), 32))
             hop = str(fabric.network_address + 2 * rng.randrange(fabric.num_addresses // 2) + 1)
             line = f"ip route {net.network_address} {net.netmask} {hop}"
             if str(net.network_address) in planned_prefixes or (sw, line) in used:

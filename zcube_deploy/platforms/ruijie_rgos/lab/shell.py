@@ -21,7 +21,8 @@ from zcube_deploy.platforms.ruijie_rgos.lab.router import _ip as _is_ip  # one d
 from zcube_deploy.platforms.ruijie_rgos.lab.shows import show_interface_status, show_ip_route, show_version
 from zcube_deploy.platforms.ruijie_rgos.lab.state import DEFAULT_HOSTNAME, VERSION, Interface, SwitchState, Verbatim, _remove
 
-__all__ = ["DEFAULT_HOSTNAME", "INCOMPLETE", "INVALID", "VERSION", "Interface", "Session", "SwitchState", "Verbatim", "load_baseline"]
+__all__ = ["DEFAULT_HOSTNAME", "INCOMPLETE", "INVALID", "VERSION", "Interface", "Session", "SwitchState", "Verbatim", "console_paste",
+           "load_baseline"]
 
 # Commands the lab does not model but accepts and keeps verbatim, in place, with their sub-commands
 # (a site baseline: users, AAA, SNMP, NTP, logging, banners, ACLs, vty lines, routing protocols ...).
@@ -60,7 +61,7 @@ def _plen(mask: str) -> int | None:
 class Session:
     """One CLI session (one SSH shell) on a switch. ``feed(line)`` returns the text to send back."""
 
-    def __init__(self, state: SwitchState, enable_secret: str, lldp: Callable[[SwitchState, bool], str],
+    def __init__(self, state: SwitchState, enable_secret: str | None, lldp: Callable[[SwitchState, bool], str],
                  link_up: Callable[[SwitchState, str], bool], ask_password_change: bool = False,
                  reject: list[str] | None = None, routing: Callable | None = None, write_fault: str | None = None,
                  sublines: str = "reject"):
@@ -300,6 +301,9 @@ class Session:
         if self.mode in ("config", "config-if"):
             raise _CliError(self._invalid(line, 0))
         if self.mode == "enable":
+            return ""
+        if self.secret is None:  # no enable password configured (a factory-fresh unit's console)
+            self.mode = "enable"
             return ""
         self.awaiting = "enable_password"
         return ""
@@ -657,3 +661,24 @@ def load_baseline(sw: SwitchState, text: str) -> None:
     sw.config_log.clear()
     sw.region = "mid"
     sw.startup = sw.running_config(header=False)
+
+
+def console_paste(sw: SwitchState, lines: list[str], enable_secret: str | None = None) -> list[tuple[int, str, str]]:
+    """Lines pasted at the switch's serial console, one by one through the CLI, from the user prompt on.
+
+    ``enable_secret`` None: ``enable`` asks no password (a unit with no enable password configured). A
+    top-level line typed in a sub-mode is taken in global configuration mode (the CLI leaves the
+    sub-mode first, as it does for a global command in interface mode). A rejected line does not stop
+    the paste (a technician's paste runs on): returns (line number, line, the CLI's error) of each.
+    """
+    sess = Session(sw, enable_secret=enable_secret, lldp=lambda *_: "", link_up=lambda *_: True)
+    rejected = []
+    for n, raw in enumerate(lines, 1):
+        words = raw.split()
+        if words and raw[0] not in " \t" and not words[0].startswith("!") and words[0].lower() not in ("exit", "end"):
+            while sess.mode in ("config-if", "config-sub"):
+                sess.feed("exit")
+        reply = sess.feed(raw)
+        if "%" in reply:
+            rejected.append((n, raw, reply.strip().splitlines()[-1]))
+    return rejected

@@ -1,0 +1,228 @@
+"""`zcube replace PLAN SWITCH`: a dead switch's successor, a factory-fresh unit of the same model, brought into the fabric.
+
+The plan is deterministic, so the new unit's configuration is the failed unit's rendered one; only the
+management bootstrap is new (lifecycle.md: same intent, new serial and MAC). The steps, for that one
+switch and no other:
+
+1. ``bootstrap``: the console lines for the unit (the platform's ``console_bootstrap``: hostname,
+   management address and gateway from the plan, the site's access lines from the operator's
+   file, each checked: access.py), written 0600 to ``DIR/replace/SWITCH/bootstrap.txt``;
+2. ``reach``: the unit answers on its management address (NAPALM ``get_facts``: its serial, its
+   hostname) once a technician has pasted the bootstrap at its console; until then the run stops
+   here (exit 1) and says so, or waits ``wait_s`` seconds for it;
+3. ``push``: push's own path (backup, diff, management guard, apply, read back, save or roll
+   back, inside the managed scope) with a target list of one;
+4. ``verify``: ``zcube verify --only SWITCH`` (LLDP against the plan, whatever chassis id the new
+   unit announces; interfaces; routes; BGP sessions in mode bgp).
+
+A drained switch (a drain record beside the plan names its ports) comes back drained: the pushed
+config is the rendered one with the drains' edits (the platform's ``drained_config``), verify sets
+their ports aside, the records stay, and the operator undrains when ready (docs/replace.md).
+Every session goes to SWITCH's endpoint only; the report lists the switches contacted.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for
+from zcube_deploy.drain.run import graceful_now, read_records, shut_now
+from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.ipv4 import dotted_mask
+from zcube_deploy.platforms import napalm_driver, platform_module
+from zcube_deploy.push.candidate import control_character
+from zcube_deploy.push.options import PushOptions
+from zcube_deploy.push.runner import push_all
+from zcube_deploy.push.targets import Target, select_targets
+from zcube_deploy.replace.access import read_access_lines
+from zcube_deploy.safety import redact_secrets, write_private
+from zcube_deploy.verify.pipeline import run_verify
+
+WORK = "replace"  # DIR/replace/SWITCH/: bootstrap.txt, backups/, push/, push-report.json, verify/, replace.json
+POLL_S = 2.0  # how often a run with --wait tries the unit again
+MAX_NAMES = 64  # switch names listed when SWITCH is not one of the plan's
+
+
+@dataclass
+class ReplaceOptions:
+    configs_dir: Path
+    lab_path: str | None = None
+    known_hosts: str | None = None
+    dry_run: bool = False
+    access_lines: str | None = None  # the operator's file of site lines (users, AAA, vty, SSH ...)
+    timeout: float = 30
+    wait_s: float = 0.0  # wait this long for the unit to answer (the technician pasting the bootstrap)
+    new_host_key: bool = False  # forget the switch's pinned SSH host key and pin the new unit's on first contact
+    settle_s: float = 0.0  # after the push, before verify (LLDP and sessions come up)
+
+
+def plan_switch(plan: dict, name: str) -> dict:
+    """The plan's switch ``name``; an input error listing the plan's switches otherwise."""
+    for sw in plan["switches"]:
+        if sw["name"] == name:
+            return sw
+    names = [s["name"] for s in plan["switches"]]
+    shown = ", ".join(names[:MAX_NAMES]) + (f" ... ({len(names)} switches)" if len(names) > MAX_NAMES else "")
+    raise InputErrors(Problem("SWITCH", f"{name!r} is not a switch of the plan", f"the plan's switches: {shown}"))
+
+
+def drain_edits(plan: dict, plan_dir: Path, name: str) -> tuple[tuple[str, ...], bool, list[str]]:
+    """(ports shut by drains on ``name``, graceful shutdown on, the drain records that say so) from the records
+    beside the plan."""
+    shut: set[str] = set()
+    graceful, records = False, []
+    for doc in read_records(plan_dir, plan):
+        ports = shut_now(doc).get(name, ())
+        on = name in graceful_now(doc)
+        if ports or on:
+            shut.update(ports)
+            graceful = graceful or on
+            records.append(doc["element"])
+    return tuple(sorted(shut)), graceful, records
+
+
+def bootstrap_text(plan: dict, sw: dict, access: list[str]) -> tuple[str, list[str]]:
+    """(the console bootstrap of ``sw``'s new unit, its lines) from the plan and the checked access lines."""
+    pm = platform_module(plan["cluster"]["platform"])
+    settings = plan["settings"]
+    lines = pm.console_bootstrap(sw["name"], plan["models"]["switch"]["mgmt_interface"], sw["mgmt_address"],
+                                 dotted_mask(settings["mgmt_prefix_len"]), settings.get("mgmt_gateway"), access)
+    bad = [f"{line!r}: {why}" for line in lines if (why := control_character(line))]
+    if bad:  # the plan's own fields are checked when planned: this is a defence, not an expected path
+        raise InputErrors([Problem("bootstrap", b) for b in bad], "the bootstrap would carry unsafe lines; nothing was written")
+    return "\n".join(lines) + "\n", lines
+
+
+def probe(target: Target, creds: Credentials, known_hosts: str | None, timeout: float, pin_new_key: bool = False) -> dict:
+    """Does the unit answer on its management endpoint? {"reachable": bool, "serial", "hostname"} or the error.
+    ``pin_new_key``: accept the key it presents and pin it in ``known_hosts`` (its old line already forgotten)."""
+    drv = napalm_driver(target.platform)(target.host, creds.username, creds.password, timeout=int(timeout),
+                                         optional_args={"port": target.port, "secret": creds.secret, "known_hosts": known_hosts,
+                                                        "trust_on_first_use": pin_new_key})
+    try:
+        drv.open()
+    except Exception as exc:  # noqa: BLE001 (any connection failure: the unit is not reachable yet)
+        return {"reachable": False, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]}
+    try:
+        facts = drv.get_facts()
+        return {"reachable": True, "serial": facts.get("serial_number", ""), "hostname": facts.get("hostname", "")}
+    finally:
+        drv.close()
+
+
+def host_keys(target: Target, known_hosts: str | None, opts: ReplaceOptions) -> tuple[str | None, int]:
+    """(the known_hosts file the run uses, lines forgotten): with ``new_host_key`` the switch's pinned key goes (in a
+    dry run from a copy, so nothing changes) and the new unit's is pinned on the first contact."""
+    if not opts.new_host_key:
+        return known_hosts, 0
+    path = known_hosts_for(known_hosts, True)
+    if opts.dry_run:
+        copy = Path(tempfile.mkdtemp(prefix="zcube-replace-kh-")) / "known_hosts"
+        if Path(path).exists():
+            shutil.copyfile(path, copy)
+        path = str(copy)
+    return path, forget_host_key(path, target.host, target.port)
+
+
+def _wait_for(target: Target, creds: Credentials, known_hosts: str | None, opts: ReplaceOptions, say) -> dict:
+    deadline = time.monotonic() + opts.wait_s
+    while True:
+        seen = probe(target, creds, known_hosts, opts.timeout, pin_new_key=opts.new_host_key)
+        if seen["reachable"] or time.monotonic() >= deadline:
+            return seen
+        say(f"{target.name}: not reachable yet ({seen['error'][:80]}); trying again in {POLL_S:g} s")
+        time.sleep(POLL_S)
+
+
+def _inputs(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions) -> tuple:
+    """(the push target, the access lines, (the lab's endpoints, known_hosts), the drains' edits): every input
+    problem of the run at once (exit 2), before anything is written or sent."""
+    problems: list[Problem] = []
+
+    def checked(fn, *args):
+        try:
+            return fn(*args)
+        except InputErrors as exc:
+            problems.extend(exc.problems)
+            return None
+
+    targets = checked(select_targets, plan, opts.configs_dir, name, None)
+    target = targets[0] if targets else None
+    access = checked(read_access_lines, opts.access_lines, target.scope if target else None,
+                     plan["models"]["switch"]["mgmt_interface"], plan["cluster"]["platform"])
+    reach = checked(endpoints, opts.lab_path, opts.known_hosts)
+    drains = checked(drain_edits, plan, plan_dir, name)
+    if reach and reach[0] is not None and name not in reach[0]:
+        problems.append(Problem("--lab", f"{name} is not in the lab"))
+    if problems:
+        raise InputErrors(problems, "cannot replace; nothing was written or sent")
+    if reach[0] is not None:
+        target = replace(target, host=reach[0][name][0], port=reach[0][name][1])
+    return target, access, reach, drains
+
+
+def replace_switch(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions, creds: Credentials, say=print) -> dict:
+    """Bring ``name``'s new unit into the fabric (the module's steps); returns the report (written as replace.json)."""
+    sw = plan_switch(plan, name)
+    platform = plan["cluster"]["platform"]
+    target, access, (eps, known_hosts), (shut, graceful, drains) = _inputs(plan, plan_dir, name, opts)
+    if drains:
+        target = replace(target, intended=platform_module(platform).drained_config(target.intended, shut, graceful))
+    text, lines = bootstrap_text(plan, sw, access)
+    work = Path(tempfile.mkdtemp(prefix="zcube-replace-")) if opts.dry_run else Path(opts.configs_dir) / WORK / name
+    console = f"zcube lab console {Path(opts.lab_path).parent} {name} --file FILE" if opts.lab_path else "its serial console"
+    report: dict = {"switch": name, "dry_run": opts.dry_run, "endpoint": f"{target.host}:{target.port}", "console": console,
+                    "bootstrap": {"lines": len(lines), "access_lines": len(access),
+                                  "warnings": platform_module(platform).ssh_gaps(access) if opts.access_lines else
+                                  ["no --access-lines: the bootstrap gives the unit no user and no SSH server"]},
+                    "drained": {"records": drains, "ports": list(shut), "graceful_shutdown": graceful}, "contacted": [name]}
+    if opts.dry_run:
+        report["bootstrap"]["text"] = redact_secrets(text, platform)
+    else:
+        write_private(work / "bootstrap.txt", text)  # the site's access lines may hold secrets: the operator's file, 0600
+        report["bootstrap"]["path"] = str(work / "bootstrap.txt")
+        report["console"] = console.replace("FILE", str(work / "bootstrap.txt"))
+    known_hosts, forgotten = host_keys(target, known_hosts, opts)
+    if opts.new_host_key:
+        report["host_key"] = {"known_hosts": known_hosts if not opts.dry_run else "(a copy)", "forgotten": forgotten}
+    seen = _wait_for(target, creds, known_hosts, opts, say)
+    report["unit"] = seen
+    if not seen["reachable"]:
+        if "SSH host key" in seen["error"]:
+            report["status"] = "host key refused"
+            seen["hint"] = "a new unit presents a new SSH host key: run again with --new-host-key to forget the old one and pin the new"
+        else:
+            report["status"] = "would bootstrap" if opts.dry_run else "waiting for the console bootstrap"
+        return _finish(report, work, opts)
+    push = push_all([target], creds, PushOptions(dry_run=opts.dry_run, known_hosts=known_hosts, timeout=opts.timeout), work)
+    dev = push["devices"][0]
+    report["contacted"] = sorted({name, *(d["name"] for d in push["devices"])})  # the push's targets: this switch only
+    report["push"] = {k: dev.get(k) for k in ("status", "lines_changed", "error", "diff", "backup")}
+    if opts.dry_run or not push["ok"]:
+        report["status"] = "would replace" if opts.dry_run and push["ok"] else f"push {dev['status']}"
+        return _finish(report, work, opts)
+    time.sleep(opts.settle_s)
+    v = run_verify(plan, str(work / "verify"), lab_path=opts.lab_path, known_hosts=known_hosts, only=name, creds=creds,
+                   timeout=opts.timeout, drained={name: set(shut)} if shut else None)
+    report["contacted"] = sorted({*report["contacted"], *(v["errors"] or {}), *([name] if v["summary"]["switches_verified"] else [])})
+    report["verify"] = {"findings": len(v["findings"]), "kinds": sorted({f["kind"] for f in v["findings"]}),
+                        "unreachable": v["errors"], "set_aside": (v["summary"].get("drained") or {}).get("findings_set_aside", 0),
+                        "path": str(work / "verify" / "verify.json")}
+    clean = not v["findings"] and not v["errors"]
+    report["status"] = ("replaced, drained" if drains else "replaced") if clean else "replaced, verify found problems"
+    return _finish(report, work, opts)
+
+
+OK_STATUSES = ("replaced", "replaced, drained", "would bootstrap", "would replace")
+
+
+def _finish(report: dict, work: Path, opts: ReplaceOptions) -> dict:
+    report["ok"] = report["status"] in OK_STATUSES
+    if not opts.dry_run:
+        (work / "replace.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return report
