@@ -112,6 +112,8 @@ def _future_legs(inv: ResolvedInventory, acc: dict, where: dict, length) -> list
     """(estimated length, switch cage) of every host port the capacity's GPUs not installed yet will use,
     where the place of their server is known (the wiring rule of zcube.md section 3)."""
     sz = acc["sizing"]
+    if isinstance(sz, dict):  # a ROFT's sizing (designs/roft): its growth's cages are not projected (docs/roft.md)
+        return []
     G, S, K = sz.gpus_per_server, sz.S, sz.K
     installed = len(inv.servers)
     if inv.capacity_servers <= installed:
