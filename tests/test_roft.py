@@ -381,3 +381,66 @@ def test_roft_twin_end_to_end(tmp_path, small_build):
             r = run_zcube("twin", "down", str(d))
             assert r.returncode == 0, r.stderr
     assert not [n for n in netns.existing_namespaces() if n.startswith(state["prefix"])]
+
+
+def mixed_plan(zcube: dict, roft_plan: dict) -> dict:
+    """A plan holding a static ZCube (lab-64) and an eBGP ROFT (roft-small) side by side, as a migration stage holds
+    its two islands: the ROFT's servers and cables renamed apart, its switches on their own routing_mode."""
+    r = json.loads(json.dumps(roft_plan))
+    ren = {s["name"]: "r" + s["name"] for s in r["servers"]}
+    cid = {c["id"]: "R" + c["id"] for c in r["cables"]}
+    for s in r["servers"]:
+        s["name"], s["index"] = ren[s["name"]], s["index"] + len(zcube["servers"])
+        for n in s["nics"]:
+            n["cable"] = cid[n["cable"]]
+    for c in r["cables"]:
+        c["id"] = cid[c["id"]]
+        c["a"]["device"] = ren.get(c["a"]["device"], c["a"]["device"])
+    for sw in r["switches"]:
+        sw["routing_mode"] = "bgp"
+        for i in sw["interfaces"]:
+            i["cable"] = cid[i["cable"]]
+            i["peer"]["device"] = ren.get(i["peer"]["device"], i["peer"]["device"])
+    p = json.loads(json.dumps(zcube))
+    p["design"] = "stage"
+    for k in ("switches", "servers", "cables"):
+        p[k] += r[k]
+        p["counts"][k] = len(p[k])
+    p["port_maps"] = {"odd": zcube["port_map"], "even": zcube["port_map"], **r["port_maps"]}
+    p["routing"].update({k: r["routing"][k] for k in ("asn_base", "asn_last", "maximum_paths")})
+    p["layout"]["racks"] += [x for x in r["layout"]["racks"] if x["name"] not in {y["name"] for y in zcube["layout"]["racks"]}]
+    p["counts"].update(host_cables=sum(c["kind"] == "host" for c in p["cables"]), fabric_cables=sum(c["kind"] == "fabric" for c in p["cables"]),
+                       gpus=zcube["counts"]["gpus"] + r["counts"]["gpus"])
+    p["sizing"].update(installed_servers=len(p["servers"]), installed_gpus=p["counts"]["gpus"])
+    p["addressing"]["other_pools"] = [r["addressing"][k] for k in ("host_pool", "fabric_pool", "loopback_pool")]
+    return p
+
+
+@pytest.mark.lab  # about 15 s: 34 switches pushed over SSH
+def test_a_mixed_plan_works_switch_by_switch(lab64_plan, small_plan, tmp_path):
+    """ZCube switches (static) and ROFT switches (eBGP) in one plan: read back consistent, rendered each by its role and
+    mode, cabled, pushed to a lab and verified clean."""
+    from zcube_deploy.lab.server import lab_credentials, running_lab
+    from zcube_deploy.push import Credentials, PushOptions, push_all, select_targets
+    from zcube_deploy.verify.classify import classify
+    from zcube_deploy.verify.collect import collect
+
+    path = write_plan(mixed_plan(lab64_plan, small_plan), tmp_path)
+    plan = read_plan(path)
+    r = run_zcube("render", str(path), "-o", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    odd, leaf, spine = ((tmp_path / "configs" / f"{n}.cfg").read_text() for n in ("ZC-O001", "R-L001", "R-S001"))
+    assert "router bgp" not in odd and odd.count("\nip route ") > 1
+    assert "router bgp" in leaf and "router bgp" in spine and "TwoHundredGigabitEthernet" not in spine.split("router bgp")[0]
+    r = run_zcube("cabling", str(path), "-o", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    creds = Credentials(*lab_credentials())
+    with running_lab(plan, faults={"cabling": []}, out_dir=tmp_path / "lab") as lb:
+        kh = str(tmp_path / "lab" / "known_hosts")
+        rep = push_all(select_targets(plan, tmp_path, None, lb.endpoints), creds, PushOptions(concurrency=8, known_hosts=kh), tmp_path)
+        assert rep["ok"], rep["summary"]
+        obs, err = collect([(n, *lb.endpoints[n]) for n in sorted(lb.endpoints)], creds, kh, concurrency=8)
+        assert not err
+        assert classify(plan, obs) == []
+        states = [s["state"] for n, o in obs.items() if n.startswith("R-") for s in o["bgp"]["sessions"].values()]
+        assert states and set(states) == {"Established"}

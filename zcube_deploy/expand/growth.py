@@ -93,6 +93,21 @@ def _fabric(old: dict, new: dict, problems: list[Problem]) -> None:
             problems.append(_changed(f"layout.racks[{r['name']}]", f"rack {r['name']}", _fields(r, racks[r["name"]])))
 
 
+def _kept(path: str, old_rows: list[dict], new_rows: list[dict], key, what, problems: list[Problem]) -> list:
+    """Each row of ``old_rows`` (by ``key``) still in ``new_rows`` unchanged, else a problem at ``path[key]``
+    (``what(row)`` names it); returns the keys ``new_rows`` adds, in their order."""
+    now = {key(r): r for r in new_rows}
+    had = set()
+    for r in old_rows:
+        k = key(r)
+        had.add(k)
+        if k not in now:
+            problems.append(_gone(f"{path}[{k}]", what(r)))
+        elif now[k] != r:
+            problems.append(_changed(f"{path}[{k}]", what(r), _fields(_flat(r), _flat(now[k]))))
+    return [k for k in now if k not in had]
+
+
 def _switches(old: dict, new: dict, problems: list[Problem]) -> tuple[dict[str, list[str]], dict[str, int]]:
     by_name = {s["name"]: s for s in new["switches"]}
     gained: dict[str, list[str]] = {}
@@ -107,25 +122,14 @@ def _switches(old: dict, new: dict, problems: list[Problem]) -> tuple[dict[str, 
         diff = _fields(sw, now, ("interfaces", "routes"))
         if diff:
             problems.append(_changed(path, f"switch {name}", diff))
-        itfs = {i["name"]: i for i in now["interfaces"]}
-        for itf in sw["interfaces"]:
-            if itf["name"] not in itfs:
-                problems.append(_gone(f"{path}.interfaces[{itf['name']}]", f"{name} {itf['name']} ({itf['cable']})"))
-            elif itfs[itf["name"]] != itf:
-                problems.append(_changed(f"{path}.interfaces[{itf['name']}]", f"{name} {itf['name']}",
-                                         _fields(_flat(itf), _flat(itfs[itf["name"]]))))
-        added = sorted(itfs.keys() - {i["name"] for i in sw["interfaces"]})
+        added = _kept(f"{path}.interfaces", sw["interfaces"], now["interfaces"], lambda i: i["name"],
+                      lambda i, n=name: f"{n} {i['name']} ({i['cable']})", problems)
         if added:
-            gained[name] = added
-        before = {(r["prefix"], r["next_hop"]): r for r in sw["routes"]}
-        after = {(r["prefix"], r["next_hop"]): r for r in now["routes"]}
-        for key, r in before.items():
-            if key not in after:
-                problems.append(_gone(f"{path}.routes[{key[0]} via {key[1]}]", f"route {key[0]} via {key[1]} on {name}"))
-            elif after[key] != r:
-                problems.append(_changed(f"{path}.routes[{key[0]} via {key[1]}]", f"route {key[0]} via {key[1]} on {name}", _fields(r, after[key])))
-        if len(after.keys() - before.keys()):
-            routes_gained[name] = len(after.keys() - before.keys())
+            gained[name] = sorted(added)
+        routes = _kept(f"{path}.routes", sw["routes"], now["routes"], lambda r: f"{r['prefix']} via {r['next_hop']}",
+                       lambda r, n=name: f"route {r['prefix']} via {r['next_hop']} on {n}", problems)
+        if routes:
+            routes_gained[name] = len(routes)
     return gained, routes_gained
 
 
@@ -151,27 +155,14 @@ def _servers(old: dict, new: dict, problems: list[Problem]) -> list[str]:
         diff = _fields(srv, now, ("nics",))
         if diff:
             problems.append(_changed(path, f"server {srv['name']}", diff))
-        nics = {n["port"]: n for n in now["nics"]}
-        for nic in srv["nics"]:
-            if nic["port"] not in nics:
-                problems.append(_gone(f"{path}.nics[{nic['port']}]", f"{srv['name']} {nic['port']}"))
-            elif nics[nic["port"]] != nic:
-                problems.append(_changed(f"{path}.nics[{nic['port']}]", f"{srv['name']} {nic['port']}", _fields(nic, nics[nic["port"]])))
+        _kept(f"{path}.nics", srv["nics"], now["nics"], lambda n: n["port"], lambda n, s=srv["name"]: f"{s} {n['port']}", problems)
     known = {s["name"] for s in old["servers"]}
     return [s["name"] for s in new["servers"] if s["name"] not in known]
 
 
 def _cables(old: dict, new: dict, problems: list[Problem]) -> list[str]:
-    by_id = {c["id"]: c for c in new["cables"]}
-    for c in old["cables"]:
-        path = f"cables[{c['id']}]"
-        now = by_id.get(c["id"])
-        if now is None:
-            problems.append(_gone(path, f"cable {c['id']} ({c['a']['device']} {c['a']['port']} <-> {c['b']['device']} {c['b']['port']})"))
-        elif now != c:
-            problems.append(_changed(path, f"cable {c['id']}", _fields(_flat(c), _flat(now))))
-    known = {c["id"] for c in old["cables"]}
-    return [c["id"] for c in new["cables"] if c["id"] not in known]
+    return _kept("cables", old["cables"], new["cables"], lambda c: c["id"],
+                 lambda c: f"cable {c['id']} ({c['a']['device']} {c['a']['port']} <-> {c['b']['device']} {c['b']['port']})", problems)
 
 
 def compare_growth(old: dict, new: dict) -> Growth:

@@ -13,12 +13,13 @@ pings port pairs between the existing GPUs without pause:
 Before anything is sent the two FRR renders are compared: every section of the old one must be in
 the new one unchanged (the twin's own add-only check). Measured: echoes lost between existing GPUs
 from the first new namespace to the end (target 0), the prober's lag, new port pairs answering.
-twin.json then describes the grown twin (its namespaces, interfaces, links), so `zcube twin down`
-removes all of it.
+The measurement is written to DIR/expand.json; twin.json then describes the grown twin (its
+namespaces, interfaces, links), so `zcube twin down` removes all of it.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -43,6 +44,7 @@ ORDERS = {
               "whole interface blocks would)",
 }
 BOUNCE_S = 0.5
+REPORT = "expand.json"  # the measurement, in the twin's folder
 
 
 def _blocks(text: str) -> dict[str, list[str]]:
@@ -168,12 +170,15 @@ def measure_expansion(old: dict, new: dict, new_plan_path: str, twin_dir: str | 
     finally:
         result = prober.stop()
     lost_during = sum(p.lost_between(t0, time.time()) for p in result.pairs)
-    return {"order": order, "servers_added": len(servers), "cables_added": len(links), "switches_pushed": len(changes),
+    lag = {st["step"]: result.max_lag_between(st["start"], st["end"]) for st in steps}
+    doc = {"order": order, "servers_added": len(servers), "cables_added": len(links), "switches_pushed": len(changes),
             "lines_pushed": sum(len(c) for c in changes.values()), "existing_pairs_probed": len(pairs), "existing_pairs_total": total,
             "echoes_sent": result.sent, "echoes_lost": result.lost, "echoes_lost_during_expansion": lost_during,
             "max_lag_ms": result.max_lag_ms, "kept_rate": result.max_lag_ms <= LAG_LIMIT * period_ms, "period_ms": period_ms,
             "push_s": round(t_pushed - t0, 2), "new_pairs_reached": reached, "new_pairs_tried": tried,
-            "reach_s": round(t_reached - t_pushed, 2), "steps": steps, "probe": result.as_dict()}
+            "reach_s": round(t_reached - t_pushed, 2), "steps": steps, "max_lag_ms_by_step": lag, "probe": result.as_dict()}
+    (out / REPORT).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return doc
 
 
 def _reach_new(new: dict, old: dict, ns: dict[str, str], seed: int) -> tuple[int, int]:

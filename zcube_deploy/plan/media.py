@@ -6,13 +6,17 @@ proportional slack; rounded up to the medium's next stock length.
 
 Medium: the lanes of a split cage share one breakout cable or one optic, so a medium is chosen
 per cage group (cages joined by cables, found with a union-find): the first medium in the
-catalog's preference whose reach and stock lengths cover the group's longest leg.
+catalog's preference whose reach and stock lengths cover the group's longest leg. The legs of the
+GPU ports not installed yet count too, where ``projected_slots`` knows their server's place: a
+cage's medium is chosen for the capacity, so a server added later never changes the breakout cable
+or optic its cage-mates already have (growth moves no cable, zcube.md section 3).
 """
 
 from __future__ import annotations
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.inventory import ResolvedInventory
+from zcube_deploy.inventory.servers import projected_slots
 from zcube_deploy.plan.placement import rack_distance
 
 
@@ -65,6 +69,10 @@ def cables_with_media(inv: ResolvedInventory, acc: dict) -> dict:
                 parent[ra] = rb
         legs.append((c, est, cb))
     longest: dict = {}
+    for est, cb in _future_legs(inv, acc, where, length):
+        root = _find(parent, cb)
+        if est > longest.get(root, 0.0):
+            longest[root] = est
     for _c, est, cb in legs:
         root = _find(parent, cb)
         if est > longest.get(root, 0.0):
@@ -98,3 +106,29 @@ def cables_with_media(inv: ResolvedInventory, acc: dict) -> dict:
         c["part"] = part
         cables.append(c)
     return {"cables": cables}
+
+
+def _future_legs(inv: ResolvedInventory, acc: dict, where: dict, length) -> list[tuple[float, tuple[str, int]]]:
+    """(estimated length, switch cage) of every host port the capacity's GPUs not installed yet will use,
+    where the place of their server is known (the wiring rule of zcube.md section 3)."""
+    sz = acc["sizing"]
+    if isinstance(sz, dict):  # a ROFT's sizing (designs/roft): its growth's cages are not projected (docs/roft.md)
+        return []
+    G, S, K = sz.gpus_per_server, sz.S, sz.K
+    installed = len(inv.servers)
+    if inv.capacity_servers <= installed:
+        return []
+    slots = projected_slots(inv.spec, inv.racks, inv.servers, inv.server_model.u_height, inv.capacity_servers)
+    by_key = {(s["plane"], s["group"], s["index"]): s["name"] for s in acc["switches"]}
+    host, cage_of = acc["host_port_names"], acc["port_map"]["cage_of"]
+    out = []
+    for g in range(installed * G, inv.capacity_servers * G):
+        slot = slots[g // G]
+        if slot is None:
+            continue
+        for plane in range(inv.planes):
+            for group, idx, port in (("odd", g % S, g // S), ("even", g // K, g % K)):
+                name = by_key[(plane, group, idx)]
+                out.append((length(slot, where[name]), (name, cage_of[host[port]][1])))
+    return out
+

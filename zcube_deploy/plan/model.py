@@ -247,6 +247,8 @@ class Addressing(TypedDict):
     host_pool: Prefix
     loopback_pool: Prefix
     management_network: Prefix
+    other_pools: NotRequired[Annotated[list[Prefix], Field(description="the pools of the other islands of a migration stage "
+                                                                          "(push's managed scope takes them too)")]]
     size: dict[str, int]
     used: dict[str, int]
 

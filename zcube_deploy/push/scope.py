@@ -56,6 +56,7 @@ class ManagedScope:
         ports.discard(mgmt)
         addressing = plan.get("addressing", {})
         pools = tuple(IPv4Network(addressing[k]) for k in ("host_pool", "fabric_pool", "loopback_pool") if addressing.get(k))
+        pools += tuple(IPv4Network(p) for p in addressing.get("other_pools") or ())  # a migration stage's other island
         scope = cls(rules, frozenset(_norm(p) for p in ports), pools, frozenset(), frozenset())
         keys = frozenset(_key(line) for line in intended_top)
         sections = frozenset(scope._rule_index(line) for line in intended_top)

@@ -635,11 +635,20 @@ def _classify(ctx: Context) -> list[dict]:
     findings = classify_hostname(ctx) + classify_management(ctx)
     findings += classify_planned_ports(ctx, done)
     findings += classify_unplanned_ports(ctx, done)
-    if (plan.get("routing") or {}).get("mode") == "bgp":
-        sessions, down = classify_bgp(ctx, findings)
-        findings += sessions + classify_bgp_routes(ctx, down)
-    else:
-        findings += classify_static_routes(ctx)
+    # each switch by its own routing mode (a migration stage: eBGP leaves and spines beside static ZCube switches)
+    routing = plan.get("routing") or {"mode": "static"}
+    full = ctx.scope
+    bgp_scope = {sw for sw in full if forwarding.switch_mode(routing, ctx.switches[sw]) == "bgp"}
+    try:
+        if bgp_scope or routing["mode"] == "bgp":
+            ctx.scope = bgp_scope
+            sessions, down = classify_bgp(ctx, findings)
+            findings += sessions + classify_bgp_routes(ctx, down)
+        if full - bgp_scope or routing["mode"] != "bgp":
+            ctx.scope = full - bgp_scope
+            findings += classify_static_routes(ctx)
+    finally:
+        ctx.scope = full
     findings = group_silent_servers(ctx, findings) + not_checked_findings(ctx)
     findings.sort(key=lambda f: (f["ends"][0]["rack"], -int(f["ends"][0]["u"] or 0), f["ends"][0]["device"], f["ends"][0]["port"], f["kind"]))
     return findings

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TypedDict
 
+from zcube_deploy.topology.forwarding import switch_mode
 from zcube_deploy.access import Prompt, credentials, endpoints
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import require_device_access
@@ -77,8 +78,11 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
                               "by_kind": dict(sorted(Counter(f["kind"] for f in expected).items()))}
     summary["switches_verified"] = len(observed)
     summary["switches_unreachable"] = len(errors)
-    if (plan.get("routing") or {}).get("mode") == "bgp":  # issue 14: eBGP sessions (verify/bgp.py)
-        summary["bgp_sessions"] = session_counts(plan, observed, set(observed))
+    if (plan.get("routing") or {}).get("mode") == "bgp" or any(sw.get("routing_mode") == "bgp" for sw in plan["switches"]):
+        # issue 14: eBGP sessions (verify/bgp.py); a migration stage's eBGP island too
+        routing = plan.get("routing") or {"mode": "static"}
+        speakers = {sw["name"] for sw in plan["switches"] if switch_mode(routing, sw) == "bgp"}
+        summary["bgp_sessions"] = session_counts(plan, observed, set(observed) & speakers)
     meta = {"cluster": plan["cluster"]["name"], "scope": names, "mode": "offline" if replay_dir else "live"}
     paths = write_reports(findings, summary, errors, out_dir, meta) if out_dir else None
     return {"findings": findings, "summary": summary, "errors": errors, "paths": paths}
