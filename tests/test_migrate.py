@@ -222,6 +222,9 @@ def test_small_first_stage_holds_both_islands(small):
     plan = json.loads((small / "out" / "stage-01" / "plan.json").read_text())
     roles = {s["group"] for s in plan["switches"]}
     assert roles == {"leaf", "spine", "odd", "even"}
+    # push's managed scope takes the FROM island's pools too (its aggregates, e.g. `ip route ... Null 0`, are in them)
+    roft = json.loads((small / "roft" / "plan.json").read_text())["addressing"]
+    assert plan["addressing"]["other_pools"] == sorted(roft[k] for k in ("host_pool", "fabric_pool", "loopback_pool"))
     nic_switch = {n["switch"] for s in plan["servers"] for n in s["nics"]}
     assert nic_switch <= {s["name"] for s in plan["switches"]}
     by_name = {s["name"]: s["group"] for s in plan["switches"]}

@@ -125,8 +125,12 @@ def stage_plan(plan_from: dict, plan_to: dict, mig: Migration, t: int) -> dict:
         port_maps.setdefault(sw["group"], plan_to["port_map"])
     for sw in plan_from["switches"]:
         port_maps.setdefault(sw["group"], plan_from["port_map"])
+    # the FROM island's pools: push's managed scope takes them too (its aggregates and routes are inside them)
+    own = [plan_to["addressing"][k] for k in ("host_pool", "fabric_pool", "loopback_pool")]
+    other = sorted({plan_from["addressing"][k] for k in ("host_pool", "fabric_pool", "loopback_pool")} - set(own))
+    addressing = dict(plan_to["addressing"], **({"other_pools": other} if other and from_sw else {}))
     return {**{k: v for k, v in plan_to.items() if k not in ("switches", "servers", "cables", "counts", "routing", "checks")},
-            "design": STAGE_DESIGN, "schema_version": SCHEMA_VERSION, "tool_version": __version__,
+            "design": STAGE_DESIGN, "addressing": addressing, "schema_version": SCHEMA_VERSION, "tool_version": __version__,
             "port_maps": port_maps, "switches": switches, "servers": servers, "cables": cables, "counts": counts,
             "routing": routing, "checks": []}
 
