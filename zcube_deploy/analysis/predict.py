@@ -42,11 +42,11 @@ its NIC ports; a port pair is an ordered (source port, destination port) of two 
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 from zcube_deploy.errors import PlanFileError
 from zcube_deploy.ipv4 import MASKS, aton
+from zcube_deploy.topology.bestpaths import asn_walk
 from zcube_deploy.topology.forwarding import ROUTING_KINDS, host_tables, pinned_tables, reconverges
 
 MAX_HOPS = 64
@@ -184,21 +184,7 @@ class Forwarding:
         with every ASN its own switch's (ZCube) this is the plain BFS."""
         d = self._dist.get(target)
         if d is None:
-            shared = self.shared_asn
-            start = frozenset({shared[target]}) if target in shared else frozenset()
-            states: dict[str, list[tuple[int, frozenset]]] = {target: [(0, start)]}
-            seen = {(target, start)}
-            q = deque([(target, start, 0)])
-            while q:
-                u, path_asns, du = q.popleft()
-                for _, v, _c in self._live_fabric(u):
-                    if not self.switch_up[v] or v == target or shared.get(v) in path_asns:
-                        continue
-                    nxt = path_asns | {shared[v]} if v in shared else path_asns
-                    if (v, nxt) not in seen:
-                        seen.add((v, nxt))
-                        states.setdefault(v, []).append((du + 1, nxt))
-                        q.append((v, nxt, du + 1))
+            states = asn_walk(target, lambda u: (v for _, v, _c in self._live_fabric(u) if self.switch_up[v]), self.shared_asn)
             d = {v: min(x for x, _ in st) for v, st in states.items()}
             self._dist[target], self._states[target] = d, states
         return d

@@ -24,6 +24,20 @@ def print_fitting(wide: Table, narrow) -> None:
             out.print(t)
 
 
+def _summary_end(t: Table, s: dict, path: Path | None) -> None:
+    """The rows every design's plan summary ends with (routing, pools, invariants), the table, why this shape."""
+    t.add_row("routing", s["routing"])
+    t.add_row("pools", ", ".join(f"{k} {v['used']:,}/{v['size']:,}" for k, v in s["pools"].items()))
+    inv = list(s["invariants"].values())
+    t.add_row("invariants", f"{inv.count('passed')} passed, {inv.count('not_applicable')} not applicable, {inv.count('failed')} failed")
+    out.print(t)
+    out.print("[bold]why this shape:[/]")
+    for r in s["sizing_reasons"]:
+        out.print(f"  - {r}")
+    if path:
+        out.print(f"plan written to [bold]{path}[/]")
+
+
 def print_roft_summary(s: dict, path: Path | None) -> None:
     t = Table(title=f"ROFT plan: {s['cluster']}", show_header=False, title_justify="left")
     t.add_column(style="bold")
@@ -40,16 +54,7 @@ def print_roft_summary(s: dict, path: Path | None) -> None:
     t.add_row("fabric cables", f"{s['fabric_cables']:,}")
     t.add_row("cages", "; ".join(f"{r} host {c['host'][0]}-{c['host'][1]}, " * bool(c["host"][1]) + f"{r} " * (not c["host"][1])
                                  + f"fabric {c['fabric'][0]}-{c['fabric'][1]}" for r, c in s["cages"].items()))
-    t.add_row("routing", s["routing"])
-    t.add_row("pools", ", ".join(f"{k} {v['used']:,}/{v['size']:,}" for k, v in s["pools"].items()))
-    inv = list(s["invariants"].values())
-    t.add_row("invariants", f"{inv.count('passed')} passed, {inv.count('not_applicable')} not applicable, {inv.count('failed')} failed")
-    out.print(t)
-    out.print("[bold]why this shape:[/]")
-    for r in s["sizing_reasons"]:
-        out.print(f"  - {r}")
-    if path:
-        out.print(f"plan written to [bold]{path}[/]")
+    _summary_end(t, s, path)
 
 
 def print_plan_summary(summary: dict, path: Path | None) -> None:
@@ -72,16 +77,7 @@ def print_plan_summary(summary: dict, path: Path | None) -> None:
     t.add_row("ports", f"{p['host_used']:,} host + {p['fabric_used']:,} fabric used, {p['host_reserved_for_growth']:,} host reserved for growth, "
               f"{p['free']:,} free of {p['total']:,}")
     t.add_row("cages", f"host {p['host_cages'][0]}-{p['host_cages'][1]}, fabric {p['fabric_cages'][0]}-{p['fabric_cages'][1]}")
-    t.add_row("routing", s["routing"])
-    t.add_row("pools", ", ".join(f"{k} {v['used']:,}/{v['size']:,}" for k, v in s["pools"].items()))
-    inv = list(s["invariants"].values())
-    t.add_row("invariants", f"{inv.count('passed')} passed, {inv.count('not_applicable')} not applicable, {inv.count('failed')} failed")
-    out.print(t)
-    out.print("[bold]why this shape:[/]")
-    for r in s["sizing_reasons"]:
-        out.print(f"  - {r}")
-    if path:
-        out.print(f"plan written to [bold]{path}[/]")
+    _summary_end(t, s, path)
 
 
 def print_render(result: dict, out_dir) -> None:

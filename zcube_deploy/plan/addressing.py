@@ -62,6 +62,32 @@ def management_addresses(inv: ResolvedInventory, switches: list[dict], problems:
     return mgmt
 
 
+def addressed_interfaces(rows: list[dict], block: int | None, fabric_base: int, low_end: bool) -> list[dict]:
+    """A switch's interfaces as new rows with their /31s: host port t at ``block`` + 2t (the NIC side + 1), fabric link
+    L at ``fabric_base`` + 2L, this switch on the low address when ``low_end`` (ZCube's odd switch, a ROFT leaf)."""
+    out = []
+    for itf in rows:
+        if itf["kind"] == "host":
+            mine = block + 2 * itf["port_index"]
+            peer = mine + 1
+        else:
+            lo = fabric_base + 2 * itf["link"]
+            mine, peer = (lo, lo + 1) if low_end else (lo + 1, lo)
+        out.append({**itf, "address": ntoa(mine), "prefix_len": 31, "peer": {**itf["peer"], "address": ntoa(peer)}})
+    return out
+
+
+def addressed_nics(nics: dict[str, list[dict]], block_start: dict[str, int]) -> dict[str, list[dict]]:
+    """Server -> its NIC ports as new rows with their /31: the NIC side of its switch's host port (the gateway)."""
+    out = {}
+    for server, entries in nics.items():
+        rows = out[server] = []
+        for nic in entries:
+            gw = block_start[nic["switch"]] + 2 * nic["host_port_index"]
+            rows.append({**nic, "address": ntoa(gw + 1), "prefix_len": 31, "gateway": ntoa(gw)})
+    return out
+
+
 def address_fabric(inv: ResolvedInventory, acc: dict) -> dict:
     """Addresses of every switch (with its wired interfaces) and NIC port, as new rows; the pools' use."""
     sz = acc["sizing"]
@@ -100,23 +126,10 @@ def address_fabric(inv: ResolvedInventory, acc: dict) -> dict:
         block_start[sw["name"]] = blk
         fab_plane = fab_base + plane * lay["fabric_per_plane"]
         odd = sw["group"] == "odd"
-        interfaces = []
-        for itf in acc["interfaces"][sw["name"]]:
-            if itf["kind"] == "host":
-                own = blk + 2 * itf["port_index"]
-                mine, peer = own, own + 1
-            else:
-                lo = fab_plane + 2 * itf["link"]
-                mine, peer = (lo, lo + 1) if odd else (lo + 1, lo)
-            interfaces.append({**itf, "address": ntoa(mine), "prefix_len": 31, "peer": {**itf["peer"], "address": ntoa(peer)}})
+        interfaces = addressed_interfaces(acc["interfaces"][sw["name"]], blk, fab_plane, odd)
         out_switches.append({**sw, "host_block": cidr(blk, block), "loopback": ntoa(lo_base + 1 + seq),
                              "mgmt_address": mgmt[sw["name"]], "interfaces": interfaces})
-    nics = {}
-    for server, entries in acc["nics"].items():
-        rows = nics[server] = []
-        for nic in entries:
-            gw = block_start[nic["switch"]] + 2 * nic["host_port_index"]
-            rows.append({**nic, "address": ntoa(gw + 1), "prefix_len": 31, "gateway": ntoa(gw)})
+    nics = addressed_nics(acc["nics"], block_start)
     info = {
         "host_pool": str(a.host_pool), "fabric_pool": str(a.fabric_pool), "loopback_pool": str(a.loopback_pool),
         "management_network": str(a.management.network),

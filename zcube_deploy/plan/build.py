@@ -253,10 +253,11 @@ STAGES: list[tuple[str, Stage]] = [
 ]
 
 
-def run_stages(inv: ResolvedInventory, until: str | None = None) -> dict:
-    """The stages' sections, up to and including ``until`` (all of them by default)."""
+def run_stages(inv: ResolvedInventory, until: str | None = None, stages: list[tuple[str, Stage]] | None = None) -> dict:
+    """The stages' sections, up to and including ``until`` (all of them by default); ``stages``: another design's
+    (designs/roft), else ZCube's STAGES."""
     acc: dict = {}
-    for name, fn in STAGES:
+    for name, fn in STAGES if stages is None else stages:
         acc.update(fn(inv, acc))
         if name == until:
             break

@@ -29,22 +29,7 @@ def best_routes(sessions: dict[str, list[tuple[int, str]]], originated: dict[str
     for origin, prefixes in sorted(originated.items()):
         if not prefixes or origin not in sessions:
             continue
-        start = frozenset({shared[origin]}) if origin in shared else frozenset()
-        states: dict[str, list[tuple[int, frozenset]]] = {origin: [(0, start)]}
-        seen = {(origin, start)}
-        q = deque([(origin, start, 0)])
-        while q:
-            u, asns, du = q.popleft()
-            if max_as_path is not None and du >= max_as_path:
-                continue
-            for _, v in sessions[u]:
-                if v not in sessions or v == origin or shared.get(v) in asns:
-                    continue
-                nxt = asns | {shared[v]} if v in shared else asns
-                if (v, nxt) not in seen:
-                    seen.add((v, nxt))
-                    states.setdefault(v, []).append((du + 1, nxt))
-                    q.append((v, nxt, du + 1))
+        states = asn_walk(origin, lambda u: (v for _, v in sessions[u] if v in sessions), shared, max_as_path)
         dist = {v: min(x for x, _ in st) for v, st in states.items()}
         for sw, d in dist.items():
             if d == 0:
@@ -55,6 +40,29 @@ def best_routes(sessions: dict[str, list[tuple[int, str]]], originated: dict[str
             for net, plen in prefixes:
                 out[sw].append((net, plen, hops))
     return out
+
+
+def asn_walk(origin: str, neighbours, shared: dict[str, int], max_hops: int | None = None) -> dict[str, list[tuple[int, frozenset]]]:
+    """Breadth-first from ``origin`` over ``neighbours(switch)``: per switch reached, (hops, the shared ASNs on the
+    path) of each way it is reached. A path never holds a shared ASN twice (``shared``: switch -> ASN for the
+    switches sharing one), as a switch refuses an update carrying its own AS; with none shared, the plain BFS."""
+    start = frozenset({shared[origin]}) if origin in shared else frozenset()
+    states: dict[str, list[tuple[int, frozenset]]] = {origin: [(0, start)]}
+    seen = {(origin, start)}
+    q = deque([(origin, start, 0)])
+    while q:
+        u, asns, du = q.popleft()
+        if max_hops is not None and du >= max_hops:
+            continue
+        for v in neighbours(u):
+            if v == origin or shared.get(v) in asns:
+                continue
+            nxt = asns | {shared[v]} if v in shared else asns
+            if (v, nxt) not in seen:
+                seen.add((v, nxt))
+                states.setdefault(v, []).append((du + 1, nxt))
+                q.append((v, nxt, du + 1))
+    return states
 
 
 def shared_asns(switches: list[dict]) -> dict[str, int]:

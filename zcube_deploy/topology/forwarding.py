@@ -192,14 +192,17 @@ class Network:
                 return hops
         return []
 
-    def walk(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[str], str | None]:
-        """Forward from host port ``src`` to ``dst``. Returns (switches crossed, error or None)."""
-        via = None
+    def first_hop(self, src: tuple[str, str], dst: int) -> int | None:
+        """The gateway of host port ``src``'s first route to ``dst`` (None: no route)."""
         for route in self.host_routes.get(src, ()):
             plen = route[1]
             if dst >> (32 - plen) == route[0] >> (32 - plen):
-                via = route[2]
-                break
+                return route[2]
+        return None
+
+    def walk(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[str], str | None]:
+        """Forward from host port ``src`` to ``dst``. Returns (switches crossed, error or None)."""
+        via = self.first_hop(src, dst)
         if via is None:
             return [], "no host route"
         device = self.owner.get(via)
@@ -227,12 +230,7 @@ class Network:
     def walk_all(self, src: tuple[str, str], dst: int, max_switches: int = 4) -> tuple[list[tuple[str, ...]], str | None]:
         """Forward from host port ``src`` to ``dst`` along every ECMP next hop (a Clos spreads a flow over its
         spines). Returns (every switch path that delivers, the first error met or None)."""
-        via = None
-        for route in self.host_routes.get(src, ()):
-            plen = route[1]
-            if dst >> (32 - plen) == route[0] >> (32 - plen):
-                via = route[2]
-                break
+        via = self.first_hop(src, dst)
         if via is None:
             return [], "no host route"
         paths: list[tuple[str, ...]] = []

@@ -24,6 +24,7 @@ from zcube_deploy.errors import InputErrors, InvariantViolation, Problem
 from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.plan import media
+from zcube_deploy.plan import build as plan_build
 from zcube_deploy.plan.build import assemble_plan, cable_id_width
 from zcube_deploy.plan.placement import place_switches
 from zcube_deploy.safety import check_interface, check_name
@@ -220,12 +221,7 @@ STAGES = [
 
 
 def run_stages(inv: ResolvedInventory, until: str | None = None) -> dict:
-    acc: dict = {}
-    for name, fn in STAGES:
-        acc.update(fn(inv, acc))
-        if name == until:
-            break
-    return acc
+    return plan_build.run_stages(inv, until, STAGES)
 
 
 def build_plan(inv: ResolvedInventory) -> dict:

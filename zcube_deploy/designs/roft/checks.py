@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from zcube_deploy.ipv4 import aton, ntoa
+from zcube_deploy.plan.checks import _row
 from zcube_deploy.topology.forwarding import network_from_plan, switch_tables
 
 EXHAUSTIVE_PAIRS = 20_000
@@ -58,13 +59,6 @@ def facts_from_plan(plan: dict) -> Facts:
     return Facts(plan["sizing"], {"leaf": maps.get("leaf", plan["port_map"]), "spine": maps.get("spine", plan["port_map"])},
                  plan["switches"], plan["cables"], {s["name"]: s["nics"] for s in plan["servers"]}, plan["routing"],
                  {s["name"]: s["index"] for s in plan["servers"]})
-
-
-def _row(name: str, errors: list[str], detail: str) -> Row:
-    row = {"name": name, "status": "failed" if errors else "passed", "detail": detail}
-    if errors:
-        row["violations"] = errors[:10]
-    return row
 
 
 def rail_leaf_per_gpu_port(f: Facts) -> Row:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.inventory import ResolvedInventory
 from zcube_deploy.ipv4 import cidr, ntoa
-from zcube_deploy.plan.addressing import management_addresses, pool_problems
+from zcube_deploy.plan.addressing import addressed_interfaces, addressed_nics, management_addresses, pool_problems
 from zcube_deploy.plan.ipam import net_bounds, next_pow2
 from zcube_deploy.plan.routing import METRIC_OTHER_PORT, METRIC_PRIMARY, PRIVATE_ASNS
 
@@ -74,24 +74,12 @@ def address_and_route(inv: ResolvedInventory, acc: dict) -> dict:
     for seq, sw in enumerate(switches):
         fab_plane = fab_base + sw["plane"] * lay["fabric_per_plane"]
         leaf = sw["group"] == "leaf"
-        interfaces = []
-        for itf in acc["interfaces"][sw["name"]]:
-            if itf["kind"] == "host":
-                mine = block_start[sw["name"]] + 2 * itf["port_index"]
-                peer = mine + 1
-            else:
-                lo = fab_plane + 2 * itf["link"]
-                mine, peer = (lo, lo + 1) if leaf else (lo + 1, lo)
-            interfaces.append({**itf, "address": ntoa(mine), "prefix_len": 31, "peer": {**itf["peer"], "address": ntoa(peer)}})
+        interfaces = addressed_interfaces(acc["interfaces"][sw["name"]], block_start.get(sw["name"]), fab_plane, leaf)
         out_switches.append({**sw, "host_block": cidr(block_start[sw["name"]], block) if leaf else None, "loopback": ntoa(lo_base + 1 + seq),
                              "mgmt_address": mgmt[sw["name"]], "interfaces": interfaces, "asn": asn[sw["name"]], "routes": []})
     aggregates = [{"plane": p, "hosts": cidr(host_base + p * agg, agg)} for p in range(planes)]
-    nics = {}
-    for server, entries in acc["nics"].items():
-        rows = nics[server] = []
-        for nic in entries:
-            gw = block_start[nic["switch"]] + 2 * nic["host_port_index"]
-            rows.append({**nic, "address": ntoa(gw + 1), "prefix_len": 31, "gateway": ntoa(gw)})
+    nics = addressed_nics(acc["nics"], block_start)
+    for rows in nics.values():
         for nic in rows:
             to = aggregates[nic["plane"]]["hosts"]
             routes = [{"to": to, "via": nic["gateway"], "dev": nic["port"], "metric": METRIC_PRIMARY, "role": "plane"}]
