@@ -26,6 +26,8 @@ ALLOWED = {
     "platforms/frr/__init__.py": "renders FRR's static-route config lines",
     "push/guard.py": "a device's routing table before and after a push (management routes)",
     "twin/hostfiles.py": "validates rendered netplan files",
+    "expand/growth.py": "compares the old and grown plans' route rows (every existing route kept), not forwarding",
+    "migrate/stageplan.py": "copies a stage's static route rows (those through its links) and counts them, not forwarding",
 }
 
 
