@@ -444,3 +444,20 @@ def test_a_mixed_plan_works_switch_by_switch(lab64_plan, small_plan, tmp_path):
         assert classify(plan, obs) == []
         states = [s["state"] for n, o in obs.items() if n.startswith("R-") for s in o["bgp"]["sessions"].values()]
         assert states and set(states) == {"Established"}
+
+
+def test_cabling_hall_and_diff_of_the_bundled_roft_plan_over_the_cli(glm_roft_plan, tmp_path):
+    """The bundled ROFT as a user runs it: cabling (was exit 2, 'a leaf switch without a pod': its projection did not
+    read the pod), hall (was exit 3, KeyError 'leaf' on a bundle across rows) and diff against the ZCube plan of the
+    same servers (was exit 3, KeyError 'S': a ROFT's sizing has no S/K/m)."""
+    write_plan(glm_roft_plan, tmp_path / "roft")
+    plan = tmp_path / "roft" / "plan.json"
+    r = run_zcube("cabling", str(plan), "-o", str(tmp_path / "c"))
+    assert r.returncode == 0 and "3,072 cables" in r.stdout, r.stdout + r.stderr
+    r = run_zcube("hall", str(plan), "-o", str(tmp_path / "h"))
+    assert r.returncode == 0 and "rack-to-rack cable bundles" in r.stdout, r.stdout + r.stderr
+    assert run_zcube("plan", str(INVENTORIES / "glm-1k.yaml"), "-o", str(tmp_path / "z")).returncode == 0
+    r = run_zcube("diff", str(plan), str(tmp_path / "z" / "plan.json"), "--json")
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    d = json.loads(r.stdout)
+    assert d["sizing_changed"]["design"] == ["roft", "zcube"] and d["sizing_changed"]["S"] == [None, 8]

@@ -117,6 +117,7 @@ def bundle_ends(model: dict, f: FloorFrame) -> dict[str, tuple[float, float]]:
 
 
 GROUP_OFFSET = {"odd": -1.0, "even": 1.0, "fabric": 0.0, "leaf": -1.0}  # a ROFT leaf's host cables bow as a rail switch's
+LABEL_AT = {"odd": 0.9, "even": 0.84, "fabric": 0.5, "leaf": 0.9}  # where along a bundle its count stands (a ROFT leaf as a rail switch)
 UTILISATION_COLOURS = ((0.5, "#2e7d32"), (0.8, "#f9a825"), (0.95, "#ef6c00"), (float("inf"), "#6a1b9a"))  # below each bound
 
 
@@ -178,7 +179,7 @@ def floor_bundles(model: dict, f: FloorFrame) -> tuple[list[str], list[str], lis
                      f'stroke="{e(col)}" stroke-width="{_fmt(sw)}"><title>{e(tip)}</title></path>')
         if not f.row_level:
             # the count where it is readable: at the apex over a row, in the aisle above the lower rack across rows
-            t = 0.5 if y1 == y2 else {"odd": 0.9, "even": 0.84, "fabric": 0.5}[b["group"]]
+            t = 0.5 if y1 == y2 else LABEL_AT[b["group"]]
             mx = (1 - t) ** 2 * x1 + 2 * t * (1 - t) * cx + t * t * x2
             my = (1 - t) ** 2 * y1 + 2 * t * (1 - t) * cy + t * t * y2
             labels.append(f'<text class="count" x="{_fmt(mx)}" y="{_fmt(my + 4)}" text-anchor="middle" font-size="11" '

@@ -528,6 +528,12 @@ def with_checked_fields(fields: dict | None) -> dict | None:
         fields["switches"] = set(sw) | {"group", "plane", "routing_mode"}
     if isinstance(sw, dict) and "asn" in sw and not {"group", "plane", "routing_mode"} <= sw.keys():
         fields["switches"] = {"group": None, "plane": None, "routing_mode": None, **sw}
+    # a ROFT leaf's place is (plane, pod, rail): a projection that reads the roles reads the pod too
+    sw = fields.get("switches")
+    if isinstance(sw, (set, frozenset)) and "group" in sw and "pod" not in sw:
+        fields["switches"] = set(sw) | {"pod"}
+    if isinstance(sw, dict) and "group" in sw and "pod" not in sw:
+        fields["switches"] = {"pod": None, **sw}
     return fields
 
 

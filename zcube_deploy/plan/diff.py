@@ -6,6 +6,8 @@ from zcube_deploy.ipv4 import ntoa
 from zcube_deploy.topology.forwarding import switch_tables
 
 
+SHAPE_KEYS = ("S", "K", "m", "planes", "pods", "servers_per_pod", "leaves_per_plane", "spines_per_plane", "links_per_pair")
+
 def _ends(c: dict) -> tuple:
     return (c["a"]["device"], c["a"]["port"], c["b"]["device"], c["b"]["port"])
 
@@ -61,7 +63,11 @@ def diff_plans(old: dict, new: dict) -> dict:
         elif (osw[name]["rack"], osw[name]["u"]) != (nsw[name]["rack"], nsw[name]["u"]):
             switches.append({"switch": name, "change": "relocated", "from": f"{osw[name]['rack']} U{osw[name]['u']}",
                              "to": f"{nsw[name]['rack']} U{nsw[name]['u']}"})
-    sizing_changed = {k: [old["sizing"][k], new["sizing"][k]] for k in ("S", "K", "m", "planes") if old["sizing"][k] != new["sizing"][k]}
+    # the shape of each design's sizing (ZCube: S, K, m; ROFT: pods, leaves, spines, links), and the design itself
+    osz, nsz = old["sizing"], new["sizing"]
+    sizing_changed = {k: [osz.get(k), nsz.get(k)] for k in SHAPE_KEYS if (k in osz or k in nsz) and osz.get(k) != nsz.get(k)}
+    if old.get("design", "zcube") != new.get("design", "zcube"):
+        sizing_changed = {"design": [old.get("design", "zcube"), new.get("design", "zcube")], **sizing_changed}
     summary = {"cables_added": len(added), "cables_removed": len(removed), "cables_moved": len(moved),
                "addresses_changed": len(addresses), "routes_changed": len(routes), "switches_changed": len(switches)}
     changed = any(summary.values()) or bool(sizing_changed)
