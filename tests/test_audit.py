@@ -52,6 +52,8 @@ def test_each_hand_edit_is_named_with_its_kind_and_fix(built):
     assert got == Counter({("config_changed", "hostname ZC-O001"): 1, ("config_changed", port): 1, ("port_shut", port): 1,
                            ("config_stray", port): 1, ("missing_route", routes[0]): 1,
                            ("stray_route", "ip route 10.0.0.64 255.255.255.240 10.200.0.7"): 1})
+    # each finding's text names its switch: a terminal shows `ID kind: what` and nothing else
+    assert all("ZC-O001" in f["what"] for f in _drift(plan, intended, "ZC-O001", running))
     f = next(f for f in _drift(plan, intended, "ZC-O001", running) if f["kind"] == "port_shut")
     assert f["fix"][0] == port and " no shutdown" in f["fix"] and f["id"].startswith("A")
     # a changed next hop is one change, not a stray plus a missing route
@@ -146,7 +148,10 @@ def test_seeded_drifts_in_a_pushed_lab_are_all_found_and_push_repairs_them(built
         res = run_zcube("audit", str(out / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "a3"), "--metrics", str(tmp_path / "m.prom"),
                         "--runner", "nornir")
         assert res.returncode == 0, res.stdout + res.stderr
-        assert 'zcube_audit_clean{cluster="lab64"} 1.0' in (tmp_path / "m.prom").read_text()
+        clean = (tmp_path / "m.prom").read_text()
+        assert 'zcube_audit_clean{cluster="lab64"} 1.0' in clean
+        # every kind a series, 0 included, verify's too (a series that vanishes at 0 breaks an alert)
+        assert all(f'zcube_audit_findings{{cluster="lab64",kind="{k}"}} 0.0' in clean for k in ("down", "route", "bgp", "drained_up", "config_stray"))
         # offline from the recordings of the drifted run: the same findings
         res = run_zcube("audit", str(out / "plan.json"), "--from", str(tmp_path / "a1" / "recordings"), "-o", str(tmp_path / "a4"))
         assert res.returncode == 1

@@ -24,12 +24,12 @@ from collections.abc import Callable
 
 DRIFT_KINDS = ("port_shut", "stray_route", "missing_route", "config_changed", "config_stray", "config_missing")
 
-_WHAT = {"port_shut": "{section} is shut down on the switch; the plan has it up",
-         "stray_route": "the switch has {line!r}, inside the plan's pools but not in the plan",
-         "missing_route": "the switch lacks the planned {line!r}",
-         "config_changed": "{where}: the switch has {have!r}, the plan {want!r}",
-         "config_stray": "{where}: the switch has {line!r}, the plan does not",
-         "config_missing": "{where}: the switch lacks the planned {line!r}"}
+_WHAT = {"port_shut": "{section} is shut down on {device}; the plan has it up",  # each names its switch (a line alone on a terminal)
+         "stray_route": "{device} has {line!r}, inside the plan's pools but not in the plan",
+         "missing_route": "{device} lacks the planned {line!r}",
+         "config_changed": "{where}: {device} has {have!r}, the plan {want!r}",
+         "config_stray": "{where}: {device} has {line!r}, the plan does not",
+         "config_missing": "{where}: {device} lacks the planned {line!r}"}
 
 
 def drift_id(kind: str, device: str, section: str, line: str) -> str:
@@ -47,7 +47,7 @@ def drift_finding(device: str, kind: str, section: str, line: str, have: str | N
     section, line = redact(section), redact(line)
     have, want = (redact(have) if have is not None else None), (redact(want) if want is not None else None)
     where = section if section == line else f"{section} / {line}"
-    what = _WHAT[kind].format(section=section, line=line, have=have, want=want, where=where)
+    what = _WHAT[kind].format(section=section, line=line, have=have, want=want, where=where, device=device)
     return {"id": fid, "kind": kind, "device": device, "section": section,
             "line": line, "have": have, "want": want, "what": what, "fix": [redact(x) for x in fix]}
 

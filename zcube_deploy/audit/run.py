@@ -29,6 +29,7 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
+from zcube_deploy.vocabulary import FindingKind
 from zcube_deploy.verify import PLAN_FIELDS as VERIFY_FIELDS
 from zcube_deploy.verify import scope_of
 from zcube_deploy.verify.collect import collect
@@ -294,7 +295,8 @@ def run_audits(plan: dict, plan_file: str, out_dir: Path, opts: AuditOptions, cr
         cycle += 1
         result = audit_once(plan, plan_file, out_dir, opts, creds, cache)
         if metrics_path:
-            write_metrics(metrics_path, result, plan["cluster"]["name"])
+            # every kind verify can find too, 0 included: a series that vanishes at 0 breaks an alert's rate()
+            write_metrics(metrics_path, result, plan["cluster"]["name"], known_kinds=tuple(k.value for k in FindingKind))
         if report:
             report(result, cycle if every else None)
         if not every or (count and cycle >= count):
