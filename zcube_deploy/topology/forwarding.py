@@ -25,6 +25,7 @@ from zcube_deploy.ipv4 import MASKS, aton, ntoa
 from zcube_deploy.topology.bestpaths import best_routes, plan_sessions, shared_asns
 
 ROUTING_KINDS = ("static", "bgp")
+BGP = ROUTING_KINDS[1]  # the eBGP routing mode, by name (a verify module compares a switch's mode with it)
 RECONVERGING_KINDS = frozenset({"bgp"})  # kinds whose switches recompute their entries after a failure
 SOURCE_STATIC, SOURCE_FALLBACK, SOURCE_BGP = "static", "static-fallback", "bgp"
 # the plan fields the functions below read (projections of plan.json for consumers that load only what they need)

@@ -638,13 +638,13 @@ def _classify(ctx: Context) -> list[dict]:
     # each switch by its own routing mode (a migration stage: eBGP leaves and spines beside static ZCube switches)
     routing = plan.get("routing") or {"mode": "static"}
     full = ctx.scope
-    bgp_scope = {sw for sw in full if forwarding.switch_mode(routing, ctx.switches[sw]) == "bgp"}
+    bgp_scope = {sw for sw in full if forwarding.switch_mode(routing, ctx.switches[sw]) == forwarding.BGP}
     try:
-        if bgp_scope or routing["mode"] == "bgp":
+        if bgp_scope or routing["mode"] == forwarding.BGP:
             ctx.scope = bgp_scope
             sessions, down = classify_bgp(ctx, findings)
             findings += sessions + classify_bgp_routes(ctx, down)
-        if full - bgp_scope or routing["mode"] != "bgp":
+        if full - bgp_scope or routing["mode"] != forwarding.BGP:
             ctx.scope = full - bgp_scope
             findings += classify_static_routes(ctx)
     finally:
