@@ -66,8 +66,8 @@ def bench(case: str, inventory: str, switches: int, runs: int, tmp: Path, plan_d
     d = tmp / case
     if plan_dir:  # rendered already: the lab, the push and the audits' outputs go to the temporary folder
         d.mkdir()
-        (d / "plan.json").symlink_to(Path(plan_dir).resolve() / "plan.json")
-        (d / "configs").symlink_to(Path(plan_dir).resolve() / "configs")
+        for entry in ("plan.json", "configs", "manifest.json"):  # (push checks the configs against render's manifest)
+            (d / entry).symlink_to(Path(plan_dir).resolve() / entry)
     else:
         run(zcube() + ["plan", str(ROOT / "inventories" / inventory), "-o", str(d)])
         run(zcube() + ["render", str(d / "plan.json"), "-o", str(d)])
