@@ -4,9 +4,10 @@ Layout: a JSON object with sorted keys; each top-level list has one element per 
 sorted keys), so the file is valid JSON, diffs line by line, and writes fast at 64k GPUs.
 
 Both directions go through the one plan model (plan/model.py): :func:`write_plan` validates every
-section before a byte is written (a mismatch is a planner bug), :func:`read_plan` validates what it
-reads (all of it, or the projection a command asked for) and reports a hand-edited, truncated or
-older plan as collected problems with data paths (exit 2).
+section before a byte is written (a mismatch is a planner bug; `zcube plan`'s fresh plan: all but the
+big row lists, which its tests prove match the model), :func:`read_plan` validates what it reads (all
+of it, or the projection a command asked for) and reports a hand-edited, truncated or older plan as
+collected problems with data paths (exit 2).
 """
 
 from __future__ import annotations
@@ -162,8 +163,9 @@ def _at(rows: list, path: tuple[str, ...]) -> Iterator:
             yield from _at(value if isinstance(value, list) else [value], rest)
 
 
-def dumps_plan(plan: dict) -> str:
-    return b"".join(_iter_layout(plan, _validated_rows(plan))).decode()
+def dumps_plan(plan: dict, fresh: bool = False) -> str:
+    """plan.json's text (see :func:`write_plan`)."""
+    return b"".join(_iter_layout(plan, _validated_rows(plan, fresh))).decode()
 
 
 def write_canonical(doc: dict, path: str | Path) -> Path:
