@@ -29,7 +29,7 @@ SPARE = "spare"
 KEEP = 1000.0  # weight of one cable kept in place
 RERACK = 1.0  # cost of a re-racked switch (a tie-breaker after cables)
 BUY = 1e7  # cost of a spare: bought only when nothing else makes the stages feasible
-CORE = 0.01  # cost of giving a role to a switch without hosts (a spine) rather than a leaf: the last tie-breaker
+CORE = 100.0  # cost of giving a role to a switch without hosts (a spine) rather than a leaf: after cables kept, before re-racks
 TOO_LATE = 1e12
 
 
@@ -146,10 +146,12 @@ def touch_lower_bound(src: Side, dst: Side, spares: int) -> dict:
             "touches": max(0, F + T - int(best) - reuse)}
 
 
-def assign_roles(src: Side, dst: Side, spares: int, need_stage: dict[str, int], free_stage: dict[str, int]) -> dict[str, str] | None:
+def assign_roles(src: Side, dst: Side, spares: int, need_stage: dict[str, int], free_stage: dict[str, int],
+                 kept: Kept | None = None) -> dict[str, str] | None:
     """Role -> physical switch name, each role on a switch free by the stage that first needs it; None when none
-    exists (the counts said it does: a bug). ``free_stage``: physical -> first stage it may take a role (spares 1)."""
-    kept = Kept(src, dst)
+    exists (the counts said it does: a bug). ``free_stage``: physical -> first stage it may take a role (spares 1);
+    ``kept``: Kept(src, dst) when the caller has it already."""
+    kept = kept or Kept(src, dst)
     roles = sorted(need_stage)
     phys = physicals(src, spares)
     cost = _matrix(roles, phys, kept, with_fabric=False)
