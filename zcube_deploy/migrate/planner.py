@@ -19,10 +19,10 @@ import math
 from dataclasses import dataclass, field
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.migrate.bounds import stage_lower_bound
+from zcube_deploy.migrate.bounds import stage_lower_bound, touch_lower_bound
 from zcube_deploy.migrate.fabric import Side, Unit, build_units, gpus_per_server, parse_unit, read_side, require_pair
 from zcube_deploy.migrate.moves import Move, Places, migration_moves, touches_of
-from zcube_deploy.migrate.roles import Kept, assign_roles, physicals, reracked, touch_lower_bound
+from zcube_deploy.migrate.roles import Kept, assign_roles, physicals, reracked
 from zcube_deploy.migrate.search import Search
 
 
