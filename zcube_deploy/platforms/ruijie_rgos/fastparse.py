@@ -1,16 +1,19 @@
 """The fast readers of RGOS text, each confirmed against a general one (tests/test_parsers.py,
-tests/test_compare_findings.py):
+tests/test_config_readers.py, tests/test_rgos_sections.py, tests/test_compare_findings.py):
 
 - :func:`config_facts`, the entry of every reading of a config's facts: a text in the shape render
   writes is confirmed to read as the facts expected of it (:func:`confirms`), else read by
   :func:`fast_facts` (rendered shapes by one pattern), else by the general reader (reader.py),
   whose facts the other two give exactly;
-- verify's readers of the outputs it parses on every switch. At zcube-16k, `zcube verify --from`
-  parses 256 recordings; the TextFSM template of `show lldp neighbors detail` (about 490 kB a
-  switch) and the hier_config tree built only to read the interface addresses of the running config
-  were about two thirds of the per-switch cost. These readers give the same result as those
-  (``parse("show lldp neighbors detail", ...)`` restricted to the fields verify reads, and
-  ``l3_facts(text)["interfaces"]``).
+- :func:`running_config`, verify's one pass over a running config: the general reader's addresses
+  (``reader.interface_addresses``) and BGP records (``bgp_parse.parse_config``, both projections of
+  ``reader.read_sections``) at once (tests/test_rgos_sections.py, tests/test_fastparse.py);
+- :func:`scoped_sections`, audit's test of two configs for drift, on every running config of every
+  run: the general reader's sections as text (tests/test_rgos_sections.py);
+- verify's readers of the show outputs it parses on every switch (not config text). At zcube-16k,
+  `zcube verify --from` parses 256 recordings; the TextFSM template of `show lldp neighbors detail`
+  (about 490 kB a switch) was about half of the per-switch cost. These readers give the same result
+  as the templates (``parse("show lldp neighbors detail", ...)`` restricted to the fields verify reads).
 """
 
 from __future__ import annotations
@@ -441,9 +444,11 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
     masks: dict[str, int | None] = {}
     for raw in text.split("\n"):
         line = raw.strip()
-        if not line or line[0] == "!" or (line[0] in "eBCv" and _SKIP.match(raw.lstrip())):  # (read_sections' rule)
+        if not line or line[0] == "!":
             continue
         if raw[0] != " ":  # top level (only spaces indent here)
+            if line[0] in "eBCv" and _SKIP.match(raw):  # `end`, `version`: no section, and the end of none (read_sections);
+                continue  # indented, no rule below reads them
             cur_a = addrs.setdefault(line[len("interface "):].strip(), []) if line.startswith("interface ") else None
             block, cur_i = None, None
             if line[0] == "i" and (m := _CFG_ITF.match(line)):

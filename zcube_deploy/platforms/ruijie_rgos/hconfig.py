@@ -126,7 +126,7 @@ def l3_facts(config_text: str) -> dict:
 
 
 # an indented `end`, `version ...` ...: no line to the sections, a line to the tree (strip_volatile drops them at the top only)
-_INDENTED_SHOWN = re.compile(r"^[^\S\n]+(?:end$|Building configuration|Current configuration|version )", re.M)
+_INDENTED_SHOWN = re.compile(r"\n[^\S\n]++(?:end$|Building configuration|Current configuration|version )", re.M)
 
 
 def top_level_lines(config_text: str) -> list[str]:
@@ -139,7 +139,7 @@ def top_level_lines(config_text: str) -> list[str]:
     >>> top_level_lines("hostname  A\\n!\\ninterface X 0/1\\n description d\\nend\\n")
     ['hostname A', 'interface X 0/1']
     """
-    if "banner" not in config_text and "\r" not in config_text and not _INDENTED_SHOWN.search(config_text):
+    if "banner" not in config_text and "\r" not in config_text and not _INDENTED_SHOWN.search("\n" + config_text):
         tops = top_level(config_text)
         if tops is not None and "no shutdown" not in tops:
             return tops

@@ -22,8 +22,9 @@ fails instead of the line being lost.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from ipaddress import IPv4Interface, IPv4Network
+from operator import itemgetter
+from typing import NamedTuple
 
 from zcube_deploy.ipv4 import MASK_LENS
 from zcube_deploy.platforms.facts import ConfigFacts, UnreadableOutput, line_number
@@ -138,10 +139,10 @@ def prepared(text: str) -> str:
 _SKIP = re.compile(r"^(?:!|end$|Building configuration|Current configuration|version )")
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """One top-level line (``number``: 1-based line number in the file; ``text``: trailing blanks dropped)
-    and its indented lines (their numbers and the lines as written, CR dropped)."""
+    and its indented lines (their numbers and the lines as written, CR dropped). A tuple: audit reads the
+    sections of every rendered config."""
 
     number: int
     text: str
@@ -162,9 +163,12 @@ def read_sections(text: str) -> list[Section]:
     out: list[Section] = []
     head: tuple[int, str, bool] | None = None
     children: list[tuple[int, str]] = []
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.removesuffix("\r")
-        if not line.strip() or _SKIP.match(line.lstrip()):
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.removesuffix("\r") for line in lines]
+    for number, line in enumerate(lines, 1):
+        rest = line.lstrip()
+        if not rest or rest[0] == "!" or (rest[0] in "eBCv" and _SKIP.match(rest)):  # (the first letters _SKIP matches)
             continue
         if line[0] in " \t":
             if head is not None:
@@ -172,7 +176,7 @@ def read_sections(text: str) -> list[Section]:
                 continue
         if head is not None:
             out.append(Section(head[0], head[1], tuple(children), head[2]))
-        head, children = (number, line.strip(), True) if line[0] in " \t" else (number, line.rstrip(), False), []
+        head, children = (number, rest.rstrip(), True) if line[0] in " \t" else (number, line.rstrip(), False), []
     if head is not None:
         out.append(Section(head[0], head[1], tuple(children), head[2]))
     return out
@@ -234,23 +238,18 @@ def l3_view(config_text: str) -> dict:
     return {"interfaces": interfaces, "routes": routes}
 
 
+_LINE = itemgetter(1)  # a numbered line's text
+
+
 def top_level(config_text: str) -> list[str] | None:
     """The top-level lines (blanks normalised) when no two lines of one section (top level or sub-lines)
     are alike and no line is stray; None otherwise (the caller's tree then decides)."""
-    seen: set[tuple[int, str]] = set()
     tops: list[str] = []
-    for i, s in enumerate(read_sections(config_text)):
-        norm = " ".join(s.text.split())
-        if s.stray or (-1, norm) in seen:
+    for s in read_sections(config_text):
+        if s.stray or (len(s.children) > 1 and len(set(map(tuple, map(str.split, map(_LINE, s.children))))) != len(s.children)):
             return None
-        seen.add((-1, norm))
-        for _, line in s.children:
-            key = (i, " ".join(line.split()))
-            if key in seen:
-                return None
-            seen.add(key)
-        tops.append(norm)
-    return tops
+        tops.append(" ".join(s.text.split()))
+    return tops if len(set(tops)) == len(tops) else None
 
 
 def sections_by_head(config_text: str) -> dict[str, list[str]]:
