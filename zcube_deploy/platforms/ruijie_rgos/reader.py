@@ -239,16 +239,24 @@ def l3_view(config_text: str) -> dict:
 
 
 _LINE = itemgetter(1)  # a numbered line's text
+_ODD_BLANKS = ("  ", " \n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")  # (with non-ASCII: all str.split splits at)
 
 
 def top_level(config_text: str) -> list[str] | None:
-    """The top-level lines (blanks normalised) when no two lines of one section (top level or sub-lines)
-    are alike and no line is stray; None otherwise (the caller's tree then decides)."""
+    """The top-level lines (blanks normalised) when no two lines of one section (top level or sub-lines,
+    blanks normalised) are alike and no line is stray; None otherwise (the caller's tree then decides).
+    In a text whose only blanks are single spaces between words (no run, none at a line's end) a line is
+    its normalised form, and the lines are compared as they are."""
+    plain = config_text.isascii() and not config_text.endswith(" ") and not any(b in config_text for b in _ODD_BLANKS)
     tops: list[str] = []
     for s in read_sections(config_text):
-        if s.stray or (len(s.children) > 1 and len(set(map(tuple, map(str.split, map(_LINE, s.children))))) != len(s.children)):
+        if s.stray:
             return None
-        tops.append(" ".join(s.text.split()))
+        if len(s.children) > 1:
+            lines = map(_LINE, s.children) if plain else map(tuple, map(str.split, map(_LINE, s.children)))
+            if len(set(lines)) != len(s.children):
+                return None
+        tops.append(s.text if plain else " ".join(s.text.split()))
     return tops if len(set(tops)) == len(tops) else None
 
 
