@@ -14,12 +14,14 @@ import shutil
 from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.errors import InvariantViolation, Problem
+from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.migrate.invariants import check_migration
 from zcube_deploy.migrate.planner import Migration, Options, plan_migration
 from zcube_deploy.migrate.report import summary
 from zcube_deploy.migrate.stagefiles import Labels, walking_rows, write_labels_csv, write_move_workbook, write_moves_csv, write_report
 from zcube_deploy.migrate.stageplan import stage_plan, stage_plans_blocked
 from zcube_deploy.plan.io import read_plan, write_canonical, write_plan
+from zcube_deploy.platforms import platform_module
 from zcube_deploy.render import render_all
 
 
@@ -44,6 +46,24 @@ def _all_ports(plan: dict) -> dict:
     return {**plan, "port_map": {**plan["port_map"], "cage_of": cage_of}}
 
 
+def write_consoles(plan: dict, roles: list[str], d: Path) -> None:
+    """DIR/stage-NN/console/ROLE.txt for each role taken in the stage: the lines a technician pastes at the console of
+    the switch taking it, before the stage's push (the platform's console bootstrap: the role's hostname and
+    management address, the management gateway; no access line: the switch keeps its site lines). From then on the
+    switch answers at the role's management address, the one the stage plan gives it."""
+    shutil.rmtree(d / "console", ignore_errors=True)
+    if not roles:
+        return
+    (d / "console").mkdir()
+    pm = platform_module(plan["cluster"]["platform"])
+    settings = plan["settings"]
+    by_name = {s["name"]: s for s in plan["switches"]}
+    for role in roles:
+        lines = pm.console_bootstrap(role, plan["models"]["switch"]["mgmt_interface"], by_name[role]["mgmt_address"],
+                                     dotted_mask(settings["mgmt_prefix_len"]), settings.get("mgmt_gateway"), [])
+        (d / "console" / f"{role}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def stage_dir(out: Path, t: int) -> Path:
     return out / f"stage-{t:02d}"
 
@@ -66,6 +86,7 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
             plan = stage_plan(plan_from, plan_to, mig, t)
             write_plan(plan, d)
             render_all(plan, d, jobs=1)
+            write_consoles(plan, sorted(r for r, s in mig.need_stage.items() if s == t), d)
         rows = walking_rows(mig.moves[t - 1], old, new, rank)
         write_moves_csv(rows, d / "moves.csv")
         write_labels_csv(rows, cat, d / "labels.csv")
