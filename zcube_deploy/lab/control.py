@@ -18,10 +18,12 @@ from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.lab.wiring import operation_problems
+from zcube_deploy.migrate.labops import physical_ops
 
 CONTROL_FILE = "control.json"
 CONTROL_ERROR = "control.error"
 CONTROL_REPLY = "control.reply"  # the answer to a request (replace, console, rerole)
+STAGE_RECORD = "migration.json"  # the migration stages a lab has had (`zcube lab fix --stage`, lab/stage.py)
 CONTROL_WORK = "control.work"  # control.json once the lab took it; removed when the work is done
 WORK_LIMIT_SECONDS = 900  # the longest `lab fix` waits for a taken request to be done (a lab killed mid-work)
 MAX_CONSOLE_BYTES = 1024 * 1024  # a console paste is a bootstrap, not a config dump
@@ -198,6 +200,9 @@ def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int
 
     Returns (operations applied, findings they came from)."""
     ops, findings = fix_operations(verify_json)
+    record = Path(lab_dir) / STAGE_RECORD  # a lab taken through migration stages: its switches play roles under other names
+    if record.exists():
+        ops = physical_ops(ops, json.loads(record.read_text(encoding="utf-8")).get("switch_of") or {})
     request_fixes(lab_dir, ops, wait, verify_json)
     return len(ops), len(findings)
 

@@ -17,11 +17,11 @@ import json
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.lab.control import console_lines, request
+from zcube_deploy.lab.control import STAGE_RECORD, console_lines, request
 from zcube_deploy.migrate.labops import next_stage, rerole_requests, role_aliases, stage_operations
 from zcube_deploy.plan.io import read_plan
 
-RECORD = "migration.json"  # LABDIR/migration.json: the migration whose stages the lab carries, which ones, the roles
+RECORD = STAGE_RECORD  # LABDIR/migration.json: the migration whose stages the lab carries, which ones, who plays each role
 
 
 def _read_json(path: Path, what: str) -> dict:
@@ -86,7 +86,8 @@ def apply_stage(lab_dir: str, stage_dir: str, wait: float) -> dict:
     tmp = lab_json.with_name("lab.json.tmp")
     tmp.write_text(json.dumps({**lab, "switches": dict(sorted(switches.items()))}, indent=1, sort_keys=True) + "\n")
     tmp.replace(lab_json)
-    applied = {"migration": migration, "applied": (record.get("applied") or []) + [stage], "roles": sorted(taken)}
+    applied = {"migration": migration, "applied": (record.get("applied") or []) + [stage], "roles": sorted(taken),
+               "switch_of": {r: roles[r] for r in sorted(taken)}}
     record_path.with_name(RECORD + ".tmp").write_text(json.dumps(applied, indent=1, sort_keys=True) + "\n")
     record_path.with_name(RECORD + ".tmp").replace(record_path)
     by_switch = {r["switch"]: r["role"] for r in rerole}

@@ -67,6 +67,16 @@ def stage_operations(rows: list[dict], roles: dict[str, str], where: str) -> tup
     return ([] if problems else unplug + connect), problems
 
 
+def physical_ops(ops: list[dict], roles: dict[str, str]) -> list[dict]:
+    """Wiring operations (a verify.json's fixes on a stage plan) with every device named by a role mapped to the
+    switch playing it (``roles``: role -> switch), as the lab's wiring knows them."""
+    def end(e: dict) -> dict:
+        return {**e, "device": _physical(e["device"], roles)} if isinstance(e, dict) and "device" in e else e
+
+    return [{k: end(v) if k in ("to", "a", "b") else _physical(v, roles) if k == "device" else v for k, v in op.items()}
+            for op in ops]
+
+
 def next_stage(record: dict, migration: str, stage: int, where: str) -> Problem | None:
     """Why ``stage`` of ``migration`` may not be applied to a lab whose stage record (LABDIR/migration.json:
     {"migration", "applied": [stage, ...]}) is ``record`` (None: it is the next one). Stages go in order, each once,
@@ -110,4 +120,4 @@ def role_aliases(endpoints: dict[str, dict], roles: dict[str, str], taken: list[
     return out, problems
 
 
-__all__ = ["MOVE_FIELDS", "next_stage", "rerole_requests", "role_aliases", "stage_operations"]
+__all__ = ["MOVE_FIELDS", "next_stage", "physical_ops", "rerole_requests", "role_aliases", "stage_operations"]
