@@ -167,3 +167,4 @@ def touches(moves: list[Move]) -> int:
 
 
 __all__ = ["End", "Move", "Places", "physical", "stage_moves", "touches"]
+

@@ -13,7 +13,7 @@ import shutil
 
 from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.catalog.cabling import plan_catalog
-from zcube_deploy.errors import InvariantViolation, Problem
+from zcube_deploy.errors import InputErrors, InvariantViolation, Problem
 from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.migrate.invariants import check_migration
 from zcube_deploy.migrate.planner import Migration, Options, plan_migration
@@ -28,6 +28,12 @@ from zcube_deploy.render import render_all
 def plan_and_check(plan_from: dict, plan_to: dict, from_path: str, to_path: str, opts: Options) -> tuple[Migration, dict]:
     """The migration between two plans, its invariants checked; (migration, migrate.json)."""
     mig = plan_migration(plan_from, plan_to, opts, from_path, to_path)
+    if mig.rack_conflicts:
+        raise InputErrors([Problem(f"{to_path}: switches", c) for c in mig.rack_conflicts[:10]]
+                          + [Problem(to_path, f"{len(mig.rack_conflicts)} role(s) would be racked where a switch still serves",
+                                     "give TO's switches places the as-built fabric leaves free during the migration (e.g. "
+                                     "allow_switches: false on the racks FROM fills; inventories/glm-1k-beside-roft.yaml)")],
+                          "the racks cannot hold both fabrics")
     broken = [Problem(f"{name}: {p.path}", p.message) for name, problems in check_migration(mig).items() for p in problems]
     if broken:
         raise InvariantViolation(broken[:20], "the migration breaks its own invariants (a bug in the planner)")
@@ -87,7 +93,7 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
             write_plan(plan, d)
             render_all(plan, d, jobs=1)
             write_consoles(plan, sorted(r for r, s in mig.need_stage.items() if s == t), d)
-        rows = walking_rows(mig.moves[t - 1], old, new, rank)
+        rows = walking_rows(mig.moves[t - 1], mig.work[t - 1], old, new, rank, mig.bind)
         write_moves_csv(rows, d / "moves.csv")
         write_labels_csv(rows, cat, d / "labels.csv")
         write_move_workbook(rows, cat, plan_to["cluster"]["name"], t, d / "moves.xlsx")
