@@ -9,6 +9,7 @@ is reported, and `lab fix --findings` then verify comes back clean. Stages out o
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -83,10 +84,10 @@ def seed_mismoves(d: Path, stage: str) -> dict[str, tuple[str, ...]]:
     roles = {r["role"]: r["switch"] for r in json.loads((d / "mig" / "migrate.json").read_text())["roles"]}
     wiring = _wiring(d)
     used = {(c[e]["device"], c[e]["port"]) for c in wiring.values() for e in ("a", "b")}
-    import csv
-
     with open(d / "mig" / stage / "moves.csv", newline="") as fh:
-        rows = [r for r in csv.DictReader(fh) if r["action"] == "move" and r["kind"] == "host"]
+        rows = [r for r in csv.DictReader(fh) if r["action"] in ("move", "unplug") and r["kind"] == "host"]
+    with open(d / "mig" / stage / "moves.csv", newline="") as fh:
+        plugged = {r["cable"]: r for r in csv.DictReader(fh) if r["action"] in ("move", "plug") and r["kind"] == "host"}
     # left behind: a host cable's move not done, so it still sits in its old port, and the cable the stage plugged
     # there instead cannot be plugged (it hangs: not in the lab's wiring)
     behind = rows[0]
@@ -98,7 +99,7 @@ def seed_mismoves(d: Path, stage: str) -> dict[str, tuple[str, ...]]:
     for c in host:
         by_switch.setdefault(c["b"]["device"], []).append(c)
     sw, cabled = next((s, cs) for s, cs in sorted(by_switch.items()) if len(cs) >= 3
-                      and s not in (behind["plug_device"], behind["unplug_device"]))
+                      and s not in (plugged[behind["cable"]]["plug_device"], behind["unplug_device"]))
     x, y, z = cabled[:3]
     phys = roles.get(sw, sw)
     group = next(s["group"] for s in plan["switches"] if s["name"] == sw)

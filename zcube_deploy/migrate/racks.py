@@ -137,7 +137,8 @@ def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict
     """Every stage's switch work (racks, then cages, then console) and the rack conflicts found (a role's place held
     by a switch the FROM island still uses then: the racks cannot hold both fabrics)."""
     racks = Racks(src, dst, bind, space, spares)
-    maps_from = {s["group"]: port_map_for(plan_from, s["group"]) for s in plan_from["switches"]}
+    maps_from = {g: port_map_for(plan_from, g) for g in {s["group"] for s in plan_from["switches"]}} \
+        if plan_from.get("port_map") or plan_from.get("port_maps") else {}
     mgmt = {s["name"]: s["mgmt_address"] for s in plan_to["switches"]}
     role_of = {x: r for r, x in bind.items()}
     out: list[list[SwitchWork]] = []
@@ -153,7 +154,10 @@ def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict
             where = End(r, "", dst.switches[r].rack, dst.switches[r].u)
             pm_new = port_map_for(plan_to, dst.switches[r].role)
             pm_old = maps_from.get(src.switches[x].role) if x in src.switches else None
-            if pm_old is not None:
+            if pm_old is None:  # FROM's plan has no port map (a hand-made one): every cage as the role's port map says
+                work.append(SwitchWork(t, "rebreak", x, None, End(r, "every cage", where.rack, where.u),
+                                       "break out as the role's port map says (FROM's port map is not in its plan)"))
+            else:
                 for cages, change, medium in cage_changes(pm_old, pm_new, split_cages(pm_old), split_cages(pm_new),
                                                           _media(plan_to, r, pm_new)):
                     work.append(SwitchWork(t, "rebreak", x, None, End(r, f"cages {cages}", where.rack, where.u),
