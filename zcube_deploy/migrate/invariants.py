@@ -177,21 +177,29 @@ def check_rack_space(mig: Migration) -> list[Problem]:
         return [Problem("racks", "not checked: the migration carries no rack space (U heights, servers' places)")]
     at: dict[str, tuple[str, int] | None] = {s.name: (s.rack, s.u) for s in mig.src.switches.values()}
     servers = {cell: name for name, where in sp.servers.items() for cell in _cells(where, sp.server_u)}
+    held: dict[tuple[str, int], set[str]] = {}  # U -> the switches in it, kept as the work is replayed
+    for x, where in at.items():
+        for c in _cells(where, sp.switch_u):
+            held.setdefault(c, set()).add(x)
     out: list[Problem] = []
     for t, work in enumerate(mig.work, start=1):
         for w in work:
-            if w.action == "unrack":
-                if at.get(w.switch) != (w.old.rack, w.old.u):
-                    out.append(Problem(f"stage {t}", f"{w.switch} is taken out of {w.old.rack} U{w.old.u}, where it does not stand"))
-                at[w.switch] = None
-            elif w.action == "rack":
+            if w.action not in ("unrack", "rack"):
+                continue
+            if w.action == "unrack" and at.get(w.switch) != (w.old.rack, w.old.u):
+                out.append(Problem(f"stage {t}", f"{w.switch} is taken out of {w.old.rack} U{w.old.u}, where it does not stand"))
+            if w.action == "rack":
                 spot = (w.new.rack, w.new.u)
-                held = {cell: x for x, where in at.items() if where is not None and x != w.switch for cell in _cells(where, sp.switch_u)}
-                clash = sorted({held.get(c) or servers.get(c) for c in _cells(spot, sp.switch_u)} - {None})
+                clash = sorted({x for c in _cells(spot, sp.switch_u) for x in held.get(c, ())} - {w.switch}
+                               | {servers[c] for c in _cells(spot, sp.switch_u) if c in servers})
                 if at.get(w.switch) is not None or clash:
                     out.append(Problem(f"stage {t}", f"{w.switch} racked at {spot[0]} U{spot[1]} where "
                                        + (", ".join(clash) + " stand(s)" if clash else f"it is already racked at {at[w.switch]}")))
-                at[w.switch] = spot
+            for c in _cells(at[w.switch], sp.switch_u) if at.get(w.switch) is not None else ():
+                held[c].discard(w.switch)
+            at[w.switch] = (w.new.rack, w.new.u) if w.action == "rack" else None
+            for c in _cells(at[w.switch], sp.switch_u) if at[w.switch] is not None else ():
+                held.setdefault(c, set()).add(w.switch)
         out += _placed_after(mig, t, at, servers)
     return out
 
