@@ -33,7 +33,7 @@ from zcube_deploy.migrate.reuse import serve_counts
 EXHAUSTIVE_CLASSES = 24  # above this many classes the search is greedy
 STATES_PER_STAGE = 4000  # the exhaustive search keeps at most this many sets of moved pieces per stage
 GREEDY_SINGLES = 64  # the greedy search tries at most this many single pieces per step
-PATHS_PER_STATE = 24  # the exhaustive search keeps this many paths to each set of moved pieces (the least shortfall)
+PATHS_PER_STATE = 8  # the exhaustive search keeps this many paths to each set of moved pieces (the least shortfall)
 
 
 @dataclass(frozen=True)
