@@ -5,14 +5,17 @@
    when they fit in the probe budget, else a seeded sample weighted to the GPUs the element touches;
    the record says exactly what was probed).
 3. The drain runs against the twin's FRR in the order `zcube drain` uses (``drain.run.steps``:
-   steer with BGP graceful shutdown, ``settle`` seconds, host ports shut, fabric ports shut), each
-   step one vtysh call per switch (platforms/frr ``drain_commands``), then the check: every drained
-   port down, and the FIBs settled.
+   steer with the transit-only graceful shutdown, ``settle`` seconds while the twin measures when the
+   neighbours stopped forwarding transit through the switch, the hosts take their GPU ports down (in
+   the servers' namespaces, as ``--host-command`` does), host ports shut, fabric ports shut), each
+   switch step one vtysh call per switch (platforms/frr ``drain_commands``), then the check: every
+   drained port down, and the FIBs settled.
 4. Once drained: every port pair of a sample of GPU pairs pinged once and compared with the analysis'
    prediction for the element removed (``twin.test.compare_reachability``, the drained switch as a
    switch whose ports are all down); the blast radius' figure (``zcube analyze``'s row) beside it.
-5. Undrain, as `zcube undrain` pushes it: every drained line reversed in one step; then, once the
-   sessions are up and the FIBs settled, every namespace's FIB compared with the one read in 1.
+5. Undrain, as `zcube undrain` runs it (staged: fabric ports, host ports, the hosts' ports with their
+   routes, steer off; or every line in one step); then, once the sessions are up and the FIBs
+   settled, every namespace's FIB compared with the one read in 1.
 
 Measured: echoes lost on port pairs that do not end on a drained port (target 0, from the first step
 to the drained check), when the flows that end there stopped, and how long a GPU pair with such a flow
@@ -315,6 +318,33 @@ def _transit_users(s: Session, name: str) -> int:
     return n
 
 
+GSHUT_NAMES = {"graceful-shutdown", "65535:0"}
+
+
+def gshut_tags(s: Session, neighbour: str, name: str) -> dict[str, bool]:
+    """prefix -> whether ``neighbour``'s path for it from switch ``name`` carries GRACEFUL_SHUTDOWN (every prefix the
+    neighbour learned from it, read with vtysh: its BGP table, not the FIB)."""
+    sw = next(x for x in s.plan["switches"] if x["name"] == name)
+    addr = next(i["address"] for i in sw["interfaces"] if i["kind"] == "fabric" and i["peer"]["device"] == neighbour)
+    run = Path(s.state["switches"][neighbour]["run_dir"])
+    learned = runtime.vtysh_json(run, f"show bgp ipv4 unicast neighbors {addr} routes json").get("routes", {})
+    out = {}
+    for prefix in sorted(learned):
+        paths = runtime.vtysh_json(run, f"show bgp ipv4 unicast {prefix} json").get("paths", [])
+        mine = [p for p in paths if (p.get("peer") or {}).get("peerId") == addr]
+        out[prefix] = any(set((p.get("community") or {}).get("string", "").split()) & GSHUT_NAMES for p in mine)
+    return out
+
+
+def steer_problems(tags: dict[str, bool], own: list[str]) -> list[str]:
+    """What is wrong with a transit-only graceful shutdown as a neighbour sees it (pure): the switch's own prefixes
+    must arrive untagged, everything else it sends (transit) tagged."""
+    out = [f"{p}: own prefix not received" for p in own if p not in tags]
+    out += [f"{p}: own prefix tagged GRACEFUL_SHUTDOWN" for p in own if tags.get(p)]
+    out += [f"{p}: transit not tagged" for p, tagged in sorted(tags.items()) if p not in own and not tagged]
+    return out + ([] if set(tags) - set(own) else ["no transit received from it"])
+
+
 def _wait_steered(s: Session, name: str, limit_s: float) -> float | None:
     """ms from now until no neighbour forwards transit through ``name`` (polled), None if not within ``limit_s``."""
     t0 = time.monotonic()
@@ -407,6 +437,32 @@ def _longest_common_loss(pairs: list[probe.PairProbe], t0: float, t1: float) -> 
     return round(max((b - a for a, b in spans or []), default=0.0) * 1000, 1)
 
 
+def _undrain(s: Session, blast: Blast, order: str, shut: dict[str, set[str]], graceful: set[str], hosts: list[HostPort],
+             log) -> list[StepTime]:
+    """Undo what the drain did (``shut``, ``graceful``, the ``hosts`` it took down) in ``order``: ``staged`` as
+    `zcube undrain` runs it (fabric ports, sessions and FIBs settled, GPU ports, the hosts' ports, steer off), or
+    everything at once."""
+    def timed(name: str, run) -> StepTime:
+        u = time.time()
+        n = run()
+        return StepTime(name, u, time.time(), n)
+
+    done = []
+    if order == "staged" and blast.element.kind == "switch" and shut:
+        sw = blast.element.name
+        host = set(blast.ports[sw][:len(blast.host_ports)]) & shut.get(sw, set())
+        done.append(timed("undrain fabric ports", lambda: _apply(s, {sw: host}, shut, graceful, graceful)))
+        build.wait_converged(s.plan, s.state)
+        _settle(s)
+        done.append(timed("undrain host ports", lambda: _apply(s, {}, {sw: host}, graceful, graceful)))
+        if hosts:
+            done.append(timed("undrain hosts", lambda: _hosts(hosts, "up", log)))
+        done.append(timed("undrain steer", lambda: _apply(s, {}, {}, set(), graceful)))
+    else:
+        done.append(timed("undrain", lambda: _apply(s, {}, shut, set(), graceful) + (_hosts(hosts, "up", log) if hosts else 0)))
+    return done
+
+
 def measure(s: Session, element_text: str, order: str = "drain", settle_s: float | None = None, period_ms: float = PROBE_PERIOD_MS,
             rate: int = PROBE_RATE, undrain_order: str = "staged", log=lambda *_: None) -> DrainMeasurement:
     """Drain ``element_text`` in the twin of session ``s`` while probing, measure, undrain, compare the FIBs (module doc).
@@ -460,26 +516,7 @@ def measure(s: Session, element_text: str, order: str = "drain", settle_s: float
         t_undrain = time.time()
     finally:  # the twin is undrained whatever happened
         u0 = time.time()
-        if undrain_order == "staged" and element.kind == "switch" and shut:
-            sw = element.name
-            host = set(blast.ports[sw][:len(blast.host_ports)]) & shut.get(sw, set())
-            n = _apply(s, {sw: host}, shut, graceful, graceful)
-            done.append(StepTime("undrain fabric ports", u0, time.time(), n))
-            build.wait_converged(s.plan, s.state)
-            _settle(s)
-            u1 = time.time()
-            n = _apply(s, {}, {sw: host}, graceful, graceful)
-            done.append(StepTime("undrain host ports", u1, time.time(), n))
-            if hosts_down:
-                uh = time.time()
-                n = _hosts(on_hosts, "up", log)
-                done.append(StepTime("undrain hosts", uh, time.time(), n))
-            u2 = time.time()
-            n = _apply(s, {}, {}, set(), graceful)
-            done.append(StepTime("undrain steer", u2, time.time(), n))
-        else:
-            n = _apply(s, {}, shut, set(), graceful) + (_hosts(on_hosts, "up", log) if hosts_down else 0)
-            done.append(StepTime("undrain", u0, time.time(), n))
+        done += _undrain(s, blast, undrain_order, shut, graceful, on_hosts if hosts_down else [], log)
         settled = build.wait_converged(s.plan, s.state) == [] and _settle(s, want={k: fib_before[k] for k in s.state["switches"]})
         fib_after = snapshot(s.state)
         time.sleep(1.0)
