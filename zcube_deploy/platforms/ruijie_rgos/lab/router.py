@@ -263,22 +263,17 @@ def _neighbor(r: RouterBgp, lines: list[str], w: list[str], negate: bool, in_af:
             raise RouterError("invalid:3")
         _set(lines, f"neighbor {addr} fall-over bfd", None, negate)
         return mode
-    if attr == "activate":
+    if attr in ("activate", "send-community"):  # send-community: zcube drain's steer ([U] on RGOS: the Cisco-like form)
         if len(w) > 3:
             raise RouterError("invalid:3")
-        _set(lines, f"neighbor {addr} activate", None, negate)
+        _set(lines, f"neighbor {addr} {attr}", None, negate)
         return mode
     if attr == "route-map":  # zcube drain's transit-only graceful shutdown ([U] on RGOS: the Cisco-like form)
-        if len(w) < 5 and not negate:
+        if len(w) < 5:
             raise RouterError("incomplete")
-        if len(w) > 5 or (len(w) == 5 and w[4].lower() not in ("in", "out")):
+        if len(w) > 5 or w[4].lower() not in ("in", "out"):
             raise RouterError("invalid:4")
         _set(lines, f"neighbor {addr} route-map {w[3]} {w[4].lower()}", None, negate)
-        return mode
-    if attr == "send-community":
-        if len(w) > 3:
-            raise RouterError("invalid:3")
-        _set(lines, f"neighbor {addr} send-community", None, negate)
         return mode
     if attr == "description" and not in_af:
         if len(w) < 4 and not negate:
