@@ -304,6 +304,19 @@ def port_states(plan: dict, base: dict[str, Target], creds: Credentials, opts: D
     return out
 
 
+def _host_step(record: dict, i: int, shut: dict, graceful: bool, blast: Blast, opts: DrainOptions, path: Path, say) -> bool:
+    """Drain step ``hosts``: the host command per GPU port, recorded (written unless a dry run); False if one failed."""
+    say(f"step {i} {HOST_STEP}: {len(blast.host_ports)} GPU ports taken down by their hosts")
+    moved = move_hosts(list(blast.host_ports), "down", opts, say)
+    record["steps"].append({"step": HOST_STEP, "ok": not moved["failed"], "shut": {k: list(v) for k, v in shut.items()},
+                            "graceful": sorted(set(shut) if graceful else ()), HOST_STEP: moved})
+    if not opts.dry_run:
+        _write(path, record)
+    if moved["failed"]:
+        record["status"] = f"failed at step {i} ({HOST_STEP}): {len(moved['failed'])} host commands failed"
+    return not moved["failed"]
+
+
 def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
     """Drain ``element_text`` (``switch:NAME`` or ``link:CABLE``); returns the record (written as it goes, unless dry run).
 
@@ -330,15 +343,7 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
         host_commands(opts.host_command, list(blast.host_ports), "down")  # a bad template is refused before any step
     for i, (name, shut, graceful) in enumerate(steps(blast), 1):
         if name == HOST_STEP:  # the hosts act, not the switch: no push
-            say(f"step {i} {name}: {len(blast.host_ports)} GPU ports taken down by their hosts")
-            moved = move_hosts(list(blast.host_ports), "down", opts, say)
-            ok = not moved["failed"]
-            record["steps"].append({"step": name, "ok": ok, "shut": {k: list(v) for k, v in shut.items()},
-                                    "graceful": sorted(set(shut) if graceful else ()), HOST_STEP: moved})
-            if not opts.dry_run:
-                _write(path, record)
-            if not ok:
-                record["status"] = f"failed at step {i} ({name}): {len(moved['failed'])} host commands failed"
+            if not _host_step(record, i, shut, graceful, blast, opts, path, say):
                 break
             continue
         # (a dry run applies no step: only the state before the first can be checked; each later step's diff
