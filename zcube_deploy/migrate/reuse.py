@@ -15,9 +15,9 @@ the shortest that fits (the classic threshold-matching exchange argument) never 
 cables of that same shortest length (interchangeable for the future) it prefers the NIC port's own
 cable (moved at its switch end only), then one leaving in the same stage (handled once, not removed
 and installed again), then the lowest id. With ``slack_m`` > 0 the port's own cable is also taken when
-it is at most that much longer than the shortest fit: :func:`best_match` tries a few slacks and keeps
-the one with the most own-port moves among those that serve as many as the strict greedy (which is
-maximum), so the count never drops for it.
+it is at most that much longer than the shortest fit: :func:`best_match` tries the slacks largest
+first and keeps the first that serves as many as the strict greedy (which is maximum), so the count
+never drops for own-port moves.
 
 Pure, deterministic: no I/O, no clock.
 """
@@ -150,15 +150,15 @@ def own_moves(have: list[Have], want: list[Want], served: dict[str, str]) -> int
 
 
 def best_match(have: list[Have], want: list[Want]) -> dict[str, str]:
-    """The matching serving the most wanted cables (the strict greedy's count) with the most own-port moves among the
-    slacks tried (SLACKS_M); ties keep the smaller slack."""
-    best = match(have, want, 0.0)
-    count, mine = len(best), own_moves(have, want, best)
-    for slack in SLACKS_M:
+    """A matching serving the most wanted cables (:func:`served_count`, the strict greedy's count) with many own-port
+    moves: the slacks of SLACKS_M tried largest first (more own-port moves), the first that serves as many kept; the
+    strict greedy (slack 0) when none does."""
+    most = served_count(have, want)
+    for slack in reversed(SLACKS_M):
         m = match(have, want, slack)
-        if len(m) == count and own_moves(have, want, m) > mine:
-            best, mine = m, own_moves(have, want, m)
-    return best
+        if len(m) == most:
+            return m
+    return match(have, want, 0.0)
 
 
 def serve_counts(pool: dict[tuple[str, float], int], have: dict[tuple[str, float], int],

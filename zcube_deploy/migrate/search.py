@@ -92,13 +92,13 @@ class Cover:
             mine = {e for e in edges if self.side.switches[e].plane == plane}
             cores = [c for c in self.cores if self.side.switches[c].plane == plane]
             nodes = set(mine)
-            while len([c for c in _components(nodes, self.links) if c & mine]) > 1:
-                comps = [c for c in _components(nodes, self.links) if c & mine]
+            while len(comps := [c for c in _components(nodes, self.links) if c & mine]) > 1:
+                comp_of = {n: i for i, comp in enumerate(comps) for n in comp}
                 best, gain = None, 1
                 for core in cores:
                     if core in nodes:
                         continue
-                    touches = sum(1 for comp in comps if self.links.get(core, set()) & comp)
+                    touches = len({comp_of[n] for n in self.links.get(core, ()) if n in comp_of})
                     if touches > gain:
                         best, gain = core, touches
                 if best is None:
