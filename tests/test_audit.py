@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import rgos_oracles as oracles
 from conftest import run_zcube
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift
 from zcube_deploy.audit.run import AuditOptions, audit_once
@@ -174,6 +175,28 @@ def test_a_switch_without_a_recording_is_not_checked_not_clean(built, tmp_path):
     assert {f["device"] for f in nc} == set(intended) and not doc["summary"]["clean"]
 
 
+def test_a_check_not_run_is_a_finding_on_every_switch_it_skipped(built, tmp_path, monkeypatch):
+    """More switches than a terminal note lists (verify's summary once named only the first 20, and audit made
+    its not_checked findings from that list): each switch gets its not_checked finding in audit.json."""
+    import zcube_deploy.verify.pipeline as pipeline
+
+    out, plan, intended = built
+    many = [f"GHOST-{i:02d}" for i in range(30)]  # (switches a check skipped, as verify's check reports them)
+    real = pipeline.check
+
+    def check(*a, **k):
+        findings, not_checked = real(*a, **k)
+        return findings, {**not_checked, "lldp": {"`x` was not collected": many}}
+
+    monkeypatch.setattr(pipeline, "check", check)
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    r = audit_once(plan, str(out / "plan.json"), tmp_path / "a", AuditOptions(out, replay_dir=str(rec)))
+    doc = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert sorted(f["device"] for f in doc["findings"] if f["kind"] == "not_checked" and f.get("check") == "lldp") == many
+    assert not r.clean
+
+
 def test_every_runs_again_and_count_stops_it(built, tmp_path):
     out, _, _ = built
     rec = tmp_path / "rec"
@@ -220,7 +243,8 @@ def test_the_fast_path_agrees_with_the_remediation(built):
 
 def _general_findings(plan, intended, name, running):
     """Config drift the general way, nothing read once or skipped: hier_config's own top-level lines for the scope,
-    both configs parsed into trees, the remediation classified (no text fast path, no cache, no pool)."""
+    both configs parsed into trees, the remediation classified against the running sections as drift.py read them
+    before they became the general reader's (tests/rgos_oracles.py; no text fast path, no cache, no pool)."""
     from zcube_deploy.platforms.ruijie_rgos import drift as rgos_drift
     from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
 
@@ -228,7 +252,7 @@ def _general_findings(plan, intended, name, running):
     scope = ManagedScope.for_switch(plan, sw, [c.text for c in RGOS.parse_config(intended[name]).children], "ruijie_rgos")
 
     def rows(running, intended, owns):
-        return rgos_drift.classify(remediation_lines(running, intended, owns), rgos_drift.running_sections(running))
+        return rgos_drift.classify(remediation_lines(running, intended, owns), oracles.running_sections(running))
 
     return config_drift(name, running, intended[name], scope.owns, rows, lambda t: redact_secrets(t, "ruijie_rgos"))
 

@@ -1,22 +1,23 @@
 """The fast readers of RGOS text, each confirmed against a general one (tests/test_parsers.py,
-tests/test_compare_findings.py):
+tests/test_config_readers.py, tests/test_rgos_sections.py, tests/test_compare_findings.py):
 
 - :func:`config_facts`, the entry of every reading of a config's facts: a text in the shape render
   writes is confirmed to read as the facts expected of it (:func:`confirms`), else read by
   :func:`fast_facts` (rendered shapes by one pattern), else by the general reader (reader.py),
   whose facts the other two give exactly;
-- verify's readers of the outputs it parses on every switch. At zcube-16k, `zcube verify --from`
-  parses 256 recordings; the TextFSM template of `show lldp neighbors detail` (about 490 kB a
-  switch) and the hier_config tree built only to read the interface addresses of the running config
-  were about two thirds of the per-switch cost. These readers give the same result as those
-  (``parse("show lldp neighbors detail", ...)`` restricted to the fields verify reads, and
-  ``l3_facts(text)["interfaces"]``).
+- :func:`running_config`, verify's one pass over a running config: the general reader's addresses
+  (``reader.interface_addresses``) and BGP records (``bgp_parse.parse_config``, both projections of
+  ``reader.read_sections``) at once (tests/test_rgos_sections.py, tests/test_fastparse.py);
+- :func:`scoped_sections`, audit's test of two configs for drift, on every running config of every
+  run: the general reader's sections as text (tests/test_rgos_sections.py);
+- verify's readers of the show outputs it parses on every switch (not config text): they give the
+  same result as the TextFSM templates of `show ip route` and `show interface status`. `show lldp
+  neighbors detail` has its own module (show_lldp.py).
 """
 
 from __future__ import annotations
 
 import re
-from ipaddress import IPv4Interface
 from itertools import compress, repeat
 from operator import not_
 
@@ -25,9 +26,10 @@ from zcube_deploy.ipv4 import DOTTED_MASKS, ntoa
 from zcube_deploy.ipv4 import parse as _aton  # dotted quad -> int, None when not one
 from zcube_deploy.platforms.ruijie_rgos.bgp_parse import parse_config
 from zcube_deploy.platforms.ruijie_rgos.bgp_parse import prefix_len as _mask_len
-from zcube_deploy.platforms.facts import ConfigFacts, UnreadableOutput, line_number
-from zcube_deploy.platforms.ruijie_rgos.reader import (_ADDRESS_IN, _BFD_IN, _BGP, _HOSTNAME, _LOGICAL, _SUFFIX, _bgp_facts, _has, _len,
-                                                      general_facts, prepared)
+from zcube_deploy.platforms.facts import ConfigFacts
+from zcube_deploy.platforms.ruijie_rgos.hconfig import strip_volatile
+from zcube_deploy.platforms.ruijie_rgos.reader import (_ADDR, _ADDRESS_IN, _BFD_IN, _BGP, _HOSTNAME, _LOGICAL, _SKIP, _SUFFIX, _address,
+                                                      _bgp_facts, _has, _len, general_facts, interface_addresses, prepared)
 
 # ---------------------------------------------------------------- config text: its neutral facts
 
@@ -277,117 +279,6 @@ def _confirms_facts(text: str, e: ConfigFacts) -> bool:
             and e.bgp == head.bgp + between.bgp + after.bgp)
 
 
-# ---------------------------------------------------------------- show lldp neighbors detail
-# the template's states: Start (port header, neighbour index), Neighbor (fields), Description
-# (a multi-line system description, until "System capabilities supported"). Lines are told apart by
-# their key (the text before the first colon, whitespace collapsed), as the template's rules do.
-_HEADER = re.compile(r"^\s*[Ll][Ll][Dd][Pp]\s+neighbor-information\s+of\s+port\s+\[([^\]]+)\]\s*$")
-_SEP = re.compile(r"^\s*-{10,}\s*$")
-_FIELDS = {"Neighbor index": "neighbor_index", "Chassis ID type": "chassis_id_type", "Chassis ID": "chassis_id",
-           "System name": "system_name", "System description": "", "System capabilities supported": "",
-           "System capabilities enabled": "", "Management address": "management_address", "Port ID type": "port_id_type",
-           "Port ID": "port_id", "Port description": "port_description"}
-_KEYS = ("local_interface", "neighbor_index", "chassis_id_type", "chassis_id", "system_name", "management_address",
-         "port_id_type", "port_id", "port_description")
-
-
-_KEY_OF: dict[str, str] = {}  # the text before a line's first colon -> its ``_FIELDS`` key or '' (a few dozen distinct)
-
-
-def _key(prefix: str) -> str:
-    """The ``_FIELDS`` key of a line whose text before the first colon is ``prefix`` ('' when none): the
-    template's field lines are indented, have whitespace before the colon, and their key is the prefix
-    with whitespace collapsed. Cached: a real output repeats the same padded keys on every neighbour."""
-    k = _KEY_OF.get(prefix)
-    if k is None:
-        k = " ".join(prefix.split()) if len(prefix) >= 2 and prefix[0].isspace() and prefix[-1].isspace() else ""
-        if k not in _FIELDS:
-            k = ""
-        if len(_KEY_OF) < 4096:
-            _KEY_OF[prefix] = k
-    return k
-
-
-def lldp_detail(text: str) -> list[dict[str, str]]:
-    """Rows of `show lldp neighbors detail` as the TextFSM template gives them (the fields in ``_KEYS``;
-    '' where absent). CRLF and CR are accepted."""
-    rows: list[dict[str, str]] = []
-    local = ""
-    rec: dict[str, str] = {}
-    state = 0  # 0 Start, 1 Neighbor, 2 Description
-    key_of = _KEY_OF
-
-    def emit() -> None:
-        if local or rec:
-            rows.append({k: rec.get(k, "") for k in _KEYS} | {"local_interface": local})
-
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        i = line.find(":")  # the line's field key (inlined: this loop reads every line of ~0.5 MB a switch)
-        if i < 2:
-            key = ""
-        else:
-            key = key_of.get(line[:i])
-            if key is None:
-                key = _key(line[:i])
-        if state == 2:
-            if key == "System capabilities supported":
-                state = 1
-        elif state == 0:
-            if "neighbor-information" in line:
-                m = _HEADER.match(line)
-                if m:
-                    local = m.group(1)
-                    continue
-            if key == "Neighbor index":
-                v = line[i + 1:].strip()
-                if v.isdigit():
-                    rec["neighbor_index"] = v
-                    state = 1
-        else:
-            if key and key != "Neighbor index":
-                if key == "System description":
-                    state = 2
-                elif _FIELDS[key]:
-                    rec[_FIELDS[key]] = line[i + 1:].strip()
-            elif line[:1] in " \t-" and "-" * 10 in line and _SEP.match(line):
-                emit()
-                rec = {}
-                state = 0
-    emit()
-    return rows
-
-
-# ---------------------------------------------------------------- running config: interface addresses
-_ADDR = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
-
-
-def _interface(address: str, mask: str, line: str, text: str) -> str:
-    """"a.b.c.d/len" of an address line; an address or mask out of range (a hand-edited recording) is
-    :class:`UnreadableOutput` naming the line, not a traceback."""
-    try:
-        return str(IPv4Interface(f"{address}/{mask}"))
-    except ValueError as exc:
-        raise UnreadableOutput("show running-config", line_number(text, line), line, str(exc)) from None
-
-
-def interface_addresses(config_text: str) -> dict[str, list[str]]:
-    """{interface: ["a.b.c.d/len", ...]} of every `interface` block of an RGOS config (l3_facts' "interfaces")."""
-    out: dict[str, list[str]] = {}
-    cur: str | None = None
-    for raw in config_text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        line = raw.rstrip()
-        if not line or line.lstrip().startswith("!"):
-            continue
-        if not line[0].isspace():
-            cur = line[len("interface "):].strip() if line.startswith("interface ") else None
-            if cur is not None:
-                out.setdefault(cur, [])
-            continue
-        if cur is not None:
-            m = _ADDR.match(line.strip())
-            if m:
-                out[cur].append(_interface(m.group(1), m.group(2), line, config_text))
-    return out
 
 
 # ---------------------------------------------------------------- show ip route, show interface status
@@ -476,7 +367,9 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
         line = raw.strip()
         if not line or line[0] == "!":
             continue
-        if raw[0] != " ":  # top level (both readers: only spaces indent here)
+        if raw[0] != " ":  # top level (only spaces indent here)
+            if line[0] in "eBCv" and _SKIP.match(raw):  # `end`, `version`: no section, and the end of none (read_sections);
+                continue  # indented, no rule below reads them
             cur_a = addrs.setdefault(line[len("interface "):].strip(), []) if line.startswith("interface ") else None
             block, cur_i = None, None
             if line[0] == "i" and (m := _CFG_ITF.match(line)):
@@ -490,7 +383,7 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
         if cur_a is not None:
             m = _ADDR.match(line)
             if m:
-                cur_a.append(_interface(m.group(1), m.group(2), line, text) if m.group(2) not in _PLEN
+                cur_a.append(_address(m.group(1), m.group(2), line, text, "show running-config") if m.group(2) not in _PLEN
                              or ntoa(_aton(m.group(1)) or 0) != m.group(1) else f"{m.group(1)}/{_PLEN[m.group(2)]}")
         if block == "itf":
             words = line.split()
@@ -529,3 +422,17 @@ def bgp_config_of(cfg) -> dict:
             "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},
             "bfd_ports": sorted(name for name, i in cfg.interfaces.items() if i.bfd),
             "fall_over_bfd": sorted(a for a, n in cfg.bgp.neighbors.items() if n.fall_over_bfd) if cfg.bgp else []}
+
+
+# ---------------------------------------------------------------- config text: the sections audit compares
+def scoped_sections(text: str, owns=None) -> list[str]:
+    """The config's top-level sections inside ``owns`` (volatile lines dropped, as hier_config's input:
+    hconfig.strip_volatile), each as its text, sorted: audit's fast test of two configs for drift, on every
+    running config of every run. The general reader's sections give the same (tests/test_rgos_sections.py)."""
+    sections: list[list[str]] = []
+    for line in strip_volatile(text).splitlines():
+        if not line.startswith(" "):
+            sections.append([line])
+        elif sections:
+            sections[-1].append(line)
+    return sorted("\n".join(sec) for sec in sections if owns is None or owns(sec[0]))
