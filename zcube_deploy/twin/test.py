@@ -25,8 +25,10 @@ from typing import Protocol
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from zcube_deploy import designs
 from zcube_deploy.analysis import predict
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.roles import ROLES
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
 from zcube_deploy.twin import build, failures, fib, netns, traffic
@@ -51,15 +53,22 @@ class Ports:
         self.ns_of = {a: state["namespaces"][p["server"]] for a, p in self.by_addr.items()}
         self.gpu_keys = sorted(self.gpus)
 
+    def island_of(self, address: str) -> str:
+        """The island of a port: the design of its switch's role (a migration stage's ROFT side or ZCube side)."""
+        return designs.island_of(self.by_addr[address]["group"])
+
     def cross_group_pairs(self, n: int | None, seed: int) -> tuple[list[tuple[str, str]], int]:
-        """Ordered cross-group port pairs of each plane between different servers (a ROFT's: every two ports of a plane;
-        all, or a seeded sample of n), and how many exist. Pairs inside one server are left out: its kernel delivers them locally, they never
-        reach the fabric (and GPUs of one server talk over NVLink)."""
-        blocks = []
-        for plane in sorted({p["plane"] for p in self.by_addr.values()}):
-            odd, even, leaf = ([a for a, p in sorted(self.by_addr.items()) if p["plane"] == plane and p["group"] == g]
-                               for g in ("odd", "even", "leaf"))
-            blocks += [(odd, even), (even, odd), (leaf, leaf)]  # a ROFT's ports (leaf) reach every port of their plane
+        """Ordered port pairs of each plane between different servers that the design of their island says reach each
+        other (``designs.PathRule.reaches``: ZCube odd <-> even, a ROFT's leaf -> leaf; a migration stage's two islands
+        apart, never a pair across them); all, or a seeded sample of n, and how many exist. Pairs inside one server are
+        left out: its kernel delivers them locally, they never reach the fabric (and GPUs of one server talk over NVLink)."""
+        by_role: dict[tuple[int, str], list[str]] = {}
+        for a, p in sorted(self.by_addr.items()):
+            by_role.setdefault((p["plane"], p["group"]), []).append(a)
+        reach = {(pl, r): designs.path_rule(designs.island_of(r)).reaches.get(r, ()) for pl, r in by_role}
+        order = list(ROLES)  # odd, even, then a ROFT's leaf: the blocks in the order the seeded samples have always used
+        keys = sorted(by_role, key=lambda k: (k[0], order.index(k[1]) if k[1] in order else len(order), k[1]))
+        blocks = [(by_role[k], by_role[(k[0], to)]) for k in keys for to in reach[k] if (k[0], to) in by_role]
         sizes = [len(a) * len(b) for a, b in blocks]
         grand = sum(sizes)
         srv = {a: p["server"] for a, p in self.by_addr.items()}
@@ -67,8 +76,7 @@ class Ports:
         for p in self.by_addr.values():
             key = (p["server"], p["plane"], p["group"])
             per_server[key] = per_server.get(key, 0) + 1
-        partner = {"odd": "even", "even": "odd", "leaf": "leaf"}
-        same = sum(c * per_server.get((s, pl, partner[g]), 0) for (s, pl, g), c in per_server.items())
+        same = sum(c * per_server.get((s, pl, to), 0) for (s, pl, g), c in per_server.items() for to in reach[(pl, g)])
         total = grand - same
 
         def at(i):
@@ -90,6 +98,14 @@ class Ports:
                 if srv[x] != srv[y]:
                     chosen.add(i)
         return [at(i) for i in sorted(chosen)], total
+
+    def out_of_service(self, plan: dict) -> dict:
+        """The GPUs of the plan's servers without a NIC port in the plan (a stage's units out of service): not probed."""
+        per_server = plan["models"]["server"]["gpus"]
+        cabled = {gpu for gpu in self.gpus}
+        gpus = [(srv["name"], g) for srv in plan["servers"] for g in range(per_server) if (srv["name"], g) not in cabled]
+        return {"gpus": len(gpus), "servers": sorted({s for s, _ in gpus}),
+                "note": "no NIC port in the plan: out of service, not probed" if gpus else "every GPU in service"}
 
     def gpu_port_pairs(self, a: tuple, b: tuple) -> list[tuple[str, str]]:
         """Ordered port pairs between GPUs a and b (same plane), both directions."""
@@ -247,7 +263,9 @@ class Baseline:
     predicted_not_2_switches: int
     examples: list[list[str]]
     seconds: float
-    expected: str = "2"  # the switches a healthy path crosses: ZCube's "2", a ROFT's "1 or 3"
+    expected: str = "2"  # the switches a healthy path crosses: ZCube's "2", a ROFT's "1 or 3"; per island in a stage
+    islands: dict = field(default_factory=dict)  # island (design) -> pairs tested / of / unreachable / expected switches
+    out_of_service: dict = field(default_factory=dict)  # GPUs without a NIC port in the plan: not probed, said so
 
     @property
     def ok(self) -> bool:
@@ -443,10 +461,12 @@ def open_session(out_dir: str | Path, mode: str, seed: int, gpu_pairs: int, log)
 
 
 def measure_baseline(s: Session, pairs: int | None) -> Baseline:
-    """Cross-group port pairs with TTL 3 (must be answered) and TTL 2 (must not), against the predicted paths."""
+    """Port pairs of each island with TTL h + 1 (must be answered) and TTL h (must not), h the predicted path's
+    switches, which must be one its island's design takes (``designs.PathRule.switches_per_path``)."""
     t0 = time.monotonic()
     pp, total = s.ports.cross_group_pairs(pairs, s.seed)
-    roft = any(s.ports.by_addr[a]["group"] == "leaf" for a, _ in pp)
+    island = {p: s.ports.island_of(p[0]) for p in pp}
+    allowed = {isl: designs.path_rule(isl).switches_per_path for isl in set(island.values())}
     fw = predict.Forwarding(s.plan)
     pred_hops = {}
     for p in pp:
@@ -455,8 +475,12 @@ def measure_baseline(s: Session, pairs: int | None) -> Baseline:
     # a pair whose path crosses h switches: TTL h + 1 must be answered, TTL h must not (ZCube: h = 2 for every pair)
     bucket = {p: h if h >= 1 else 2 for p, h in pred_hops.items()}  # (a pair predicted unrouted is pinged as ZCube's)
     ttls = sorted(set(bucket.values()))
-    s.log(f"baseline: {len(pp)} of {total} {'same-plane' if roft else 'cross-group'} port pairs, TTL "
-          + ", ".join(f"{h + 1} then {h}" for h in ttls))
+    said = {isl: " or ".join(str(h) for h in sorted(a)) for isl, a in allowed.items()}
+    kinds = " and ".join(f"{isl} island" for isl in sorted(allowed)) if len(allowed) > 1 else \
+        ("same-plane" if "roft" in allowed else "cross-group")
+    oos = s.ports.out_of_service(s.plan)
+    s.log(f"baseline: {len(pp)} of {total} {kinds} port pairs, TTL " + ", ".join(f"{h + 1} then {h}" for h in ttls)
+          + (f"; {oos['gpus']} GPU(s) out of service, not probed" if oos["gpus"] else ""))
     reach, short = {}, {}
     for h in ttls:
         these = [p for p in pp if bucket[p] == h]
@@ -468,11 +492,13 @@ def measure_baseline(s: Session, pairs: int | None) -> Baseline:
     t_ping = time.monotonic() - t0
     unreachable = [p for p in pp if not reach[p]]
     shorter = [p for p in pp if reach[p] and short.get(p)]
-    allowed = {1, 3} if roft else {2}
+    per_island = {isl: {"pairs_tested": sum(1 for p in pp if island[p] == isl), "unreachable": sum(1 for p in unreachable if island[p] == isl),
+                        "switches_per_path": said[isl]} for isl in sorted(allowed)}
     return Baseline(pairs_tested=len(pp), pairs_total=total, unreachable=len(unreachable), fewer_than_2_switches=len(shorter),
-                    predicted_not_2_switches=sum(1 for p in pp if pred_hops[p] not in allowed),
+                    predicted_not_2_switches=sum(1 for p in pp if pred_hops[p] not in allowed[island[p]]),
                     examples=[list(p) for p in (unreachable + shorter)[:10]], seconds=round(t_ping, 2),
-                    expected="1 or 3" if roft else "2")
+                    expected="; ".join(f"{said[i]} ({i} island)" for i in sorted(said)) if len(said) > 1 else next(iter(said.values()), "2"),
+                    islands=per_island, out_of_service=oos)
 
 
 def _fib_watch(s: Session, f: failures.Failure) -> tuple[list[str], dict[str, set[str]], set[str]]:
