@@ -31,6 +31,7 @@ from pathlib import Path
 from zcube_deploy.access import endpoints
 from zcube_deploy.drain.blast import Blast, Element, blast_radius, parse_element
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.roles import design_of
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import push_all
@@ -237,6 +238,10 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
     Other drains on the same switches stay as they are: each step's config carries their ports too,
     and before each step a dry run proves the switch is exactly in the state the drains expect."""
 
+    if design_of(plan) == "stage":
+        raise InputErrors(Problem("PLAN", "drain takes a ZCube or a ROFT plan; this one is a migration stage's (design stage)",
+                                  "a stage's moves take its units out of service themselves (docs/migrate.md); drain in the "
+                                  "plan of the fabric as it runs"), "cannot drain")
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
     if path.exists():
