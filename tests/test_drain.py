@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+
 import pytest
 
-from conftest import ROOT, run_zcube
+from conftest import ROOT, run_zcube, zcube_exe
 from zcube_deploy.drain.blast import blast_radius, parse_element
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.platforms.ruijie_rgos.drain import drained_config
@@ -60,6 +63,19 @@ def test_elements_are_checked(lab64_build):
             parse_element(bad, plan)
     b = blast_radius(plan, parse_element("link:H000001", plan))
     assert b.host_ports == ("gpu01:ens1f0np0",) and b.fabric_links == () and b.gpu_pairs_without_routed_path == 0
+    with pytest.raises(InputErrors) as e:
+        parse_element("switch:zc-o-01", plan)
+    assert "did you mean 'ZC-O001'?" in e.value.problems[0].hint
+
+
+def test_a_bad_element_is_refused_before_any_credential_is_asked(lab64_build, tmp_path):
+    """A typo in ELEMENT is exit 2 naming the close switch; no username or password is asked for first
+    (no ZCUBE_USERNAME and no terminal: asking would be the error instead)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZCUBE_")}
+    for cmd in ("drain", "undrain"):
+        r = subprocess.run(zcube_exe() + [cmd, str(lab64_build / "plan.json"), "switch:ZC-O01", "--dry-run"], env=env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+        assert r.returncode == 2 and "did you mean 'ZC-O001'?" in r.stderr and "ZCUBE_USERNAME" not in r.stderr, r.stderr
 
 
 def test_drained_config_shuts_exactly_the_ports_and_adds_graceful_shutdown(bgp_build):

@@ -78,7 +78,7 @@ def test_bad_input_exits_2_and_writes_nothing(lab64_build, tmp_path):
     work = _work(lab64_build, tmp_path)
     plan = str(work / "plan.json")
     r = run_zcube("replace", plan, "ZC-X001", "--configs", str(work), "--lab", str(tmp_path / "none.json"))
-    assert r.returncode == 2 and "'ZC-X001' is not a switch of the plan" in r.stderr and "ZC-O001, ZC-E002" in r.stderr, r.stderr
+    assert r.returncode == 2 and "'ZC-X001' is not a switch of the plan" in r.stderr and "switches: ZC-E002, ZC-E004" in r.stderr, r.stderr
     bad = tmp_path / "access.txt"
     bad.write_text(f"username ops secret 5 {SECRET}\nreload\n")
     r = run_zcube("replace", plan, "ZC-O001", "--configs", str(work), "--access-lines", str(bad), "--lab", str(tmp_path / "none.json"))

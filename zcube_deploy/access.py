@@ -95,7 +95,7 @@ def known_hosts_for(known_hosts: str | None, trust_on_first_use: bool) -> str | 
 def forget_host_key(path: str | Path, host: str, port: int = 22) -> int:
     """Remove every line of the known_hosts file ``path`` that pins ``host`` (at ``port``), as `ssh-keygen -R` does,
     hashed entries included; returns how many went. For a replaced switch: its new unit presents a new key."""
-    from paramiko.hostkeys import HostKeys
+    from paramiko.hostkeys import HostKeys  # start-up time: paramiko (and cryptography) load only for `zcube replace --new-host-key`
 
     p = Path(path)
     if not p.exists():

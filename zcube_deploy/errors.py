@@ -6,7 +6,9 @@ sees every problem of a run at once; the CLI prints them without a traceback and
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from dataclasses import dataclass
 
 
@@ -26,6 +28,34 @@ class Problem:
 
     def as_dict(self) -> dict:
         return {"path": self.path, "message": self.message, "hint": self.hint}
+
+
+def _name_key(name: str) -> str:
+    """``name`` without case, separators and leading zeros: 'zc-o-01' and 'ZC-O001' have one key."""
+    return re.sub(r"\d+", lambda m: str(int(m.group())), re.sub(r"[^0-9a-z]", "", name.lower()))
+
+
+def names_hint(name: str, names: list[str], what: str, shown: int = 8) -> str:
+    """A hint for a name that is not one of ``names``: the close ones first ("did you mean"; the same name
+    up to case, separators and leading zeros, else difflib's closest), then how the names look and how many
+    there are, so a typo in a 16,000-GPU plan is one glance to fix.
+
+    >>> names_hint("zc-o-01", ["ZC-O001", "ZC-O011", "ZC-E002"], "switch")
+    "did you mean 'ZC-O001'? the plan's 3 switches: ZC-E002, ZC-O001, ZC-O011"
+    >>> names_hint("F0001", ["F00001", "F00002"], "cable", shown=1)
+    "did you mean 'F00001'? the plan's 2 cables: F00001, ..."
+    >>> names_hint("x", [], "cable")
+    'the plan has no cable'
+    """
+    if not names:
+        return f"the plan has no {what}"
+    key = _name_key(name)
+    close = [n for n in names if _name_key(n) == key][:3] or difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    ordered = sorted(names)
+    listed = ", ".join(ordered[:shown]) + (", ..." if len(ordered) > shown else "")
+    plural = what + ("es" if what.endswith(("s", "sh", "ch", "x")) else "s")
+    head = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    return f"{head}the plan's {len(names):,} {plural}: {listed}"
 
 
 class ZCubeError(Exception):

@@ -305,14 +305,18 @@ def traffic(plan_path: str, out_dir: str, design: str = "zcube", workload: str =
 
 
 def drain_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, known_hosts: str | None, dry_run: bool, timeout: float,
-                prompt=None, **options):
-    """(plan, the plan's folder, DrainOptions, credentials) for `zcube drain` / `zcube undrain`."""
+                prompt=None, element: str | None = None, **options):
+    """(plan, the plan's folder, DrainOptions, credentials) for `zcube drain` / `zcube undrain`; ``element`` is
+    checked against the plan before any credential is asked for (a typo costs no password)."""
+    from zcube_deploy.drain.blast import parse_element
     from zcube_deploy.drain.run import DrainOptions
     from zcube_deploy.access import credentials
 
     src = Path(plan_path)
     plan_dir = src if src.is_dir() else src.parent
     plan = open_plan(plan_path)
+    if element is not None:
+        parse_element(element, plan)
     opts = DrainOptions(Path(configs_dir) if configs_dir else plan_dir, lab_path, known_hosts, dry_run, timeout=timeout, **options)
     return plan, plan_dir, opts, credentials(bool(lab_path), prompt)
 
@@ -335,14 +339,18 @@ def drain_state(plan_path: str, plan: dict) -> tuple[dict[str, set[str]], set[st
     return drained_ports(plan_path, plan), set().union(*(graceful_now(d) for d in records)) if records else set()
 
 
-def replace_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, known_hosts: str | None, prompt=None, **options):
-    """(plan, the plan's folder, ReplaceOptions, credentials) for `zcube replace`."""
+def replace_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, known_hosts: str | None, prompt=None,
+                  switch: str | None = None, **options):
+    """(plan, the plan's folder, ReplaceOptions, credentials) for `zcube replace`; ``switch`` is checked against
+    the plan before any credential is asked for."""
     from zcube_deploy.access import credentials
-    from zcube_deploy.replace.run import ReplaceOptions
+    from zcube_deploy.replace.run import ReplaceOptions, plan_switch
 
     src = Path(plan_path)
     plan_dir = src if src.is_dir() else src.parent
     plan = open_plan(plan_path)
+    if switch is not None:
+        plan_switch(plan, switch)
     opts = ReplaceOptions(Path(configs_dir) if configs_dir else plan_dir, lab_path, known_hosts, **options)
     return plan, plan_dir, opts, credentials(bool(lab_path), prompt)
 

@@ -38,7 +38,7 @@ def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, a
     """Drain ELEMENT (switch:NAME or link:CABLE): steer transit away (bgp), shut its GPU ports, then its fabric ports, check."""
     from zcube_deploy.drain.run import drain
 
-    plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt,
+    plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, element,
                                                        accept_loss=accept_loss, settle_s=settle_s)
     doc = drain(plan, plan_dir, element, opts, creds, say=lambda s: (err if as_json else out).print(s, markup=False))  # --json: stdout is JSON only
     if as_json:

@@ -73,7 +73,7 @@ def replace_cmd(plan_path, switch, configs_dir, access_lines, lab_path, known_ho
     """SWITCH died and a factory-fresh unit took its place: write its console bootstrap, then push and verify it alone."""
     from zcube_deploy.replace.run import replace_switch
 
-    plan, plan_dir, opts, creds = workflow.replace_setup(plan_path, configs_dir, lab_path, known_hosts, prompt, dry_run=dry_run,
+    plan, plan_dir, opts, creds = workflow.replace_setup(plan_path, configs_dir, lab_path, known_hosts, prompt, switch, dry_run=dry_run,
                                                          access_lines=access_lines, timeout=timeout, wait_s=wait_s, new_host_key=new_host_key,
                                                          settle_s=workflow.settle_default(settle_s, lab_path))
     r = replace_switch(plan, plan_dir, switch, opts, creds, say=lambda s: out.print(s, markup=False))

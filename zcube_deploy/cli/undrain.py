@@ -20,7 +20,7 @@ def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run,
     """Reverse the drain of ELEMENT exactly, check the switches are back as planned, remove the record."""
     from zcube_deploy.drain.run import undrain
 
-    plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, force=force, settle_s=settle_s)
+    plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, element, force=force, settle_s=settle_s)
     res = undrain(plan, plan_dir, element, opts, creds, say=lambda s: (err if as_json else out).print(s, markup=False))  # --json: stdout is JSON only
     if as_json:
         print_json(res)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zcube_deploy.analysis.report import single_failure_elements
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.errors import InputErrors, Problem, names_hint
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ def parse_element(text: str, plan: dict) -> Element:
         return Element(kind, name)
     if kind in ("switch", "link"):
         what = "switch" if kind == "switch" else "cable"
-        raise InputErrors(Problem("ELEMENT", f"no {what} {name!r} in the plan"))
+        names = [s["name"] for s in plan["switches"]] if kind == "switch" else [c["id"] for c in plan["cables"]]
+        raise InputErrors(Problem("ELEMENT", f"no {what} {name!r} in the plan", names_hint(name, names, what)))
     raise InputErrors(Problem("ELEMENT", f"{text!r} is not switch:NAME or link:CABLE"))
 
 

@@ -101,7 +101,7 @@ def _grow_state(state: dict, new: dict, prefix: str, names: dict[str, dict[str, 
 def measure_expansion(old: dict, new: dict, new_plan_path: str, twin_dir: str | Path, period_ms: float = PERIOD_MS, rate: int = RATE,
                       seed: int = 1, order: str = "add", log=lambda *_: None) -> dict:
     """Push the expansion from ``old`` to ``new`` into the twin of ``old`` in ``twin_dir`` while probing (module
-    docstring); returns the measurement. One function of ~70 lines on purpose: the steps share the running
+    docstring); returns the measurement. One function of ~80 lines on purpose: the steps share the running
     prober and the times they stamp, and read top to bottom as the expansion happens."""
     if order not in ORDERS:
         raise InputErrors(Problem("order", f"{order!r} is not one of {', '.join(ORDERS)}"))

@@ -275,87 +275,111 @@ def floor_svg(model: dict) -> str:
 
 
 # ---------------------------------------------------------------------------------- elevation
+@dataclass(frozen=True)
+class ElevFrame:
+    """Where one rack's elevation draws: the U count, the head's height, the devices' left edge and width."""
+    uh: int
+    head: int = 28
+    x0: int = 28
+    w: int = ELEV_W - 28 - 6
+
+    def top_of(self, u: int, height: int) -> float:
+        """The y of the top of a device at U ``u`` (its lowest U) that is ``height`` U high."""
+        return self.head + (self.uh - (u + height - 1)) * U_PX
+
+
 def rack_elevation_svg(rack: dict, model: dict) -> str:
-    """Front view of one rack by U: devices with name and model, empty U, per switch its port use."""
-    colours = model["colours"]
+    """Front view of one rack by U, in steps: head and ruler, the empty U, then each device (name, model,
+    port use of a switch, its findings)."""
     fx = {f["id"]: f for f in model["findings"]}
-    uh = rack["u_height"]
-    head = 28
-    h = head + uh * U_PX + 10
-    x0 = 28
-    w = ELEV_W - x0 - 6
+    fr = ElevFrame(rack["u_height"])
+    uh, x0 = fr.uh, fr.x0
+    h = fr.head + uh * U_PX + 10
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="elevation" id="elev-{e(rack["name"])}" data-rack="{e(rack["name"])}" '
            f'width="{ELEV_W}" height="{h}" viewBox="0 0 {ELEV_W} {h}">',
            f'<text x="{x0}" y="18" class="rn{" bad" if rack["findings"] else ""}">{e(rack["name"])}</text>'
            f'<text x="{ELEV_W - 6}" y="18" class="ru">{uh}U, {rack["u_free"]}U free</text>',
            f'<use href="#u-ruler-{uh}"/>']
-
-    def top_of(u: int, height: int) -> float:
-        return head + (uh - (u + height - 1)) * U_PX
-
     cg = model["summary"]["cages"]
     cages = f'cages: host {_span(cg["host"])}, fabric {_span(cg["fabric"])}' + (f', unused {_span(cg["unused"])}' if cg["unused"] else "") + \
         (f' ({cg["lanes_per_cage"]} x {cg["speed"]} per cage)' if cg["lanes_per_cage"] else "")
+    out.extend(_elev_empty(rack, fr))
+    out.extend(_elev_device(d, [fx[i] for i in model["device_findings"].get(d["name"], [])], model["colours"], cages, fr)
+               for d in rack["devices"])
+    out.append('</svg>')
+    return "".join(out)
+
+
+def _elev_empty(rack: dict, fr: ElevFrame) -> list[str]:
+    """One path over every empty U of the rack (none when it is full)."""
     occupied = set()
     for d in rack["devices"]:
         occupied.update(range(d["u"], d["u"] + d["height"]))
-    empty = [u for u in range(1, uh + 1) if u not in occupied]
-    if empty:
-        d = "".join(f"M{x0 + 2},{_fmt(top_of(u, 1) + 1)}h{w - 4}v{U_PX - 2}h{-(w - 4)}z" for u in empty)
-        out.append(f'<path class="empty-u" data-empty-u="{_ranges(empty)}" d="{d}"><title>empty: U{e(_ranges(empty))}</title></path>')
-    for d in rack["devices"]:
-        y = top_of(d["u"], d["height"])
-        hh = d["height"] * U_PX
-        bad = [fx[i] for i in model["device_findings"].get(d["name"], [])]
-        tip = [f'{d["name"]} ({d["model"]}) at U{d["u"]}' + (f'-U{d["u"] + d["height"] - 1}' if d["height"] > 1 else "")]
-        if d["kind"] == "switch":
-            p = d["ports"]
-            tip.append(f'{d["group"]} switch, plane {d["plane"]}; ports: {p["host"]} host, {p["fabric"]} fabric, '
-                       f'{p["reserved"]} reserved, {p["unused"]} unused')
-            tip.append(cages)
-            fill = f' fill="{colours[d["group"]]["fill"]}"'
-        else:
-            fill = ""
-        tip += [f'finding {f["kind"]}: {f["instruction"]}' for f in bad[:10]]
-        cls = f'device {d["kind"]}' + (" finding" if bad else "")
-        attrs = f'class="{cls}" data-device="{e(d["name"])}" data-kind="{d["kind"]}" data-u="{d["u"]}" data-height="{d["height"]}"'
-        if d["kind"] == "switch":
-            attrs += f' data-group="{d["group"]}"' + "".join(f' data-ports-{k}="{v}"' for k, v in d["ports"].items())
-        g = [f'<g {attrs}><title>{e(chr(10).join(tip))}</title>',
-             f'<rect class="body" x="{x0 + 1}" y="{_fmt(y + 0.5)}" width="{w - 2}" height="{hh - 1}"{fill}/>',
-             f'<text x="{x0 + 5}" y="{_fmt(y + min(hh - 3, 12))}" class="dn">{e(d["name"])}</text>']
-        if hh >= 24:
-            g.append(f'<text x="{x0 + 5}" y="{_fmt(y + min(23, hh - 3))}" class="dm">{e(d["model"])}</text>')
-        if d["kind"] == "switch":
-            p = d["ports"]
-            total = sum(p.values()) or 1
-            bx, bw = x0 + 125, w - 130
-            by = y + 4
-            segs = []
-            cx = bx
-            for k in ("host", "fabric", "reserved", "unused"):
-                if not p[k]:
-                    continue
-                c = colours["odd" if k == "host" and d["group"] == "odd" else "even"]["stroke"] if k == "host" else \
-                    (colours["fabric"]["stroke"] if k == "fabric" else PORT_COLOURS[k])
-                ww = bw * p[k] / total
-                segs.append(f'<rect class="ports-{k}" x="{_fmt(cx)}" y="{_fmt(by)}" width="{_fmt(ww)}" height="7" fill="{e(c)}" '
-                            f'stroke="#555" stroke-width="0.4"/>')
-                cx += ww
-            g.append("".join(segs))
-            words = [f"{p[k]} {k}" for k in ("host", "fabric", "reserved", "unused") if p[k]]
-            if hh >= 36:
-                g.append(f'<text x="{_fmt(bx)}" y="{_fmt(by + 17)}" font-size="8.5">host {p["host"]} · fabric {p["fabric"]}</text>'
-                         f'<text x="{_fmt(bx)}" y="{_fmt(by + 27)}" font-size="8.5">reserved {p["reserved"]} · unused {p["unused"]}</text>')
-            elif hh >= 24:
-                g.append(f'<text x="{_fmt(bx)}" y="{_fmt(by + 16)}" font-size="7.5">{" · ".join(words)}</text>')
-        if bad:
-            g.append(f'<text x="{x0 + w - 6}" y="{_fmt(y + min(hh - 3, 12))}" font-size="10" text-anchor="end" fill="{FINDING}" '
-                     f'font-weight="bold">{len(bad)} finding{"s" if len(bad) != 1 else ""}</text>')
-        g.append('</g>')
-        out.append("".join(g))
-    out.append('</svg>')
-    return "".join(out)
+    empty = [u for u in range(1, fr.uh + 1) if u not in occupied]
+    if not empty:
+        return []
+    d = "".join(f"M{fr.x0 + 2},{_fmt(fr.top_of(u, 1) + 1)}h{fr.w - 4}v{U_PX - 2}h{-(fr.w - 4)}z" for u in empty)
+    return [f'<path class="empty-u" data-empty-u="{_ranges(empty)}" d="{d}"><title>empty: U{e(_ranges(empty))}</title></path>']
+
+
+def _elev_device(d: dict, bad: list[dict], colours: dict, cages: str, fr: ElevFrame) -> str:
+    """One device of the elevation: its body with a tooltip, name, model, a switch's port bar, its finding count."""
+    x0, w = fr.x0, fr.w
+    y = fr.top_of(d["u"], d["height"])
+    hh = d["height"] * U_PX
+    tip = [f'{d["name"]} ({d["model"]}) at U{d["u"]}' + (f'-U{d["u"] + d["height"] - 1}' if d["height"] > 1 else "")]
+    if d["kind"] == "switch":
+        p = d["ports"]
+        tip.append(f'{d["group"]} switch, plane {d["plane"]}; ports: {p["host"]} host, {p["fabric"]} fabric, '
+                   f'{p["reserved"]} reserved, {p["unused"]} unused')
+        tip.append(cages)
+        fill = f' fill="{colours[d["group"]]["fill"]}"'
+    else:
+        fill = ""
+    tip += [f'finding {f["kind"]}: {f["instruction"]}' for f in bad[:10]]
+    cls = f'device {d["kind"]}' + (" finding" if bad else "")
+    attrs = f'class="{cls}" data-device="{e(d["name"])}" data-kind="{d["kind"]}" data-u="{d["u"]}" data-height="{d["height"]}"'
+    if d["kind"] == "switch":
+        attrs += f' data-group="{d["group"]}"' + "".join(f' data-ports-{k}="{v}"' for k, v in d["ports"].items())
+    g = [f'<g {attrs}><title>{e(chr(10).join(tip))}</title>',
+         f'<rect class="body" x="{x0 + 1}" y="{_fmt(y + 0.5)}" width="{w - 2}" height="{hh - 1}"{fill}/>',
+         f'<text x="{x0 + 5}" y="{_fmt(y + min(hh - 3, 12))}" class="dn">{e(d["name"])}</text>']
+    if hh >= 24:
+        g.append(f'<text x="{x0 + 5}" y="{_fmt(y + min(23, hh - 3))}" class="dm">{e(d["model"])}</text>')
+    if d["kind"] == "switch":
+        g.extend(_elev_ports(d, colours, y, hh, fr))
+    if bad:
+        g.append(f'<text x="{x0 + w - 6}" y="{_fmt(y + min(hh - 3, 12))}" font-size="10" text-anchor="end" fill="{FINDING}" '
+                 f'font-weight="bold">{len(bad)} finding{"s" if len(bad) != 1 else ""}</text>')
+    g.append('</g>')
+    return "".join(g)
+
+
+def _elev_ports(d: dict, colours: dict, y: float, hh: int, fr: ElevFrame) -> list[str]:
+    """A switch's port-use bar (host, fabric, reserved, unused in proportion) and its counts as text."""
+    p = d["ports"]
+    total = sum(p.values()) or 1
+    bx, bw = fr.x0 + 125, fr.w - 130
+    by = y + 4
+    segs = []
+    cx = bx
+    for k in ("host", "fabric", "reserved", "unused"):
+        if not p[k]:
+            continue
+        c = colours["odd" if k == "host" and d["group"] == "odd" else "even"]["stroke"] if k == "host" else \
+            (colours["fabric"]["stroke"] if k == "fabric" else PORT_COLOURS[k])
+        ww = bw * p[k] / total
+        segs.append(f'<rect class="ports-{k}" x="{_fmt(cx)}" y="{_fmt(by)}" width="{_fmt(ww)}" height="7" fill="{e(c)}" '
+                    f'stroke="#555" stroke-width="0.4"/>')
+        cx += ww
+    g = ["".join(segs)]
+    words = [f"{p[k]} {k}" for k in ("host", "fabric", "reserved", "unused") if p[k]]
+    if hh >= 36:
+        g.append(f'<text x="{_fmt(bx)}" y="{_fmt(by + 17)}" font-size="8.5">host {p["host"]} · fabric {p["fabric"]}</text>'
+                 f'<text x="{_fmt(bx)}" y="{_fmt(by + 27)}" font-size="8.5">reserved {p["reserved"]} · unused {p["unused"]}</text>')
+    elif hh >= 24:
+        g.append(f'<text x="{_fmt(bx)}" y="{_fmt(by + 16)}" font-size="7.5">{" · ".join(words)}</text>')
+    return g
 
 
 def _span(v) -> str:

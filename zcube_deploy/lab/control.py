@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from zcube_deploy.access import load_lab
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.lab.wiring import operation_problems
 
@@ -137,8 +138,6 @@ def request_fixes(lab_dir: str, ops: list[dict] | dict, wait: float, source: str
 
 def lab_switch(lab_dir: str, switch: str) -> None:
     """Refuse (exit 2, with the lab's switches) a name that is not a switch of the lab in ``lab_dir``."""
-    from zcube_deploy.access import load_lab
-
     path = Path(lab_dir) / "lab.json"
     if not path.exists():
         raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))

@@ -1,14 +1,15 @@
 """The cable moves of each stage, from the stage sequence and the role assignment.
 
 Per stage, for every NIC port of the units that move: kept in place (same switch, same port, the
-switch not re-racked), moved (unplugged at the FROM switch port, plugged into the TO switch port:
-the cable is reused when it is long enough and of the same medium) or replaced (removed, and
-another cable installed). Fabric cables: a FROM cable leaves when one of
-its switches leaves the FROM island; a TO cable is needed once both of its roles are in service;
-a FROM cable whose two ends are exactly a TO cable's stays; a leaving cable is moved to a needed
-one of the same stage when it is long enough; the rest are removed into a stock that later
-installs draw on before new cables. A cable touch is one physical cable handled, counted once over
-the whole migration (:func:`touches`), as the lower bound counts them.
+switch not re-racked, the cable long enough), else its FROM cable leaves and its TO cable is
+wanted. Fabric cables: a FROM cable leaves when one of its switches leaves the FROM island; a TO
+cable is wanted once both of its roles are in service; a FROM cable whose two ends are exactly a TO
+cable's stays. Which leaving cable serves which wanted one (same medium, long enough, left by
+then) is decided over all stages at once (reuse.py: the most cables reused); a port's own cable
+that serves it moves at its switch end only, another leaving cable of the same stage is re-laid,
+one that left earlier is installed from the stock, and a wanted cable none serves is new. A cable
+touch is one physical cable handled, counted once over the whole migration (:func:`touches`), as
+the lower bound counts them (bounds.py).
 
 Every move names the end that stays, the end it leaves and the end it goes to, as the device is
 named at that moment (a switch that took a TO role carries the role's name and sits at the role's
@@ -20,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zcube_deploy.migrate.fabric import FabricCable, Side, Unit
+from zcube_deploy.migrate.reuse import Have, Want, best_match
 from zcube_deploy.migrate.roles import Physical, fits, reracked
 
 
@@ -73,36 +75,35 @@ class Places:
 
 @dataclass(frozen=True)
 class _Cable:
-    """A cable that leaves (FROM) or is needed (TO) in a stage, with its ends as named at that moment."""
+    """A cable that leaves (FROM) or is wanted (TO) in a stage, with its ends as named at that moment."""
 
     id: str
     kind: str
     ends: tuple[End, End]
     length_m: float
     medium: str
+    stage: int
+    port: tuple[str, str] | None  # (server, NIC port) of a NIC-port cable
 
 
-def stage_moves(stage: int, units: list[Unit], leaving: list[FabricCable], needed: list[FabricCable], pl: Places,
-                stock: dict[str, list[_Cable]]) -> list[Move]:
-    """Every cable action of one stage: NIC-port cables moved at their switch end (or kept), fabric cables kept when
-    they already are a TO cable; every other leaving cable re-laid as a needed one when it fits, the rest removed (into
-    ``stock``, the cables taken out in earlier stages, which later installs draw on before new ones)."""
-    out: list[Move] = []
+def _stage_cables(stage: int, units: list[Unit], leaving: list[FabricCable], needed: list[FabricCable],
+                  pl: Places) -> tuple[list[_Cable], list[_Cable]]:
+    """(the FROM cables that leave in ``stage``, the TO cables wanted in it), both without the cables kept in place: a
+    NIC port's cable on the switch playing its TO switch's role, same port, not re-racked, long enough; a fabric cable
+    whose two ends already are a TO cable's (:func:`_same`)."""
     gone: list[_Cable] = []
     new: list[_Cable] = []
     for u in units:
         for key in u.ports:
             f, d = pl.src.host.get(key), pl.dst.host.get(key)
             server_end = pl.from_end(*key)
-            if f is not None and d is not None and fits(f.length_m, f.medium, d.length_m, d.medium):
-                if not (pl.bind[d.switch] == f.switch and f.port == d.port and not pl.reracked(f.switch)):
-                    out.append(Move(stage, "move", "host", d.cable, f.cable, server_end, pl.from_end(f.switch, f.port),
-                                    pl.to_end(d.switch, d.port), f.length_m, f.medium))
+            if (f is not None and d is not None and fits(f.length_m, f.medium, d.length_m, d.medium)
+                    and pl.bind[d.switch] == f.switch and f.port == d.port and not pl.reracked(f.switch)):
                 continue
             if f is not None:
-                gone.append(_Cable(f.cable, "host", (server_end, pl.from_end(f.switch, f.port)), f.length_m, f.medium))
+                gone.append(_Cable(f.cable, "host", (server_end, pl.from_end(f.switch, f.port)), f.length_m, f.medium, stage, key))
             if d is not None:
-                new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port)), d.length_m, d.medium))
+                new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port)), d.length_m, d.medium, stage, key))
     by_ends = {frozenset({(pl.bind.get(t.a[0]), t.a[1]), (pl.bind.get(t.b[0]), t.b[1])}): t for t in needed}
     still = {t.id: t for t in needed}
     for f in leaving:
@@ -110,40 +111,47 @@ def stage_moves(stage: int, units: list[Unit], leaving: list[FabricCable], neede
         if t is not None and t.id in still and _same(pl, f, t):
             del still[t.id]
             continue
-        gone.append(_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium))
-    new += [_Cable(t.id, "fabric", (pl.to_end(*t.a), pl.to_end(*t.b)), t.length_m, t.medium) for t in sorted(still.values(), key=lambda t: t.id)]
-    return out + _relay(stage, gone, new, stock)
+        gone.append(_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium, stage, None))
+    new += [_Cable(t.id, "fabric", (pl.to_end(*t.a), pl.to_end(*t.b)), t.length_m, t.medium, stage, None)
+            for t in sorted(still.values(), key=lambda t: t.id)]
+    return gone, new
 
 
-def _fitting(pool: list[_Cable], need: _Cable) -> _Cable | None:
-    """The shortest cable of ``pool`` (sorted by length) that serves ``need``."""
-    return next((c for c in pool if c.length_m >= need.length_m), None)
+def migration_moves(stages: list[tuple[list[Unit], list[FabricCable], list[FabricCable]]], pl: Places) -> list[list[Move]]:
+    """Every cable action of every stage; ``stages``: per stage (the units that move, the FROM fabric cables that
+    leave, the TO fabric cables wanted).
 
-
-def _relay(stage: int, gone: list[_Cable], new: list[_Cable], stock: dict[str, list[_Cable]]) -> list[Move]:
-    """Leaving cables re-laid where needed cables go (shortest fitting first, per medium); a needed cable none fits is
-    installed from the stock (a cable taken out in an earlier stage) or new; the leaving cables left over are removed
-    and go to the stock."""
-    pool: dict[str, list[_Cable]] = {}
-    for g in sorted(gone, key=lambda c: (c.length_m, c.id)):
-        pool.setdefault(g.medium, []).append(g)
-    out: list[Move] = []
-    for n in sorted(new, key=lambda c: (c.length_m, c.id)):
-        g = _fitting(pool.get(n.medium, []), n)
-        if g is None:
-            s = _fitting(stock.get(n.medium, []), n)
-            if s is not None:
-                stock[n.medium].remove(s)
-            out += [Move(stage, "install", n.kind, n.id, s.id if s else None, None, None, end, s.length_m if s else n.length_m, n.medium)
-                    for end in n.ends]
-            continue
-        pool[n.medium].remove(g)
-        for old, to in zip(g.ends, n.ends):
-            out.append(Move(stage, "move", n.kind, n.id, g.id, None, old, to, g.length_m, g.medium))
-    for medium, cands in pool.items():
-        for g in cands:
-            out += [Move(stage, "remove", g.kind, g.id, g.id, None, end, None, g.length_m, g.medium) for end in g.ends]
-        stock[medium] = sorted(stock.get(medium, []) + cands, key=lambda c: (c.length_m, c.id))
+    Which leaving cable serves which wanted one is decided over all stages at once (reuse.best_match: the most
+    cables reused, then the most NIC-port cables moved at their switch end only). Per stage: a NIC port's cable
+    that serves its own port is moved at its switch end (the server end stays); a leaving cable that serves another
+    wanted cable of the same stage is re-laid (both ends); a wanted cable served by a cable that left earlier is
+    installed from the stock (that cable's id in ``old_cable``); one nothing serves is installed new; a leaving
+    cable that serves nothing in its stage is removed (into the stock when a later stage installs it)."""
+    per_stage = [_stage_cables(t, units, leaving, needed, pl) for t, (units, leaving, needed) in enumerate(stages, start=1)]
+    gone_all = [g for gone, _ in per_stage for g in gone]
+    want_all = [n for _, new in per_stage for n in new]
+    served = best_match([Have(g.id, g.stage, g.medium, g.length_m, g.port) for g in gone_all],
+                        [Want(n.id, n.stage, n.medium, n.length_m, n.port) for n in want_all])
+    by_id = {g.id: g for g in gone_all}
+    out: list[list[Move]] = []
+    for t, (gone, new) in enumerate(per_stage, start=1):
+        moves: list[Move] = []
+        used_now: set[str] = set()
+        for n in sorted(new, key=lambda c: (c.length_m, c.id)):
+            g = by_id.get(served.get(n.id, ""))
+            if g is None or g.stage < t:
+                moves += [Move(t, "install", n.kind, n.id, g.id if g else None, None, None, end,
+                               g.length_m if g else n.length_m, n.medium) for end in n.ends]
+                continue
+            used_now.add(g.id)
+            if g.port is not None and g.port == n.port:  # the port's own cable: only its switch end moves
+                moves.append(Move(t, "move", "host", n.id, g.id, g.ends[0], g.ends[1], n.ends[1], g.length_m, g.medium))
+                continue
+            moves += [Move(t, "move", n.kind, n.id, g.id, None, old, to, g.length_m, g.medium) for old, to in zip(g.ends, n.ends)]
+        for g in sorted(gone, key=lambda c: (c.length_m, c.id)):
+            if g.id not in used_now:
+                moves += [Move(t, "remove", g.kind, g.id, g.id, None, end, None, g.length_m, g.medium) for end in g.ends]
+        out.append(moves)
     return out
 
 
@@ -166,4 +174,4 @@ def touches(moves: list[Move]) -> int:
     return len({physical(m) for m in moves})
 
 
-__all__ = ["End", "Move", "Places", "physical", "stage_moves", "touches"]
+__all__ = ["End", "Move", "Places", "migration_moves", "physical", "touches"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.migrate.bounds import stage_lower_bound
 from zcube_deploy.migrate.fabric import Side, Unit, build_units, gpus_per_server, parse_unit, read_side, require_pair
-from zcube_deploy.migrate.moves import Move, Places, stage_moves, touches
+from zcube_deploy.migrate.moves import Move, Places, migration_moves, touches
 from zcube_deploy.migrate.roles import assign_roles, physicals, reracked, touch_lower_bound
 from zcube_deploy.migrate.search import Search
 
@@ -93,14 +93,13 @@ def _stage_moves(search: Search, batches: list[list[int]], bind: dict[str, str],
     src, dst = search.src, search.dst
     phys = {p.name: p for p in physicals(src, spares)}
     pl = Places(src, dst, servers, bind, phys)
-    out: list[list[Move]] = []
-    stock: dict = {}
     last = len(batches)
+    stages = []
     for t, batch in enumerate(batches, start=1):
         leaving = [c for c in src.fabric if min(free[c.a[0]], free[c.b[0]], last) == t]  # out with the first of its switches
         needed = [c for c in dst.fabric if max(need[c.a[0]], need[c.b[0]]) == t]
-        out.append(stage_moves(t, [search.units[u] for u in batch], leaving, needed, pl, stock))
-    return out
+        stages.append(([search.units[u] for u in batch], leaving, needed))
+    return migration_moves(stages, pl)
 
 
 def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, servers: dict) -> Migration | None:

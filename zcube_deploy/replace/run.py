@@ -32,7 +32,7 @@ from pathlib import Path
 
 from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for
 from zcube_deploy.drain.run import graceful_now, read_records, shut_now
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.errors import InputErrors, Problem, names_hint
 from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.candidate import control_character
@@ -67,8 +67,7 @@ def plan_switch(plan: dict, name: str) -> dict:
         if sw["name"] == name:
             return sw
     names = [s["name"] for s in plan["switches"]]
-    shown = ", ".join(names[:MAX_NAMES]) + (f" ... ({len(names)} switches)" if len(names) > MAX_NAMES else "")
-    raise InputErrors(Problem("SWITCH", f"{name!r} is not a switch of the plan", f"the plan's switches: {shown}"))
+    raise InputErrors(Problem("SWITCH", f"{name!r} is not a switch of the plan", names_hint(name, names, "switch", MAX_NAMES)))
 
 
 def drain_edits(plan: dict, plan_dir: Path, name: str) -> tuple[tuple[str, ...], bool, list[str]]:

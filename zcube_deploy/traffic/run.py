@@ -10,7 +10,7 @@ import numpy as np
 
 from zcube_deploy.analysis.designs import parse_capacity
 from zcube_deploy.catalog import parse_speed
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.errors import InputErrors, Problem, names_hint
 from zcube_deploy.traffic import workloads as wl
 from zcube_deploy.traffic.flows import SubFlows, Transfers, aggregated_all_to_all, build_subflows
 from zcube_deploy.traffic.fluid import run_fluid
@@ -85,10 +85,11 @@ def failed(net: Net, spec: tuple[str, str], seed: int) -> Net | None:
             return None
         if kind == "switch":
             if arg not in net.switch_names:
-                raise InputErrors(Problem("--fail", f"no switch named {arg!r} in the plan"))
+                raise InputErrors(Problem("--fail", f"no switch named {arg!r} in the plan",
+                                          names_hint(arg, list(net.switch_names), "switch")))
             return net.with_failure(f"switch {arg}", switches=[net.switch_names.index(arg)])
         if arg not in net.cable_names:
-            raise InputErrors(Problem("--fail", f"no cable {arg!r} in the plan"))
+            raise InputErrors(Problem("--fail", f"no cable {arg!r} in the plan", names_hint(arg, list(net.cable_names), "cable")))
         return net.with_failure(f"cable {arg}", cables=[net.cable_names.index(arg)])
     if kind == "tor":
         s = tor_switch(net)
