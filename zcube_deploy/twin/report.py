@@ -27,7 +27,7 @@ def baseline_table(report: TwinReport) -> Table:
     if islands:
         t.add_column("island")
         expected = "design"
-    for col in ("pairs tested", "of", "unreachable", f"< {expected} switches" if expected == "2" else "< predicted",
+    for col in ("GPU pairs tested" if b.unit == "GPU pairs" else "pairs tested", "of", "unreachable", f"< {expected} switches" if expected == "2" else "< predicted",
                 f"pred !=\n{expected}" if islands else f"pred != {expected}", "s"):
         t.add_column(col, justify="right")
     if islands:

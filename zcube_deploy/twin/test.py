@@ -99,6 +99,27 @@ class Ports:
                     chosen.add(i)
         return [at(i) for i in sorted(chosen)], total
 
+    def gpu_pair_ports(self) -> tuple[list[tuple[str, str]], int]:
+        """One port pair per GPU pair of each island (unordered, GPUs of different servers): the first port of GPU a
+        (by address) whose design reaches a port of GPU b on its plane, to the first such port of b; and how many GPU
+        pairs there are (a GPU pair without such a port pair is left out of the list and so counts as not reached)."""
+        ports = {g: [(self.by_addr[a]["plane"], self.by_addr[a]["group"], a) for a in sorted(addrs)] for g, addrs in self.gpus.items()}
+        reach = {r: designs.path_rule(designs.island_of(r)).reaches.get(r, ()) for r in {p["group"] for p in self.by_addr.values()}}
+        by_island: dict[str, list[tuple[str, int]]] = {}
+        for g in self.gpu_keys:
+            by_island.setdefault(self.island_of(ports[g][0][2]), []).append(g)
+        out, total = [], 0
+        for gpus in by_island.values():
+            for i, a in enumerate(gpus):
+                for b in gpus[i + 1:]:
+                    if a[0] == b[0]:
+                        continue
+                    total += 1
+                    pair = next(((x, y) for pl, r, x in ports[a] for pl2, r2, y in ports[b] if pl == pl2 and r2 in reach[r]), None)
+                    if pair:
+                        out.append(pair)
+        return out, total
+
     def out_of_service(self, plan: dict) -> dict:
         """The GPUs of the plan's servers without a NIC port in the plan (a stage's units out of service): not probed."""
         per_server = plan["models"]["server"]["gpus"]
@@ -266,6 +287,7 @@ class Baseline:
     expected: str = "2"  # the switches a healthy path crosses: ZCube's "2", a ROFT's "1 or 3"; per island in a stage
     islands: dict = field(default_factory=dict)  # island (design) -> pairs tested / of / unreachable / expected switches
     out_of_service: dict = field(default_factory=dict)  # GPUs without a NIC port in the plan: not probed, said so
+    unit: str = "port pairs"  # or "GPU pairs" (--every-gpu-pair: one port pair per GPU pair of each island)
 
     @property
     def ok(self) -> bool:
@@ -460,11 +482,12 @@ def open_session(out_dir: str | Path, mode: str, seed: int, gpu_pairs: int, log)
     return Session(state, plan, Ports(plan, state), frr.routing_mode(plan), mode, seed, gpu_pairs, log)
 
 
-def measure_baseline(s: Session, pairs: int | None) -> Baseline:
+def measure_baseline(s: Session, pairs: int | None, every_gpu_pair: bool = False) -> Baseline:
     """Port pairs of each island with TTL h + 1 (must be answered) and TTL h (must not), h the predicted path's
-    switches, which must be one its island's design takes (``designs.PathRule.switches_per_path``)."""
+    switches, which must be one its island's design takes (``designs.PathRule.switches_per_path``). With
+    ``every_gpu_pair``: one port pair per GPU pair of each island (Ports.gpu_pair_ports), every one."""
     t0 = time.monotonic()
-    pp, total = s.ports.cross_group_pairs(pairs, s.seed)
+    pp, total = s.ports.gpu_pair_ports() if every_gpu_pair else s.ports.cross_group_pairs(pairs, s.seed)
     island = {p: s.ports.island_of(p[0]) for p in pp}
     allowed = {isl: designs.path_rule(isl).switches_per_path for isl in set(island.values())}
     fw = predict.Forwarding(s.plan)
@@ -479,7 +502,7 @@ def measure_baseline(s: Session, pairs: int | None) -> Baseline:
     kinds = " and ".join(f"{isl} island" for isl in sorted(allowed)) if len(allowed) > 1 else \
         ("same-plane" if "roft" in allowed else "cross-group")
     oos = s.ports.out_of_service(s.plan)
-    s.log(f"baseline: {len(pp)} of {total} {kinds} port pairs, TTL " + ", ".join(f"{h + 1} then {h}" for h in ttls)
+    s.log(f"baseline: {len(pp)} of {total} {kinds} {'GPU pairs (a port pair each)' if every_gpu_pair else 'port pairs'}, TTL " + ", ".join(f"{h + 1} then {h}" for h in ttls)
           + (f"; {oos['gpus']} GPU(s) out of service, not probed" if oos["gpus"] else ""))
     reach, short = {}, {}
     for h in ttls:
@@ -494,7 +517,8 @@ def measure_baseline(s: Session, pairs: int | None) -> Baseline:
     shorter = [p for p in pp if reach[p] and short.get(p)]
     per_island = {isl: {"pairs_tested": sum(1 for p in pp if island[p] == isl), "unreachable": sum(1 for p in unreachable if island[p] == isl),
                         "switches_per_path": said[isl]} for isl in sorted(allowed)}
-    return Baseline(pairs_tested=len(pp), pairs_total=total, unreachable=len(unreachable), fewer_than_2_switches=len(shorter),
+    return Baseline(pairs_tested=len(pp), pairs_total=total, unreachable=len(unreachable) + total - len(pp) if every_gpu_pair else len(unreachable),
+                    fewer_than_2_switches=len(shorter), unit="GPU pairs" if every_gpu_pair else "port pairs",
                     predicted_not_2_switches=sum(1 for p in pp if pred_hops[p] not in allowed[island[p]]),
                     examples=[list(p) for p in (unreachable + shorter)[:10]], seconds=round(t_ping, 2),
                     expected="; ".join(f"{said[i]} ({i} island)" for i in sorted(said)) if len(said) > 1 else next(iter(said.values()), "2"),
@@ -586,11 +610,11 @@ def measure_failure(s: Session, f: failures.Failure, k: int) -> FailureMeasureme
 
 def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list[str] | None = None, mode: str = "carrier",
         gpu_pairs: int = GPU_PAIRS_PER_FAILURE, log=lambda *_: None,
-        then: Callable[[Session], list[Measurement]] | None = None) -> TwinReport:
+        then: Callable[[Session], list[Measurement]] | None = None, every_gpu_pair: bool = False) -> TwinReport:
     """The baseline, then each failure in turn (injected, measured, repaired), then ``then``'s measurements."""
     s = open_session(out_dir, mode, seed, gpu_pairs, log)
     fails = failures.parse(fail or [], s.state, seed)
-    baseline = measure_baseline(s, pairs)
+    baseline = measure_baseline(s, pairs, every_gpu_pair)
     s.fib_before = fib.shape(_tables(s.state))
     results = []
     for k, f in enumerate(fails):
