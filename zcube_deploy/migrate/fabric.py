@@ -172,9 +172,10 @@ def pair_problems(plan_from: dict, plan_to: dict, from_path: str, to_path: str) 
                                 "the servers stay where they are: give TO the racks and U of FROM"))
     clash = sorted({s["name"] for s in plan_from["switches"]} & {s["name"] for s in plan_to["switches"]})
     if clash and all(s["group"] in ("odd", "even") for s in plan_from["switches"]):
-        problems.append(Problem(from_path, f"FROM is a ZCube with TO's switches ({', '.join(clash[:5])}): the same fabric, not one "
-                                "to migrate from", "to grow a ZCube use zcube expand; to see what changed between two plans, "
-                                "zcube diff; migrate moves a running fabric (a ROFT) to a new ZCube"))
+        problems.append(Problem(f"{to_path}: switches", f"switch name(s) also in FROM: {', '.join(clash[:5])}: FROM is a ZCube "
+                                "with TO's switches, the same fabric, not one to migrate from",
+                                "to grow a ZCube use zcube expand; to compare two plans, zcube diff; zcube migrate moves a "
+                                "running ROFT to a new ZCube"))
     elif clash:
         problems.append(Problem(f"{to_path}: switches", f"switch name(s) also in FROM: {', '.join(clash[:5])}",
                                 "a stage plan holds switches of both plans: name them apart (switch_naming)"))
