@@ -44,11 +44,14 @@ def report(rows: list[dict], title: str) -> None:
               + (f"   target {r['target']}" if r.get("target") else "") + extra)
 
 
-def size_args(sizes: list[str]) -> argparse.Namespace:
-    """``--only SIZE`` (one of ``sizes``: run that case only) and ``--runs N`` (default 3)."""
+def size_args(sizes: list[str], plan_dir: bool = False) -> argparse.Namespace:
+    """``--only SIZE`` (one of ``sizes``: run that case only) and ``--runs N`` (default 3); with ``plan_dir``,
+    ``--plan DIR`` too (a folder already holding the case's plan.json and configs/: not planned again)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", choices=sizes, default=None)
     ap.add_argument("--runs", type=int, default=3)
+    if plan_dir:
+        ap.add_argument("--plan", default=None, help="a rendered plan's folder to use instead of planning the case")
     return ap.parse_args()
 
 

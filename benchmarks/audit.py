@@ -9,7 +9,8 @@ reference tells more than the seconds). Every run must give 0 findings (a clean 
 positives at that size; asserted). A breakdown of one offline run follows: verify's checks and config
 drift on the recordings; collection is about live minus offline.
 
-Run: python benchmarks/audit.py [--only zcube-16k|zcube-64k] [--runs N]   (prints a table and a JSON line)
+Run: python benchmarks/audit.py [--only zcube-16k|zcube-64k] [--runs N] [--plan DIR]   (prints a table and a JSON line;
+--plan: a folder holding the case's plan.json and configs/ already, with --only)
 """
 
 from __future__ import annotations
@@ -61,10 +62,15 @@ def breakdown(plan: dict, rec: Path, d: Path) -> dict:
     return {"verify_checks_s": round(t_verify, 2), "config_drift_s": round(time.perf_counter() - t, 2)}
 
 
-def bench(case: str, inventory: str, switches: int, runs: int, tmp: Path) -> dict:
+def bench(case: str, inventory: str, switches: int, runs: int, tmp: Path, plan_dir: str | None = None) -> dict:
     d = tmp / case
-    run(zcube() + ["plan", str(ROOT / "inventories" / inventory), "-o", str(d)])
-    run(zcube() + ["render", str(d / "plan.json"), "-o", str(d)])
+    if plan_dir:  # rendered already: the lab, the push and the audits' outputs go to the temporary folder
+        d.mkdir()
+        for entry in ("plan.json", "configs", "manifest.json"):  # (push checks the configs against render's manifest)
+            (d / entry).symlink_to(Path(plan_dir).resolve() / entry)
+    else:
+        run(zcube() + ["plan", str(ROOT / "inventories" / inventory), "-o", str(d)])
+        run(zcube() + ["render", str(d / "plan.json"), "-o", str(d)])
     plan = json.loads((d / "plan.json").read_text())
     assert len(plan["switches"]) == switches, len(plan["switches"])
     lab = subprocess.Popen(zcube() + ["lab", "up", str(d / "plan.json"), "-o", str(d / "lab")],
@@ -96,11 +102,13 @@ def bench(case: str, inventory: str, switches: int, runs: int, tmp: Path) -> dic
 
 
 def main() -> None:
-    args = size_args([c[0] for c in CASES])
+    args = size_args([c[0] for c in CASES], plan_dir=True)
+    if args.plan and not args.only:
+        raise SystemExit("--plan goes with --only (the case whose plan it is)")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for case, inventory, switches in selected(CASES, args.only):
-            results.append(bench(case, inventory, switches, args.runs, Path(tmp)))
+            results.append(bench(case, inventory, switches, args.runs, Path(tmp), args.plan))
     for r in results:
         print(f"zcube audit ({r['case']}, {r['switches']} switches, pushed lab, 0 findings every run); "
               f"{r['runs']} runs each, interleaved with the reference job")

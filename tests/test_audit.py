@@ -174,6 +174,28 @@ def test_a_switch_without_a_recording_is_not_checked_not_clean(built, tmp_path):
     assert {f["device"] for f in nc} == set(intended) and not doc["summary"]["clean"]
 
 
+def test_a_check_not_run_is_a_finding_on_every_switch_it_skipped(built, tmp_path, monkeypatch):
+    """More switches than a terminal note lists (verify's summary once named only the first 20, and audit made
+    its not_checked findings from that list): each switch gets its not_checked finding in audit.json."""
+    import zcube_deploy.verify.pipeline as pipeline
+
+    out, plan, intended = built
+    many = [f"GHOST-{i:02d}" for i in range(30)]  # (switches a check skipped, as verify's check reports them)
+    real = pipeline.check
+
+    def check(*a, **k):
+        findings, not_checked = real(*a, **k)
+        return findings, {**not_checked, "lldp": {"`x` was not collected": many}}
+
+    monkeypatch.setattr(pipeline, "check", check)
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    r = audit_once(plan, str(out / "plan.json"), tmp_path / "a", AuditOptions(out, replay_dir=str(rec)))
+    doc = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert sorted(f["device"] for f in doc["findings"] if f["kind"] == "not_checked" and f.get("check") == "lldp") == many
+    assert not r.clean
+
+
 def test_every_runs_again_and_count_stops_it(built, tmp_path):
     out, _, _ = built
     rec = tmp_path / "rec"

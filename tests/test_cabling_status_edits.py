@@ -10,12 +10,14 @@ import datetime
 import shutil
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl import load_workbook
 
 from conftest import run_zcube
 from zcube_deploy.cabling.status import read_status
+from zcube_deploy.cli import cli
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +90,11 @@ EDITS = st.sampled_from(["tick", "formula", "date", "huge", "merge", "number", "
 @given(edits=st.lists(st.tuples(EDITS, st.integers(2, 40), st.integers(1, 13)), min_size=1, max_size=4), text=st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=30))
 def test_hand_edited_workbooks_are_counted_or_reported(book, tmp_path_factory, edits, text):
     """Every cable of the clean workbook is counted, or its row (or sheet) is reported unreadable, or (a sheet no
-    longer recognisable as a cut sheet: renamed and its header broken) reported missing against the plan (--plan)."""
+    longer recognisable as a cut sheet: renamed and its header broken) reported missing against the plan (--plan).
+
+    The CLI runs in-process (click's runner: the same command, exit code and output, without a new interpreter per
+    example); `cabling status --plan --json` as a real subprocess is test_cabling_status_plan.py's, and the
+    plain table's is test_odd_tick_values_are_reported_with_sheet_and_row's."""
     src, clean = book
 
     def fn(wb):
@@ -115,12 +121,13 @@ def test_hand_edited_workbooks_are_counted_or_reported(book, tmp_path_factory, e
                 ws.cell(row=1, column=col).value = text or None
 
     p = edit(src, tmp_path_factory.mktemp("ed"), fn)
-    r = run_zcube("cabling", "status", str(p), "--json", "--plan", str(src.parent / "plan.json"))
-    assert r.returncode in (0, 1), r.stdout + r.stderr
-    assert "Traceback" not in r.stderr
+    r = CliRunner().invoke(cli, ["cabling", "status", str(p), "--json", "--plan", str(src.parent / "plan.json")],
+                           env={"COLUMNS": "200", "NO_COLOR": "1", "ZCUBE_DEBUG": ""})
+    assert r.exit_code in (0, 1) and isinstance(r.exception, (SystemExit, type(None))), r.stdout + r.stderr + repr(r.exception)
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
     st_ = json.loads(r.stdout)
     lost = clean["overall"]["cables"] - st_["overall"]["cables"]
     said = [u for u in st_["unreadable"] if u["cable"] is None]
     # a cable not counted any more is an unreadable row (no ID), its whole sheet is (broken header), or it is missing
     assert lost <= len(said) + sum(1000 for u in said if u["row"] == 1) + len(st_["missing"]), (lost, st_["unreadable"][:5])
-    assert (r.returncode == 1) == bool(st_["unreadable"] or st_["missing"])
+    assert (r.exit_code == 1) == bool(st_["unreadable"] or st_["missing"])

@@ -581,3 +581,19 @@ def test_every_classifier_mutant_is_killed():
             % (str(ROOT / "tests"), str(ROOT)))
     r = subprocess.run([sys.executable, "-c", noop], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 1 and "MUTANT noop SURVIVED" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def test_a_check_not_run_names_every_switch_it_did_not_check():
+    """The summary (verify.json, audit's not_checked findings) names all of them, however many; the terminal's
+    note names the first 20 and says how many more and where they are."""
+    from zcube_deploy.verify.classify import notes
+
+    names = [f"SW-{i:03d}" for i in range(25)]
+    s = summarize([], {"lldp": {"`show lldp neighbors detail` was not collected": names}})
+    (row,) = s["not_checked"]["lldp"]
+    assert (row["switches"], row["names"]) == (25, names)
+    (note,) = notes(s)
+    assert note == (f"the lldp check was not run on 25 switches ({', '.join(names[:20])} and 5 more (verify.json names every one)): "
+                    "`show lldp neighbors detail` was not collected")
+    assert notes(s, shown=None) == [f"the lldp check was not run on 25 switches ({', '.join(names)}): "
+                                    "`show lldp neighbors detail` was not collected"]

@@ -1,4 +1,4 @@
-"""The single-pass readers verify uses (platforms/ruijie_rgos/fastparse.py) give what the TextFSM template
+"""The single-pass readers verify uses (platforms/ruijie_rgos/fastparse.py) give what the TextFSM templates
 and l3_facts give, on the mocked outputs, on tricky hand-written ones and on configs rendered for lab-64."""
 
 from __future__ import annotations
@@ -9,71 +9,9 @@ import pytest
 
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos import l3_facts
-from zcube_deploy.platforms.ruijie_rgos.fastparse import (
-    _KEYS,
-    interface_addresses,
-    lldp_detail,
-)
+from zcube_deploy.platforms.ruijie_rgos.fastparse import interface_addresses
 
 MOCKED = Path(__file__).parent / "mocked" / "show_lldp_neighbors_detail"
-
-TRICKY = """----------------------------------------------------------------------------
-Lldp neighbor-information of port [TwoHundredGigabitEthernet 0/1:1]
-----------------------------------------------------------------------------
-  Neighbor index                    : 1
-  Chassis ID type                   : MAC address
-  Chassis ID                        : 0244.41eb.c20e
-  System name                       : gpu00001
-  System description                : Ubuntu 22.04.4 LTS
-  Port ID                           : not-a-field-inside-the-description
-  ---------------------------------------------
-  System capabilities supported     : Bridge, Router
-  Management address                : 172.16.0.11
-  Port ID type                      : MAC address
-  Port  ID                          : 02:44:41:eb:c2:0e
-  Port description                  :   ens1f1np1  \r
-----------------------------------------------------------------------------
-  Neighbor index                    : 2
-  System name                       : stray
-  Neighbor index                    : 9
-  Port ID                           : eth0
-----------------------------------------------------------------------------
-LLDP neighbor-information of port [TwoHundredGigabitEthernet 0/2:1]
-----------------------------------------------------------------------------
-"""
-
-
-# keys the template does not take: no whitespace before the colon, a non-numeric neighbour index
-TRICKY_KEYS = """LLDP neighbor-information of port [TwoHundredGigabitEthernet 0/3:1]
-  Neighbor index                    : first
-  System name                       : not-read-before-an-index
-  Neighbor index                    : 3
-  System name                       : gpu00003
-  System name: glued-colon
-  Port ID\t\t\t: ens2
-  Port ID type :MAC address
-----------------------------------------------------------------------------
-"""
-
-
-def textfsm_rows(text: str) -> list[dict]:
-    return [{k: r[k] for k in _KEYS} for r in parse("show lldp neighbors detail", text)]
-
-
-@pytest.mark.parametrize("text", [p.read_text() for p in sorted(MOCKED.glob("*/raw.txt"))] + [
-    TRICKY, TRICKY.replace("\n", "\r\n"), TRICKY.rsplit("-" * 76, 2)[0], TRICKY + "  Neighbor index : 1\n  System name : x\n", "",
-    TRICKY_KEYS])
-def test_lldp_detail_is_the_templates_rows(text):
-    assert lldp_detail(text) == textfsm_rows(text)
-
-
-def test_the_tricky_text_holds_what_it_should():
-    rows = lldp_detail(TRICKY)
-    assert [(r["local_interface"], r["system_name"], r["port_id"]) for r in rows] == [
-        ("TwoHundredGigabitEthernet 0/1:1", "gpu00001", "02:44:41:eb:c2:0e"),
-        ("TwoHundredGigabitEthernet 0/1:1", "stray", "eth0"),
-        ("TwoHundredGigabitEthernet 0/2:1", "", "")]  # a port header at the end: the template's last (empty) record
-
 
 def test_interface_addresses_are_l3_facts_interfaces(lab64_build):
     configs = sorted((lab64_build / "configs").glob("*.cfg"))
@@ -244,9 +182,3 @@ def test_running_config_rejects_what_interface_addresses_rejects(line):
     with pytest.raises(ValueError) as b:
         running_config(text)
     assert str(a.value) == str(b.value)
-
-
-def test_lldp_detail_reads_only_the_templates_keys():
-    rows = lldp_detail(TRICKY_KEYS)  # the neighbour, then the port's last (empty) record, as the template gives it
-    assert [(r["neighbor_index"], r["system_name"], r["port_id"], r["port_id_type"]) for r in rows] == [
-        ("3", "gpu00003", "ens2", "MAC address"), ("", "", "", "")]

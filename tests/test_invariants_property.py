@@ -22,6 +22,8 @@ from zcube_deploy.catalog import load_catalog
 from zcube_deploy.errors import PlanError
 from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build_plan
+from zcube_deploy.plan.io import dumps_plan
+from zcube_deploy.plan.model import PLAN_ADAPTER
 
 
 def make_catalog(cages: int, lanes: int, gpus: int, nic_ports: int):
@@ -189,6 +191,9 @@ def test_invariants_over_shapes(gpus, cages, lanes, nic_ports, over, capacity, f
     event("planned")
     # (a returned plan passed every check by construction: tests/test_checks.py shows the checks fail when broken)
     independent_checks(plan, gpus, nic_ports)
+    # the plan matches its model, and `zcube plan`'s write of it unvalidated (plan/io.py fresh) is the validated write's bytes
+    PLAN_ADAPTER.validate_python(plan)
+    assert dumps_plan(plan, fresh=True) == dumps_plan(plan)
     # the chosen S is the smallest fitting one, preferring multiples of G (zcube.md section 3)
     fits = fitting_shapes(capacity * gpus, gpus, cages, lanes, over)
     rail = [S for S in fits if S % gpus == 0]

@@ -1,5 +1,6 @@
 """Plan: golden for lab-64, determinism, growth stability, the plan model (validated on write and
-read, projections), pure stages, the forwarding interface, diff."""
+read, projections; `zcube plan`'s fresh write: the same bytes unvalidated), pure stages, the
+forwarding interface, diff."""
 
 from __future__ import annotations
 
@@ -9,12 +10,18 @@ import json
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic_core import to_json
 
 from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
 from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileError
 from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.plan import build, build_plan
 from zcube_deploy.plan.diff import diff_plans
+from zcube_deploy import designs
+from zcube_deploy.inventory import load_inventory
+from zcube_deploy.plan import io as plan_io
 from zcube_deploy.plan.io import dumps_plan, read_plan, write_plan
 from zcube_deploy.plan.model import PLAN_ADAPTER, REQUIRED_SECTIONS, SECTIONS, check_projection, projection
 from zcube_deploy.topology.forwarding import switch_tables
@@ -159,6 +166,73 @@ def test_write_refuses_a_plan_that_does_not_match_the_model(lab64_plan, tmp_path
     with pytest.raises(InvariantViolation, match="plan model"):
         write_plan(plan, tmp_path)
     assert not (tmp_path / "plan.json").exists()
+
+
+@pytest.mark.parametrize("name", ["lab-64", "glm-1k", "glm-1k-roft"])
+def test_a_built_plan_matches_its_model_and_its_fresh_write_is_the_validated_one(name, tmp_path):
+    """`zcube plan` writes the planner's big row lists without validating them again (plan/io.py ``fresh``): each
+    bundled inventory's plan validates against the model, reads back (validated, consistent) as it was built, and
+    its fresh write is byte for byte the validated write (tests/test_invariants_property.py: over generated shapes)."""
+    plan = designs.build_plan(load_inventory(INVENTORIES / f"{name}.yaml"))
+    PLAN_ADAPTER.validate_python(plan)
+    fresh = write_plan(plan, tmp_path / "fresh", fresh=True)
+    assert fresh.read_bytes() == write_plan(plan, tmp_path / "checked").read_bytes()
+    assert read_plan(fresh) == plan
+
+
+def test_the_fresh_write_still_refuses_what_it_cannot_write_as_validated(lab64_plan, tmp_path):
+    """Fresh: the small sections are still validated, and a row msgspec cannot encode goes to the validation."""
+    for change in ("missing section", "extra section", "an object in a row"):
+        plan = {**lab64_plan, "cables": list(lab64_plan["cables"])}
+        if change == "missing section":
+            del plan["routing"]
+        elif change == "extra section":
+            plan["colour"] = "blue"
+        else:
+            plan["cables"][3] = {**plan["cables"][3], "plane": object()}
+        with pytest.raises(InvariantViolation, match="plan model"):
+            write_plan(plan, tmp_path, fresh=True)
+        assert not (tmp_path / "plan.json").exists(), change
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_a_float_msgspec_writes_otherwise_is_written_as_pydantic_core_writes_it(lab64_plan, tmp_path, fresh):
+    """msgspec writes 1e16 as 1e16, pydantic-core (plan.json's bytes until now) as 1e+16: such a section is written by
+    pydantic-core, fresh or not."""
+    plan = {**lab64_plan, "cables": list(lab64_plan["cables"])}
+    plan["cables"][0] = {**plan["cables"][0], "length_m": 1e16}
+    plan["cables"][1] = {**plan["cables"][1], "estimate_m": -2.5e20}
+    text = dumps_plan(plan, fresh=fresh)
+    assert '"length_m":1e+16' in text and '"estimate_m":-2.5e+20' in text
+    assert text == dumps_plan(plan)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.text()
+    | st.floats(min_value=-1e16, max_value=1e16, exclude_min=True, exclude_max=True),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=5), max_leaves=20)
+
+
+def _sorted_keys(v):
+    if isinstance(v, dict):
+        return {k: _sorted_keys(v[k]) for k in sorted(v)}
+    return [_sorted_keys(x) for x in v] if isinstance(v, list) else v
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.dictionaries(st.text(max_size=6), JSON, max_size=6), max_size=7))
+def test_msgspec_rows_are_pydantic_core_rows_with_sorted_keys(rows):
+    """The row encoder (msgspec, keys sorted, in chunks) writes what pydantic-core's to_json writes of the rows with their
+    keys sorted at every level: any strings (control characters, non-ASCII), integers, floats below 1e16, nesting."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(plan_io, "ROWS_PER_CHUNK", 3)
+        assert b",\n".join(plan_io._lines(rows)) == b",\n".join(to_json(_sorted_keys(r)) for r in rows)
+
+
+def test_float_fields_are_found_through_nested_rows_and_lists():
+    assert plan_io.float_fields("cables") == (("estimate_m",), ("length_m",))
+    rows = [{"a": [{"x": 1.0}, {"x": 2.0}]}, {"a": {"x": 3.0}}, {"b": 4.0}]
+    assert list(plan_io._at(rows, ("a", "x"))) == [1.0, 2.0, 3.0]
 
 
 def test_schema_is_the_models(lab64_plan):

@@ -56,11 +56,12 @@ def plan_inventory(inventory: str | Path, short_lived: bool = False) -> dict:
 
 
 def write_plan(plan: dict, out_dir: str | Path) -> tuple[Path, dict]:
-    """Write DIR/plan.json; returns its path and the plan's summary (what `zcube plan` prints)."""
+    """Write DIR/plan.json of ``plan`` as :func:`plan_inventory` built it (its big row lists are not validated
+    again: plan/io.py ``fresh``); returns its path and the plan's summary (what `zcube plan` prints)."""
     from zcube_deploy.plan.io import write_plan as _write
     from zcube_deploy.plan.summary import plan_summary
 
-    return _write(plan, out_dir), plan_summary(plan)
+    return _write(plan, out_dir, fresh=True), plan_summary(plan)
 
 
 def diff_fails(d: dict, fail_on: str) -> bool:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zcube_deploy.migrate.fabric import FabricCable, Side, Unit
-from zcube_deploy.migrate.reuse import Have, Want, best_match
+from zcube_deploy.migrate.fabric import FabricCable, HostEnd, Side, Unit
+from zcube_deploy.migrate.reuse import Have, Want, best_match, serve_counts
 from zcube_deploy.migrate.roles import Physical, fits, reracked
 
 
@@ -86,35 +86,78 @@ class _Cable:
     port: tuple[str, str] | None  # (server, NIC port) of a NIC-port cable
 
 
-def _stage_cables(stage: int, units: list[Unit], leaving: list[FabricCable], needed: list[FabricCable],
-                  pl: Places) -> tuple[list[_Cable], list[_Cable]]:
-    """(the FROM cables that leave in ``stage``, the TO cables wanted in it), both without the cables kept in place: a
-    NIC port's cable on the switch playing its TO switch's role, same port, not re-racked, long enough; a fabric cable
-    whose two ends already are a TO cable's (:func:`_same`)."""
-    gone: list[_Cable] = []
-    new: list[_Cable] = []
-    for u in units:
-        for key in u.ports:
-            f, d = pl.src.host.get(key), pl.dst.host.get(key)
-            server_end = pl.from_end(*key)
-            if (f is not None and d is not None and fits(f.length_m, f.medium, d.length_m, d.medium)
-                    and pl.bind[d.switch] == f.switch and f.port == d.port and not pl.reracked(f.switch)):
-                continue
-            if f is not None:
-                gone.append(_Cable(f.cable, "host", (server_end, pl.from_end(f.switch, f.port)), f.length_m, f.medium, stage, key))
-            if d is not None:
-                new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port)), d.length_m, d.medium, stage, key))
+def _host_kept(pl: Places, f: HostEnd | None, d: HostEnd | None) -> bool:
+    """Whether a NIC port's cable stays in place: its switch plays the role of the port's TO switch, same port, not
+    re-racked, the cable long enough."""
+    return (f is not None and d is not None and fits(f.length_m, f.medium, d.length_m, d.medium)
+            and pl.bind[d.switch] == f.switch and f.port == d.port and not pl.reracked(f.switch))
+
+
+def _fabric_split(leaving: list[FabricCable], needed: list[FabricCable], pl: Places) -> tuple[list[FabricCable], list[FabricCable]]:
+    """(the leaving fabric cables that do not stay, the wanted ones no staying cable already is): a FROM cable whose
+    two ends already are a TO cable's stays (:func:`_same`)."""
     by_ends = {frozenset({(pl.bind.get(t.a[0]), t.a[1]), (pl.bind.get(t.b[0]), t.b[1])}): t for t in needed}
     still = {t.id: t for t in needed}
+    gone = []
     for f in leaving:
         t = by_ends.get(frozenset((f.a, f.b)))
         if t is not None and t.id in still and _same(pl, f, t):
             del still[t.id]
             continue
-        gone.append(_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium, stage, None))
-    new += [_Cable(t.id, "fabric", (pl.to_end(*t.a), pl.to_end(*t.b)), t.length_m, t.medium, stage, None)
-            for t in sorted(still.values(), key=lambda t: t.id)]
+        gone.append(f)
+    return gone, sorted(still.values(), key=lambda t: t.id)
+
+
+def _stage_cables(stage: int, units: list[Unit], leaving: list[FabricCable], needed: list[FabricCable],
+                  pl: Places) -> tuple[list[_Cable], list[_Cable]]:
+    """(the FROM cables that leave in ``stage``, the TO cables wanted in it), both without the cables kept in place
+    (:func:`_host_kept`, :func:`_fabric_split`)."""
+    gone: list[_Cable] = []
+    new: list[_Cable] = []
+    for u in units:
+        for key in u.ports:
+            f, d = pl.src.host.get(key), pl.dst.host.get(key)
+            if _host_kept(pl, f, d):
+                continue
+            if f is not None:
+                gone.append(_Cable(f.cable, "host", (pl.from_end(*key), pl.from_end(f.switch, f.port)), f.length_m, f.medium, stage, key))
+            if d is not None:
+                new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port)), d.length_m, d.medium, stage, key))
+    fab_gone, fab_new = _fabric_split(leaving, needed, pl)
+    gone += [_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium, stage, None) for f in fab_gone]
+    new += [_Cable(t.id, "fabric", (pl.to_end(*t.a), pl.to_end(*t.b)), t.length_m, t.medium, stage, None) for t in fab_new]
     return gone, new
+
+
+def _flow(per_stage: list[tuple[list[_Cable], list[_Cable]]]) -> tuple[list[Have], list[Want]]:
+    return ([Have(g.id, g.stage, g.medium, g.length_m, g.port) for gone, _ in per_stage for g in gone],
+            [Want(n.id, n.stage, n.medium, n.length_m, n.port) for _, new in per_stage for n in new])
+
+
+def touches_of(stages: list[tuple[list[Unit], list[FabricCable], list[FabricCable]]], pl: Places) -> int:
+    """The cable touches :func:`migration_moves` makes of the same stages, counted without building the moves (on
+    counts per medium and length, reuse.serve_counts): every leaving cable is handled once, and every wanted cable no
+    leaving one serves is a new cable."""
+    pool: dict[tuple[str, float], int] = {}
+    total = 0
+    for units, leaving, needed in stages:
+        have: dict[tuple[str, float], int] = {}
+        want: dict[tuple[str, float], int] = {}
+        for u in units:
+            for key in u.ports:
+                f, d = pl.src.host.get(key), pl.dst.host.get(key)
+                if _host_kept(pl, f, d):
+                    continue
+                if f is not None:
+                    have[(f.medium, f.length_m)] = have.get((f.medium, f.length_m), 0) + 1
+                if d is not None:
+                    want[(d.medium, d.length_m)] = want.get((d.medium, d.length_m), 0) + 1
+        for cables, into in zip(_fabric_split(leaving, needed, pl), (have, want)):
+            for c in cables:
+                into[(c.medium, c.length_m)] = into.get((c.medium, c.length_m), 0) + 1
+        pool, missed = serve_counts(pool, have, want)
+        total += sum(have.values()) + missed
+    return total
 
 
 def migration_moves(stages: list[tuple[list[Unit], list[FabricCable], list[FabricCable]]], pl: Places) -> list[list[Move]]:
@@ -128,11 +171,8 @@ def migration_moves(stages: list[tuple[list[Unit], list[FabricCable], list[Fabri
     installed from the stock (that cable's id in ``old_cable``); one nothing serves is installed new; a leaving
     cable that serves nothing in its stage is removed (into the stock when a later stage installs it)."""
     per_stage = [_stage_cables(t, units, leaving, needed, pl) for t, (units, leaving, needed) in enumerate(stages, start=1)]
-    gone_all = [g for gone, _ in per_stage for g in gone]
-    want_all = [n for _, new in per_stage for n in new]
-    served = best_match([Have(g.id, g.stage, g.medium, g.length_m, g.port) for g in gone_all],
-                        [Want(n.id, n.stage, n.medium, n.length_m, n.port) for n in want_all])
-    by_id = {g.id: g for g in gone_all}
+    served = best_match(*_flow(per_stage))
+    by_id = {g.id: g for gone, _ in per_stage for g in gone}
     out: list[list[Move]] = []
     for t, (gone, new) in enumerate(per_stage, start=1):
         moves: list[Move] = []
@@ -174,4 +214,4 @@ def touches(moves: list[Move]) -> int:
     return len({physical(m) for m in moves})
 
 
-__all__ = ["End", "Move", "Places", "migration_moves", "physical", "touches"]
+__all__ = ["End", "Move", "Places", "migration_moves", "physical", "touches", "touches_of"]

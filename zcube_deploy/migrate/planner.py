@@ -19,10 +19,10 @@ import math
 from dataclasses import dataclass, field
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.migrate.bounds import stage_lower_bound
+from zcube_deploy.migrate.bounds import stage_lower_bound, touch_lower_bound
 from zcube_deploy.migrate.fabric import Side, Unit, build_units, gpus_per_server, parse_unit, read_side, require_pair
-from zcube_deploy.migrate.moves import Move, Places, migration_moves, touches
-from zcube_deploy.migrate.roles import assign_roles, physicals, reracked, touch_lower_bound
+from zcube_deploy.migrate.moves import Move, Places, migration_moves, touches_of
+from zcube_deploy.migrate.roles import Kept, assign_roles, physicals, reracked
 from zcube_deploy.migrate.search import Search
 
 
@@ -88,39 +88,46 @@ def _release(src: Side, bind: dict[str, str], need: dict[str, int], free: dict[s
     return out
 
 
-def _stage_moves(search: Search, batches: list[list[int]], bind: dict[str, str], free: dict[str, int], need: dict[str, int],
-                 servers: dict[str, tuple[str, int]], spares: int) -> list[list[Move]]:
+def _stages(search: Search, batches: list[list[int]], free: dict[str, int], need: dict[str, int]) -> list[tuple]:
+    """Per stage: (the units that move, the FROM fabric cables that leave, the TO fabric cables wanted)."""
     src, dst = search.src, search.dst
-    phys = {p.name: p for p in physicals(src, spares)}
-    pl = Places(src, dst, servers, bind, phys)
     last = len(batches)
-    stages = []
+    out = []
     for t, batch in enumerate(batches, start=1):
         leaving = [c for c in src.fabric if min(free[c.a[0]], free[c.b[0]], last) == t]  # out with the first of its switches
         needed = [c for c in dst.fabric if max(need[c.a[0]], need[c.b[0]]) == t]
-        stages.append(([search.units[u] for u in batch], leaving, needed))
-    return migration_moves(stages, pl)
+        out.append(([search.units[u] for u in batch], leaving, needed))
+    return out
 
 
 def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, servers: dict) -> Migration | None:
+    """The search's sequences, each with its role assignment; kept: the one that buys the fewest spares, then gives
+    the fewest roles to switches without hosts (spines: the leaves are reused, the spines retired), then touches the
+    fewest cables, then re-racks the fewest switches (the first of equals, in the search's order)."""
     search = Search(src, dst, units, cap, opts.spares)
     found = search.run()
     if not found.batches:
         return None
+    phys = {p.name: p for p in physicals(src, opts.spares)}
+    cores = set(src.cores)
+    kept = Kept(src, dst)
     best = None
     for batches in found.alternatives or [found.batches]:
         need, free = _free_stages(search, batches)
-        bind = assign_roles(src, dst, opts.spares, need, free)
+        bind = assign_roles(src, dst, opts.spares, need, free, kept)
         if bind is None:
             continue
         free = _release(src, bind, need, free, len(batches))
-        moves = _stage_moves(search, batches, bind, free, need, servers, opts.spares)
-        phys = {p.name: p for p in physicals(src, opts.spares)}
-        score = (touches([m for stage in moves for m in stage]), sum(1 for r, x in bind.items() if reracked(phys[x], dst, r)),
-                 sum(1 for x in bind.values() if phys[x].spare))
+        places = Places(src, dst, servers, bind, phys)
+        score = (sum(1 for x in bind.values() if phys[x].spare), sum(1 for x in bind.values() if x in cores),
+                 touches_of(_stages(search, batches, free, need), places), sum(1 for r, x in bind.items() if reracked(phys[x], dst, r)))
         if best is None or score < best[0]:
-            best = (score, Migration(src, dst, units, cap, batches, bind, need, free, moves, found.proven, opts))
-    return best[1] if best else None
+            best = (score, batches, bind, need, free, places)
+    if best is None:
+        return None
+    _, batches, bind, need, free, places = best
+    moves = migration_moves(_stages(search, batches, free, need), places)
+    return Migration(src, dst, units, cap, batches, bind, need, free, moves, found.proven, opts)
 
 
 def _units(plan_from: dict, plan_to: dict, unit: str) -> list[Unit]:

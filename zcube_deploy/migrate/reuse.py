@@ -15,9 +15,9 @@ the shortest that fits (the classic threshold-matching exchange argument) never 
 cables of that same shortest length (interchangeable for the future) it prefers the NIC port's own
 cable (moved at its switch end only), then one leaving in the same stage (handled once, not removed
 and installed again), then the lowest id. With ``slack_m`` > 0 the port's own cable is also taken when
-it is at most that much longer than the shortest fit: :func:`best_match` tries a few slacks and keeps
-the one with the most own-port moves among those that serve as many as the strict greedy (which is
-maximum), so the count never drops for it.
+it is at most that much longer than the shortest fit: :func:`best_match` tries the slacks largest
+first and keeps the first that serves as many as the strict greedy (which is maximum), so the count
+never drops for own-port moves.
 
 Pure, deterministic: no I/O, no clock.
 """
@@ -53,25 +53,39 @@ class Want:
 
 
 class _Pool:
-    """The leaving cables at hand, per medium and length; within a length, in the order they came."""
+    """The leaving cables at hand, per medium and length; within a length, those that left in the current stage apart
+    from the stock (left earlier), each in the order they came."""
 
     def __init__(self) -> None:
         self.lengths: dict[str, list[float]] = {}
-        self.bucket: dict[tuple[str, float], dict[str, Have]] = {}
+        self.now: dict[tuple[str, float], dict[str, Have]] = {}
+        self.stock: dict[tuple[str, float], dict[str, Have]] = {}
+
+    def next_stage(self) -> None:
+        for key, cables in self.now.items():
+            self.stock.setdefault(key, {}).update(cables)
+        self.now = {}
 
     def add(self, h: Have) -> None:
         key = (h.medium, h.length_m)
-        if key not in self.bucket:
-            self.bucket[key] = {}
+        if key not in self.now and key not in self.stock:
             insort(self.lengths.setdefault(h.medium, []), h.length_m)
-        self.bucket[key][h.id] = h
+        self.now.setdefault(key, {})[h.id] = h
 
     def take(self, h: Have) -> None:
         key = (h.medium, h.length_m)
-        del self.bucket[key][h.id]
-        if not self.bucket[key]:
-            del self.bucket[key]
+        for part in (self.now, self.stock):
+            if h.id in part.get(key, {}):
+                del part[key][h.id]
+                if not part[key]:
+                    del part[key]
+        if key not in self.now and key not in self.stock:
             self.lengths[h.medium].remove(h.length_m)
+
+    def first(self, key: tuple[str, float]) -> Have:
+        """A cable of ``key``: one that left in this stage before the stock."""
+        part = self.now.get(key) or self.stock[key]
+        return next(iter(part.values()))
 
     def shortest(self, medium: str, need_m: float) -> float | None:
         """The shortest length at hand of ``medium`` that is at least ``need_m``."""
@@ -93,6 +107,7 @@ def match(have: list[Have], want: list[Want], slack_m: float = 0.0) -> dict[str,
     taken: set[str] = set()
     out: dict[str, str] = {}
     for t in sorted(set(by_stage) | set(wanted)):
+        pool.next_stage()
         for h in sorted(by_stage.get(t, []), key=lambda h: h.id):
             pool.add(h)
         for w in sorted(wanted.get(t, []), key=lambda w: (w.medium, w.length_m, w.id)):
@@ -104,12 +119,28 @@ def match(have: list[Have], want: list[Want], slack_m: float = 0.0) -> dict[str,
                     and w.length_m <= mine.length_m <= best + slack_m):
                 pick = mine
             else:
-                cands = pool.bucket[(w.medium, best)]
-                pick = next((h for h in cands.values() if h.stage == t), None) or next(iter(cands.values()))
+                pick = pool.first((w.medium, best))
             pool.take(pick)
             taken.add(pick.id)
             out[w.id] = pick.id
     return out
+
+
+def served_count(have: list[Have], want: list[Want]) -> int:
+    """How many wanted cables :func:`match` serves (the maximum), on counts per stage, medium and length only."""
+    stages: dict[int, tuple[dict, dict]] = {}
+    for h in have:
+        d = stages.setdefault(h.stage, ({}, {}))[0]
+        d[(h.medium, h.length_m)] = d.get((h.medium, h.length_m), 0) + 1
+    for w in want:
+        d = stages.setdefault(w.stage, ({}, {}))[1]
+        d[(w.medium, w.length_m)] = d.get((w.medium, w.length_m), 0) + 1
+    pool: dict[tuple[str, float], int] = {}
+    lost = 0
+    for t in sorted(stages):
+        pool, missed = serve_counts(pool, *stages[t])
+        lost += missed
+    return len(want) - lost
 
 
 def own_moves(have: list[Have], want: list[Want], served: dict[str, str]) -> int:
@@ -119,15 +150,41 @@ def own_moves(have: list[Have], want: list[Want], served: dict[str, str]) -> int
 
 
 def best_match(have: list[Have], want: list[Want]) -> dict[str, str]:
-    """The matching serving the most wanted cables (the strict greedy's count) with the most own-port moves among the
-    slacks tried (SLACKS_M); ties keep the smaller slack."""
-    best = match(have, want, 0.0)
-    count, mine = len(best), own_moves(have, want, best)
-    for slack in SLACKS_M:
+    """A matching serving the most wanted cables (:func:`served_count`, the strict greedy's count) with many own-port
+    moves: the slacks of SLACKS_M tried largest first (more own-port moves), the first that serves as many kept; the
+    strict greedy (slack 0) when none does."""
+    most = served_count(have, want)
+    for slack in reversed(SLACKS_M):
         m = match(have, want, slack)
-        if len(m) == count and own_moves(have, want, m) > mine:
-            best, mine = m, own_moves(have, want, m)
-    return best
+        if len(m) == most:
+            return m
+    return match(have, want, 0.0)
 
 
-__all__ = ["Have", "SLACKS_M", "Want", "best_match", "match", "own_moves"]
+def serve_counts(pool: dict[tuple[str, float], int], have: dict[tuple[str, float], int],
+                 want: dict[tuple[str, float], int]) -> tuple[dict[tuple[str, float], int], int]:
+    """One stage of :func:`match` on counts only: ``have`` (medium, length) -> cables joins ``pool``, then each wanted
+    cable, shortest first, takes the shortest fitting one. (the pool after, how many wanted cables none served)."""
+    out = dict(pool)
+    for key, n in have.items():
+        out[key] = out.get(key, 0) + n
+    lengths: dict[str, list[float]] = {}
+    for medium, length in sorted(k for k, n in out.items() if n):
+        lengths.setdefault(medium, []).append(length)
+    unserved = 0
+    for (medium, need), n in sorted(want.items()):
+        ls = lengths.get(medium, [])
+        i = bisect_left(ls, need)
+        while n and i < len(ls):
+            key = (medium, ls[i])
+            take = min(n, out[key])
+            out[key] -= take
+            n -= take
+            if not out[key]:
+                del out[key]
+                del ls[i]
+        unserved += n
+    return out, unserved
+
+
+__all__ = ["Have", "SLACKS_M", "Want", "best_match", "match", "own_moves", "serve_counts", "served_count"]

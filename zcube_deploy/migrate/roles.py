@@ -10,7 +10,7 @@ cables, re-racks the fewest switches and buys the fewest spares, among those whe
 switch is free (left by the FROM island) by the stage that first needs the role: a maximum-weight
 assignment (scipy's ``linear_sum_assignment``) with the pairs that come too late forbidden.
 
-:func:`touch_lower_bound` is independent of the stage search: the same assignment with no stage
+:class:`Kept` also serves the lower bound on cable touches (bounds.py): the same assignment with no stage
 deadlines at all, so no migration, however staged, keeps more cables than it counts.
 
 Pure: no I/O.
@@ -29,7 +29,7 @@ SPARE = "spare"
 KEEP = 1000.0  # weight of one cable kept in place
 RERACK = 1.0  # cost of a re-racked switch (a tie-breaker after cables)
 BUY = 1e7  # cost of a spare: bought only when nothing else makes the stages feasible
-CORE = 0.01  # cost of giving a role to a switch without hosts (a spine) rather than a leaf: the last tie-breaker
+CORE = 100.0  # cost of giving a role to a switch without hosts (a spine) rather than a leaf: after cables kept, before re-racks
 TOO_LATE = 1e12
 
 
@@ -55,33 +55,6 @@ def reracked(p: Physical, dst: Side, role: str) -> bool:
 def fits(length_m: float, medium: str, need_m: float, need_medium: str) -> bool:
     """Whether a cable of ``length_m`` / ``medium`` can serve where ``need_m`` / ``need_medium`` is planned."""
     return length_m >= need_m and medium == need_medium
-
-
-def reusable_at_most(src: Side, dst: Side) -> int:
-    """The most TO cables that FROM cables can serve (each FROM cable at most one, long enough, same medium): a
-    greedy threshold matching per medium, which is maximum (shortest fitting cable first)."""
-    have: dict[str, list[float]] = {}
-    want: dict[str, list[float]] = {}
-    for h in src.host.values():
-        have.setdefault(h.medium, []).append(h.length_m)
-    for c in src.fabric:
-        have.setdefault(c.medium, []).append(c.length_m)
-    for h in dst.host.values():
-        want.setdefault(h.medium, []).append(h.length_m)
-    for c in dst.fabric:
-        want.setdefault(c.medium, []).append(c.length_m)
-    total = 0
-    for medium, needs in want.items():
-        pool = sorted(have.get(medium, []))
-        i = 0
-        for need in sorted(needs):
-            while i < len(pool) and pool[i] < need:
-                i += 1
-            if i == len(pool):
-                break
-            total += 1
-            i += 1
-    return total
 
 
 class Kept:
@@ -124,32 +97,12 @@ def _matrix(roles: list[str], phys: list[Physical], kept: Kept, with_fabric: boo
     return cost
 
 
-def touch_lower_bound(src: Side, dst: Side, spares: int) -> dict:
-    """The fewest cable touches any migration needs, however staged.
-
-    With F cables in FROM and T in TO, k kept in place and v moved (one touch each, serving one FROM and one TO
-    cable), every other FROM cable is removed and every other TO cable installed: touches = F + T - 2k - v. A kept
-    or moved cable is a FROM cable serving a TO one, so k + v <= the most TO cables FROM cables can serve
-    (:func:`reusable_at_most`), and k <= the most cables any role assignment keeps (a maximum-weight assignment
-    with no stage deadlines). Hence touches >= F + T - k_max - reusable_at_most."""
-    kept = Kept(src, dst)
-    roles = sorted(dst.switches)
-    phys = physicals(src, spares)
-    best = 0.0
-    if roles and phys and len(phys) >= len(roles):
-        w = np.array([[kept.weight(p, r, True) for p in phys] for r in roles])
-        rows, cols = linear_sum_assignment(-w)
-        best = float(w[rows, cols].sum())
-    F, T = len(src.host) + len(src.fabric), len(dst.host) + len(dst.fabric)
-    reuse = reusable_at_most(src, dst)
-    return {"from_cables": F, "to_cables": T, "kept_at_most": int(best), "reusable_at_most": reuse,
-            "touches": max(0, F + T - int(best) - reuse)}
-
-
-def assign_roles(src: Side, dst: Side, spares: int, need_stage: dict[str, int], free_stage: dict[str, int]) -> dict[str, str] | None:
+def assign_roles(src: Side, dst: Side, spares: int, need_stage: dict[str, int], free_stage: dict[str, int],
+                 kept: Kept | None = None) -> dict[str, str] | None:
     """Role -> physical switch name, each role on a switch free by the stage that first needs it; None when none
-    exists (the counts said it does: a bug). ``free_stage``: physical -> first stage it may take a role (spares 1)."""
-    kept = Kept(src, dst)
+    exists (the counts said it does: a bug). ``free_stage``: physical -> first stage it may take a role (spares 1);
+    ``kept``: Kept(src, dst) when the caller has it already."""
+    kept = kept or Kept(src, dst)
     roles = sorted(need_stage)
     phys = physicals(src, spares)
     cost = _matrix(roles, phys, kept, with_fabric=False)
@@ -164,4 +117,4 @@ def assign_roles(src: Side, dst: Side, spares: int, need_stage: dict[str, int], 
     return {roles[i]: phys[j].name for i, j in zip(rows, cols)}
 
 
-__all__ = ["Kept", "Physical", "SPARE", "assign_roles", "fits", "reusable_at_most", "physicals", "reracked", "touch_lower_bound"]
+__all__ = ["Kept", "Physical", "SPARE", "assign_roles", "fits", "physicals", "reracked"]

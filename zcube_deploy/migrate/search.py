@@ -28,10 +28,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from zcube_deploy.migrate.fabric import Side, Unit
+from zcube_deploy.migrate.reuse import serve_counts
 
 EXHAUSTIVE_CLASSES = 24  # above this many classes the search is greedy
 STATES_PER_STAGE = 4000  # the exhaustive search keeps at most this many sets of moved pieces per stage
 GREEDY_SINGLES = 64  # the greedy search tries at most this many single pieces per step
+PATHS_PER_STATE = 24  # the exhaustive search keeps this many paths to each set of moved pieces (the least shortfall)
 
 
 @dataclass(frozen=True)
@@ -90,13 +92,13 @@ class Cover:
             mine = {e for e in edges if self.side.switches[e].plane == plane}
             cores = [c for c in self.cores if self.side.switches[c].plane == plane]
             nodes = set(mine)
-            while len([c for c in _components(nodes, self.links) if c & mine]) > 1:
-                comps = [c for c in _components(nodes, self.links) if c & mine]
+            while len(comps := [c for c in _components(nodes, self.links) if c & mine]) > 1:
+                comp_of = {n: i for i, comp in enumerate(comps) for n in comp}
                 best, gain = None, 1
                 for core in cores:
                     if core in nodes:
                         continue
-                    touches = sum(1 for comp in comps if self.links.get(core, set()) & comp)
+                    touches = len({comp_of[n] for n in self.links.get(core, ()) if n in comp_of})
                     if touches > gain:
                         best, gain = core, touches
                 if best is None:
@@ -149,9 +151,15 @@ class Search:
         self.class_src = [self.needs_src[c[0]] for c in self.classes]
         self.class_dst = [self.needs_dst[c[0]] for c in self.classes]
         self.pieces = [Piece(k, tuple(ids[i:i + cap])) for k, ids in enumerate(self.classes) for i in range(0, len(ids), max(cap, 1))]
+        self.by_class = [[p for p in self.pieces if p.cls == k] for k in range(len(self.classes))]
+        self._cables = {p: (self._lengths(src, p), self._lengths(dst, p)) for p in self.pieces}
         self.full = tuple(-(-len(c) // max(cap, 1)) for c in self.classes)
         self.sizes = [[len(p.units) for p in self.pieces if p.cls == k] for k in range(len(self.classes))]
         self._slack: dict[tuple, int | None] = {}
+        self._short: dict[tuple, int] = {}
+        self._lost: dict[tuple, int] = {}
+        self._fab_have: dict[frozenset, dict] = {}
+        self._fab_want: dict[frozenset, dict] = {}
         self._src_of: dict[int, tuple] = {}
         self._dst_of: dict[int, tuple] = {}
         src_bit = {n: 1 << i for i, n in enumerate(src.switches)}
@@ -159,6 +167,59 @@ class Search:
         self.src_names, self.dst_names = list(src.switches), list(dst.switches)
         self.src_mask = [sum(src_bit[n] for n in c) for c in self.class_src]
         self.dst_mask = [sum(dst_bit[n] for n in c) for c in self.class_dst]
+
+    def _lengths(self, side: Side, piece: Piece) -> dict[tuple[str, float], int]:
+        """(medium, length) -> how many NIC-port cables of ``side`` the piece's units have."""
+        out: dict[tuple[str, float], int] = {}
+        for u in piece.units:
+            for p in self.units[u].ports:
+                h = side.host.get(p)
+                if h is not None:
+                    out[(h.medium, h.length_m)] = out.get((h.medium, h.length_m), 0) + 1
+        return out
+
+    @staticmethod
+    def _fabric_of(side: Side, names: frozenset[str], only_both: bool) -> dict[tuple[str, float], int]:
+        """(medium, length) -> fabric cables of ``side`` with an end (``only_both``: both ends) among ``names``."""
+        out: dict[tuple[str, float], int] = {}
+        for c in side.fabric:
+            if ((c.a[0] in names and c.b[0] in names) if only_both else (c.a[0] in names or c.b[0] in names)):
+                out[(c.medium, c.length_m)] = out.get((c.medium, c.length_m), 0) + 1
+        return out
+
+    def lost(self, counts: tuple[int, ...]) -> int:
+        """Cables no leaving cable can serve once the pieces in ``counts`` are on TO, timing aside: every cable that has
+        left by then (the moved units' NIC-port cables; the fabric cables of the FROM switches with hosts no remaining
+        unit uses) against every cable wanted by then (the moved units' NIC-port cables; the fabric cables among the
+        roles in service), served as reuse.match serves them. Any sequence through ``counts`` installs at least this
+        many new cables up to then, so over a sequence the largest is a lower bound on its new cables (spines'
+        cables left out: when they leave depends on the role assignment)."""
+        if counts not in self._lost:
+            have: dict[tuple[str, float], int] = {}
+            want: dict[tuple[str, float], int] = {}
+            for k, n in enumerate(counts):
+                for piece in self.by_class[k][:n]:
+                    h, w = self._cables[piece]
+                    for key, m in h.items():
+                        have[key] = have.get(key, 0) + m
+                    for key, m in w.items():
+                        want[key] = want.get(key, 0) + m
+            self.slack(counts)
+            rem, mov = self._masks(counts)
+            edges, cores = self._src_of[rem]
+            roles, tcores = self._dst_of[mov]
+            freed = frozenset(self.src.switches) - edges - frozenset(cores or ())
+            if freed not in self._fab_have:
+                self._fab_have[freed] = self._fabric_of(self.src, freed, only_both=False)
+            live = frozenset(roles) | frozenset(tcores or ())
+            if live not in self._fab_want:
+                self._fab_want[live] = self._fabric_of(self.dst, live, only_both=True)
+            for key, m in self._fab_have[freed].items():
+                have[key] = have.get(key, 0) + m
+            for key, m in self._fab_want[live].items():
+                want[key] = want.get(key, 0) + m
+            self._lost[counts] = serve_counts({}, have, want)[1]
+        return self._lost[counts]
 
     # ------------------------------------------------------------ one state
     def src_needs(self, remaining: list[int]) -> tuple[frozenset[str], tuple[str, ...] | None]:
@@ -175,13 +236,7 @@ class Search:
         spares - TO switches needed; None when an island cannot be joined at all."""
         if counts in self._slack:
             return self._slack[counts]
-        rem = mov = 0
-        full, sm, dm = self.full, self.src_mask, self.dst_mask
-        for k, n in enumerate(counts):
-            if n < full[k]:
-                rem |= sm[k]
-            if n:
-                mov |= dm[k]
+        rem, mov = self._masks(counts)
         if rem not in self._src_of:
             edges = frozenset(self._names(rem, self.src_names))
             self._src_of[rem] = (edges, self.src_cover(edges) if edges else ())
@@ -193,8 +248,28 @@ class Search:
         if cores is not None and tcores is not None:
             need = len(self.dst.switches) if counts == self.full else len(roles) + len(tcores)  # at the end every TO switch, hosts or not
             out = len(self.src.switches) - len(edges) - len(cores) + self.spares - need
+            self._short[counts] = need - (len(self.src.edges) - len(edges))
         self._slack[counts] = out
         return out
+
+    def _masks(self, counts: tuple[int, ...]) -> tuple[int, int]:
+        """(bit mask of the FROM switches with hosts the remaining units use, of the roles the moved units use)."""
+        rem = mov = 0
+        full, sm, dm = self.full, self.src_mask, self.dst_mask
+        for k, n in enumerate(counts):
+            if n < full[k]:
+                rem |= sm[k]
+            if n:
+                mov |= dm[k]
+        return rem, mov
+
+    def shortfall(self, counts: tuple[int, ...]) -> int:
+        """TO switches needed once ``counts`` are on TO minus the FROM switches with hosts (leaves) freed by then: the
+        roles that switches without hosts (spines) or spares must play at that point. Over a sequence, the largest
+        shortfall (at least 0) is the fewest spines and spares any role assignment of that sequence uses (the freed
+        leaves and the needed roles are nested over the stages: Hall's condition, as in :meth:`slack`)."""
+        self.slack(counts)
+        return self._short.get(counts, 0)
 
     @staticmethod
     def _names(mask: int, names: list[str]) -> list[str]:
@@ -247,29 +322,36 @@ class Search:
                 yield nxt
 
     def _exhaustive(self, full_only: bool) -> Outcome:
+        """Breadth first over the sets of moved pieces, a layer per stage. Per set it keeps the PATHS_PER_STATE paths to
+        it that rank first by (the largest :meth:`shortfall` on the way: the spines or spares their roles need at
+        least; the largest :meth:`lost`: the new cables they install at least): both are bottlenecks of the sets on
+        the path, so the best path to each set is kept exactly. Among the fewest stages, the alternatives handed to
+        the role choice reuse the most leaves, then the most cables."""
         start = tuple(0 for _ in self.classes)
         goal = self.full
-        layer: dict[tuple, list[tuple]] = {start: [()]}
+        layer: dict[tuple, list[tuple]] = {start: [(0, 0, ())]}
         proven = not full_only
         while layer:
             nxt: dict[tuple, list[tuple]] = {}
             for state in sorted(layer):
                 for new in self._batches(state, full_only):
-                    paths = nxt.get(new)
-                    if paths is not None and len(paths) >= 4:
-                        continue
                     s = self.slack(new)
                     if s is None or s < 0:
                         continue
+                    short, lost = max(0, self.shortfall(new)), self.lost(new)
                     paths = nxt.setdefault(new, [])
-                    for path in layer[state][:4 - len(paths)]:
-                        paths.append(path + (new,))
+                    if len(paths) >= PATHS_PER_STATE and paths[-1][:2] <= (max(layer[state][0][0], short), max(layer[state][0][1], lost)):
+                        continue
+                    for worst, most, path in layer[state]:
+                        paths.append((max(worst, short), max(most, lost), path + (new,)))
+                    paths.sort()
+                    del paths[PATHS_PER_STATE:]
             if goal in nxt:
                 paths = nxt[goal]
-                return Outcome(self._to_units(paths[0]), proven, [self._to_units(p) for p in paths])
+                return Outcome(self._to_units(paths[0][2]), proven, [self._to_units(p[2]) for p in paths])
             if len(nxt) > STATES_PER_STAGE:
                 proven = False
-                keep = sorted(nxt, key=lambda st: (-sum(st), -(self.slack(st) or 0), st))[:STATES_PER_STAGE]
+                keep = sorted(nxt, key=lambda st: (-sum(st), nxt[st][0][:2], -(self.slack(st) or 0), st))[:STATES_PER_STAGE]
                 nxt = {k: nxt[k] for k in keep}
             layer = nxt
         return Outcome(proven=proven)
@@ -277,7 +359,7 @@ class Search:
     def _to_units(self, path: tuple) -> list[list[int]]:
         out: list[list[int]] = []
         prev = tuple(0 for _ in self.classes)
-        by_class = [[p for p in self.pieces if p.cls == k] for k in range(len(self.classes))]
+        by_class = self.by_class
         for state in path:
             batch: list[int] = []
             for k, (a, b) in enumerate(zip(prev, state)):

@@ -4,9 +4,10 @@ Layout: a JSON object with sorted keys; each top-level list has one element per 
 sorted keys), so the file is valid JSON, diffs line by line, and writes fast at 64k GPUs.
 
 Both directions go through the one plan model (plan/model.py): :func:`write_plan` validates every
-section before a byte is written (a mismatch is a planner bug), :func:`read_plan` validates what it
-reads (all of it, or the projection a command asked for) and reports a hand-edited, truncated or
-older plan as collected problems with data paths (exit 2).
+section before a byte is written (a mismatch is a planner bug; `zcube plan`'s fresh plan: all but the
+big row lists, which its tests prove match the model), :func:`read_plan` validates what it reads (all
+of it, or the projection a command asked for) and reports a hand-edited, truncated or older plan as
+collected problems with data paths (exit 2).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 from pydantic_core import to_json
 
 from zcube_deploy.errors import InvalidPlanFile, InvariantViolation, PlanFileError, Problem, ZCubeError
@@ -23,100 +25,169 @@ from zcube_deploy.inventory import load_inventory
 from zcube_deploy.inventory.load import inventory_digest
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.plan.consistency import plan_problems, with_checked_fields
-from zcube_deploy.plan.model import (PLAN_ADAPTER, REQUIRED_SECTIONS, SCHEMA_VERSION, SECTIONS, ValidationError, check_projection, section_adapter,
-                                     sorted_rows, validation_problems)
+from zcube_deploy.plan.model import (PLAN_ADAPTER, REQUIRED_SECTIONS, SCHEMA_VERSION, SECTIONS, ValidationError, check_projection, float_fields,
+                                     section_adapter, sorted_rows, validation_problems)
 
 _enc = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_rows_enc = msgspec.json.Encoder(order="sorted")
+ROW_FLOAT_BOUND = 1e16  # msgspec writes 1e16 as "1e16", pydantic-core (the bytes plan.json has always had) "1e+16"
 
 
 def iter_canonical(doc: dict) -> Iterator[str]:
     """The canonical layout in chunks. A value may be an iterator of rows (written one per line as
     they come), so a large document can be streamed to disk without building it in memory."""
-    return _iter_layout(doc, {})
+    return (chunk.decode() for chunk in _iter_layout(doc, {}))
 
 
-def _iter_layout(doc: dict, encoded_rows: dict[str, list[str]]) -> Iterator[str]:
-    yield "{\n"
+def _iter_layout(doc: dict, encoded_rows: dict[str, list[bytes]]) -> Iterator[bytes]:
+    """The canonical layout as UTF-8 chunks; ``encoded_rows``: a list section's rows already encoded (see :func:`encode_rows`)."""
+    yield b"{\n"
     keys = sorted(doc)
     for n, key in enumerate(keys):
         value = doc[key]
-        yield _enc.encode(key) + ":"
+        yield _enc.encode(key).encode() + b":"
         if key in encoded_rows and value:
-            yield "[\n" + ",\n".join(encoded_rows[key]) + "\n]"
+            yield b"[\n"
+            for i, chunk in enumerate(encoded_rows[key]):
+                if i:
+                    yield b",\n"
+                yield chunk
+            yield b"\n]"
         elif isinstance(value, list) and value:
-            yield "[\n" + ",\n".join(_enc.encode(v) for v in value) + "\n]"
+            yield ("[\n" + ",\n".join(_enc.encode(v) for v in value) + "\n]").encode()
         elif isinstance(value, Iterator):
             batch: list[str] = []
             first = True
             for row in value:
                 batch.append(_enc.encode(row))
                 if len(batch) == 2000:
-                    yield ("[\n" if first else ",\n") + ",\n".join(batch)
+                    yield (("[\n" if first else ",\n") + ",\n".join(batch)).encode()
                     first, batch = False, []
             if batch:
-                yield ("[\n" if first else ",\n") + ",\n".join(batch)
+                yield (("[\n" if first else ",\n") + ",\n".join(batch)).encode()
                 first = False
-            yield "[]" if first else "\n]"
+            yield b"[]" if first else b"\n]"
         else:
-            yield _enc.encode(value)
-        yield ",\n" if n < len(keys) - 1 else "\n"
-    yield "}\n"
+            yield _enc.encode(value).encode()
+        yield b",\n" if n < len(keys) - 1 else b"\n"
+    yield b"}\n"
 
 
-def _validated_rows(plan: dict) -> dict[str, list[str]]:
-    """Validate every section of ``plan`` against the model; the encoded rows of the big lists.
+def _validated_rows(plan: dict, fresh: bool = False) -> dict[str, list[bytes]]:
+    """Validate the sections of ``plan`` against the model; the encoded rows of the big lists.
 
-    The model declares each row's fields in sorted order and the validator builds its rows in that
-    order, so the validated rows serialise (pydantic-core, in Rust) to the canonical bytes without
-    re-sorting: validation on write costs about what it saves. Raises InvariantViolation (a planner
-    bug, never input) listing every mismatch.
+    ``fresh``: a plan the planner has just built (its tests prove every bundled and generated inventory's
+    plan matches the model, and every read validates): its big lists (plan.model.sorted_rows) are
+    encoded without being validated again, the other sections still are. Raises InvariantViolation
+    (a planner bug, never input) listing every mismatch.
     """
     with bulk_allocation():  # millions of short-lived dicts, no cycles: keep the cyclic collector out of it
-        return _validate_sections(plan)
+        return _validate_sections(plan, fresh)
 
 
-def _validate_sections(plan: dict) -> dict[str, list[str]]:
+def _validate_sections(plan: dict, fresh: bool) -> dict[str, list[bytes]]:
     problems: list[Problem] = []
-    rows: dict[str, list[str]] = {}
+    rows: dict[str, list[bytes]] = {}
     for key in sorted(REQUIRED_SECTIONS - set(plan)):
         problems.append(Problem(key, "missing from the plan"))
     for key, value in plan.items():
         if key not in SECTIONS:
             problems.append(Problem(key, "not a field of the plan model (plan/model.py)"))
             continue
+        if fresh and key in sorted_rows():
+            encoded = _encode_fresh(key, value)
+            if encoded is not None:
+                rows[key] = encoded
+                continue
         try:
             valid = section_adapter(key).validate_python(value)
         except ValidationError as exc:
             problems.extend(validation_problems(exc, key))
             continue
         if key in sorted_rows():
-            rows[key] = [to_json(r).decode() for r in valid]
+            rows[key] = encode_rows(key, valid)
     if problems:
         raise InvariantViolation(problems, "the plan does not match the plan model (a planner bug)")
     return rows
 
 
-def dumps_plan(plan: dict) -> str:
-    return "".join(_iter_layout(plan, _validated_rows(plan)))
+def _encode_fresh(section: str, rows: list) -> list[bytes] | None:
+    """A fresh plan's list section encoded as it is (msgspec sorts the keys); None when only the validated path
+    can write it: a float msgspec writes otherwise, or a value it cannot encode (the validation names it)."""
+    if not isinstance(rows, list) or not _floats_alike(section, rows):
+        return None
+    try:
+        return _lines(rows)
+    except (TypeError, ValueError):  # msgspec.EncodeError is a ValueError
+        return None
+
+
+def encode_rows(section: str, rows: list) -> list[bytes]:
+    """The rows of a list section (validated: keys in the model's order), one compact JSON object a line, in chunks
+    (of rows joined by ``,\\n``: a chunk at a time, not the section twice, is the peak memory of the encoding).
+
+    msgspec (in C, keys sorted) writes what pydantic-core's ``to_json`` writes, but twice as fast, except a float of
+    magnitude 1e16 or more (or not finite): a section with such a value in one of the model's float fields is written
+    by pydantic-core. A JSON text holds no raw newline, so the lines are the rows.
+    """
+    if _floats_alike(section, rows):
+        return _lines(rows)
+    return [to_json(r) for r in rows]
+
+
+ROWS_PER_CHUNK = 4096  # a list section is encoded this many rows at a time, and validated on read (the parser's tree of one chunk, not of 196k cables)
+
+
+def _lines(rows: list) -> list[bytes]:
+    return [_rows_enc.encode_lines(rows[i:i + ROWS_PER_CHUNK])[:-1].replace(b"\n", b",\n") for i in range(0, len(rows), ROWS_PER_CHUNK)]
+
+
+def _floats_alike(section: str, rows: list) -> bool:
+    """True when every value of the rows' float fields (plan.model.float_fields) is below ROW_FLOAT_BOUND in magnitude."""
+    try:
+        return all(-ROW_FLOAT_BOUND < x < ROW_FLOAT_BOUND for path in float_fields(section) for x in _at(rows, path))
+    except TypeError:  # not a number: the validation names it
+        return False
+
+
+def _at(rows: list, path: tuple[str, ...]) -> Iterator:
+    """The values at ``path`` (field names; a list on the way is walked) in every row that has them."""
+    name, rest = path[0], path[1:]
+    for row in rows:
+        if name not in row:
+            continue
+        value = row[name]
+        if not rest:
+            yield value
+        else:
+            yield from _at(value if isinstance(value, list) else [value], rest)
+
+
+def dumps_plan(plan: dict, fresh: bool = False) -> str:
+    """plan.json's text (see :func:`write_plan`)."""
+    return b"".join(_iter_layout(plan, _validated_rows(plan, fresh))).decode()
 
 
 def write_canonical(doc: dict, path: str | Path) -> Path:
     """Stream ``doc`` in the canonical layout to ``path`` (via a temporary file, then renamed)."""
-    return _write_chunks(iter_canonical(doc), path)
+    return _write_chunks(_iter_layout(doc, {}), path)
 
 
-def _write_chunks(chunks: Iterator[str], path: str | Path) -> Path:
+def _write_chunks(chunks: Iterator[bytes], path: str | Path) -> Path:
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
+    with tmp.open("wb") as f:
         f.writelines(chunks)
     tmp.replace(path)
     return path
 
 
-def write_plan(plan: dict, out_dir: str | Path) -> Path:
-    """Validate ``plan`` against the model and write DIR/plan.json in the canonical layout."""
-    rows = _validated_rows(plan)
+def write_plan(plan: dict, out_dir: str | Path, fresh: bool = False) -> Path:
+    """Validate ``plan`` against the model and write DIR/plan.json in the canonical layout.
+
+    ``fresh``: the plan is the planner's output as it built it (`zcube plan`): its big row lists are written
+    without being validated again (see :func:`_validated_rows`); the bytes are the same either way."""
+    rows = _validated_rows(plan, fresh)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     return _write_chunks(_iter_layout(plan, rows), out / "plan.json")
@@ -191,7 +262,6 @@ def _read_selected(p: Path, fields: dict, pick: dict[str, list[int]] | None = No
     return out
 
 
-ROWS_PER_CHUNK = 4096  # a list section is validated this many rows at a time: the parser's tree of one chunk, not of 196k cables
 
 
 def _validate_rows(key: str, spec, rows: list[str], positions: list[int] | None, problems: list[Problem]) -> list:

@@ -461,6 +461,25 @@ def _typed_dicts(td: type) -> list[type]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def float_fields(section: str) -> tuple[tuple[str, ...], ...]:
+    """The paths (field names, through nested rows and their lists) of the float fields of a list section's rows."""
+    return tuple(_float_paths(_row_type(_hints(Plan)[section])))
+
+
+def _float_paths(td: type) -> list[tuple[str, ...]]:
+    out = []
+    for name, tp in _hints(td).items():
+        while get_origin(tp) in (Annotated, NotRequired):
+            tp = get_args(tp)[0]
+        row = _row_type(tp)
+        if row is not None:
+            out += [(name, *rest) for rest in _float_paths(row)]
+        elif tp is float or float in get_args(tp):
+            out.append((name,))
+    return out
+
+
 def projection(**sections: Spec) -> dict[str, Spec]:
     """A reduced read of plan.json, checked against the model: section -> None (whole) or the
     fields to keep of each row (a set, or a dict field -> sub-projection for nested rows).

@@ -677,14 +677,15 @@ def not_checked_findings(ctx: Context) -> list[dict]:
 
 def summarize(findings: list[dict], not_checked: dict[str, dict[str, list[str]]] | None = None) -> dict:
     """Counts by kind and the five racks with most findings; ``not_checked`` (from :func:`check`), when a
-    check skipped switches: {check: [{"reason", "switches": count, "names": first 20}]}."""
+    check skipped switches: {check: [{"reason", "switches": count, "names": every one of them}]} (a check not
+    run names every switch it did not check; :func:`notes` shortens the list for a terminal)."""
     by_kind = Counter(f["kind"] for f in findings)
     by_rack = Counter(f["ends"][0]["rack"] for f in findings)
     out = {"findings": len(findings), "by_kind": dict(sorted(by_kind.items())), "worst_racks": by_rack.most_common(5)}
     if by_kind[K.NOT_CHECKED]:
         out["not_checked_switches"] = len({f["ends"][0]["device"] for f in findings if f["kind"] == K.NOT_CHECKED})
     if not_checked:
-        out[K.NOT_CHECKED] = {k: [{"reason": why, "switches": len(names), "names": sorted(names)[:20]}
+        out[K.NOT_CHECKED] = {k: [{"reason": why, "switches": len(names), "names": sorted(names)}
                                   for why, names in sorted(v.items())] for k, v in sorted(not_checked.items())}
     return out
 
@@ -694,12 +695,14 @@ def to_list(findings: list[dict]) -> list[dict]:
     return [f for f in findings if f["kind"] != K.NOT_CHECKED]
 
 
-def notes(summary: dict) -> list[str]:
-    """One plain sentence per check that did not run on some switches (the CLI and verify.xlsx show them)."""
+def notes(summary: dict, shown: int | None = 20) -> list[str]:
+    """One plain sentence per check that did not run on some switches, naming the first ``shown`` of them (the
+    terminal; None: every one, as verify.xlsx does) and saying where the others are (verify.json names all)."""
     out = []
     for check_name, rows in (summary.get(K.NOT_CHECKED) or {}).items():
         for r in rows:
-            more = f" and {r['switches'] - len(r['names'])} more" if r["switches"] > len(r["names"]) else ""
+            names = r["names"] if shown is None else r["names"][:shown]
+            more = f" and {r['switches'] - len(names)} more (verify.json names every one)" if r["switches"] > len(names) else ""
             out.append(f"the {check_name} check was not run on {r['switches']} switch{'es' if r['switches'] != 1 else ''} "
-                       f"({', '.join(r['names'])}{more}): {r['reason']}")
+                       f"({', '.join(names)}{more}): {r['reason']}")
     return out

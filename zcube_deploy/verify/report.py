@@ -62,7 +62,7 @@ def write_reports(findings: list[dict], summary: dict, errors: dict[str, str], o
         ws3 = wb.create_sheet("Notes")
         ws3.column_dimensions["A"].width = 120
         ws3.append(["Not checked"])
-        for line in notes(summary):
+        for line in notes(summary, shown=None):  # every switch, as verify.json
             ws3.append([line])
     if errors:
         ws2 = wb.create_sheet("Unreachable")

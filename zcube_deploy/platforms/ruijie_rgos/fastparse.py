@@ -6,11 +6,10 @@ tests/test_compare_findings.py):
   :func:`fast_facts` (rendered shapes by one pattern), else by the general reader (reader.py),
   whose facts the other two give exactly;
 - verify's readers of the outputs it parses on every switch. At zcube-16k, `zcube verify --from`
-  parses 256 recordings; the TextFSM template of `show lldp neighbors detail` (about 490 kB a
-  switch) and the hier_config tree built only to read the interface addresses of the running config
-  were about two thirds of the per-switch cost. These readers give the same result as those
-  (``parse("show lldp neighbors detail", ...)`` restricted to the fields verify reads, and
-  ``l3_facts(text)["interfaces"]``).
+  parses 256 recordings; the hier_config tree built only to read the interface addresses of the
+  running config was a large part of the per-switch cost. These readers give the same result as the
+  general ones (``l3_facts(text)["interfaces"]``, the TextFSM templates of `show ip route` and `show
+  interface status`). `show lldp neighbors detail` has its own module (show_lldp.py).
 """
 
 from __future__ import annotations
@@ -275,86 +274,6 @@ def _confirms_facts(text: str, e: ConfigFacts) -> bool:
             and e.route_prefixes == head.route_prefixes + between.route_prefixes + routes + after.route_prefixes
             and e.route_next_hops == head.route_next_hops + between.route_next_hops + e.route_next_hops[h0:] + after.route_next_hops
             and e.bgp == head.bgp + between.bgp + after.bgp)
-
-
-# ---------------------------------------------------------------- show lldp neighbors detail
-# the template's states: Start (port header, neighbour index), Neighbor (fields), Description
-# (a multi-line system description, until "System capabilities supported"). Lines are told apart by
-# their key (the text before the first colon, whitespace collapsed), as the template's rules do.
-_HEADER = re.compile(r"^\s*[Ll][Ll][Dd][Pp]\s+neighbor-information\s+of\s+port\s+\[([^\]]+)\]\s*$")
-_SEP = re.compile(r"^\s*-{10,}\s*$")
-_FIELDS = {"Neighbor index": "neighbor_index", "Chassis ID type": "chassis_id_type", "Chassis ID": "chassis_id",
-           "System name": "system_name", "System description": "", "System capabilities supported": "",
-           "System capabilities enabled": "", "Management address": "management_address", "Port ID type": "port_id_type",
-           "Port ID": "port_id", "Port description": "port_description"}
-_KEYS = ("local_interface", "neighbor_index", "chassis_id_type", "chassis_id", "system_name", "management_address",
-         "port_id_type", "port_id", "port_description")
-
-
-_KEY_OF: dict[str, str] = {}  # the text before a line's first colon -> its ``_FIELDS`` key or '' (a few dozen distinct)
-
-
-def _key(prefix: str) -> str:
-    """The ``_FIELDS`` key of a line whose text before the first colon is ``prefix`` ('' when none): the
-    template's field lines are indented, have whitespace before the colon, and their key is the prefix
-    with whitespace collapsed. Cached: a real output repeats the same padded keys on every neighbour."""
-    k = _KEY_OF.get(prefix)
-    if k is None:
-        k = " ".join(prefix.split()) if len(prefix) >= 2 and prefix[0].isspace() and prefix[-1].isspace() else ""
-        if k not in _FIELDS:
-            k = ""
-        if len(_KEY_OF) < 4096:
-            _KEY_OF[prefix] = k
-    return k
-
-
-def lldp_detail(text: str) -> list[dict[str, str]]:
-    """Rows of `show lldp neighbors detail` as the TextFSM template gives them (the fields in ``_KEYS``;
-    '' where absent). CRLF and CR are accepted."""
-    rows: list[dict[str, str]] = []
-    local = ""
-    rec: dict[str, str] = {}
-    state = 0  # 0 Start, 1 Neighbor, 2 Description
-    key_of = _KEY_OF
-
-    def emit() -> None:
-        if local or rec:
-            rows.append({k: rec.get(k, "") for k in _KEYS} | {"local_interface": local})
-
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        i = line.find(":")  # the line's field key (inlined: this loop reads every line of ~0.5 MB a switch)
-        if i < 2:
-            key = ""
-        else:
-            key = key_of.get(line[:i])
-            if key is None:
-                key = _key(line[:i])
-        if state == 2:
-            if key == "System capabilities supported":
-                state = 1
-        elif state == 0:
-            if "neighbor-information" in line:
-                m = _HEADER.match(line)
-                if m:
-                    local = m.group(1)
-                    continue
-            if key == "Neighbor index":
-                v = line[i + 1:].strip()
-                if v.isdigit():
-                    rec["neighbor_index"] = v
-                    state = 1
-        else:
-            if key and key != "Neighbor index":
-                if key == "System description":
-                    state = 2
-                elif _FIELDS[key]:
-                    rec[_FIELDS[key]] = line[i + 1:].strip()
-            elif line[:1] in " \t-" and "-" * 10 in line and _SEP.match(line):
-                emit()
-                rec = {}
-                state = 0
-    emit()
-    return rows
 
 
 # ---------------------------------------------------------------- running config: interface addresses

@@ -7,11 +7,11 @@ import re
 from zcube_deploy.platforms.ruijie_rgos.fastparse import (
     interface_status,
     ip_route,
-    lldp_detail,
     running_config,
 )
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
+from zcube_deploy.platforms.ruijie_rgos.show_lldp import lldp_rows
 
 
 def observe(outputs: dict[str, str]) -> dict:
@@ -22,7 +22,7 @@ def observe(outputs: dict[str, str]) -> dict:
     interfaces = {long_name(r["interface"]): {"up": r["status"].lower() == "up", "vlan": r["vlan"]}
                   for r in interface_status(outputs.get("show interface status", ""))}  # the TextFSM template's rows, faster
     lldp: dict[str, list[dict]] = {}
-    for r in lldp_detail(outputs.get("show lldp neighbors detail", "")):  # the TextFSM template's rows, faster (fastparse.py)
+    for r in lldp_rows(outputs.get("show lldp neighbors detail", "")):  # the TextFSM template's rows, read whole (show_lldp.py)
         lldp.setdefault(long_name(r["local_interface"]), []).append({
             "system_name": r["system_name"], "port_id": r["port_id"], "port_id_type": r["port_id_type"],
             "chassis_id": r["chassis_id"], "management_address": r["management_address"]})

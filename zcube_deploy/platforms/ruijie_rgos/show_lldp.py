@@ -1,0 +1,108 @@
+"""`show lldp neighbors detail`, read whole: the rows the TextFSM template gives (parsers.parse, the
+general reader and the oracle), restricted to the fields verify reads, without running a state machine
+over every line.
+
+About 50 lines of a neighbour's output are padding the template ignores in every state (update
+and aging times, the 802.1 and 802.3 parts, blank lines). One compiled pattern finds, over the
+whole text, only the lines a template rule acts on (separators, port headers, the template's field
+lines); the template's states (Start, Neighbor, Description) are then run over those few, in order.
+That is exactly the template's result as long as white space inside a line is only spaces and
+every line ends in a newline: the reader checks that first (one scan) and refuses anything else,
+which the general reader then reads (:func:`lldp_rows`). At zcube-64k (512 neighbours, ~1 MB a
+switch) this is what verify's replay of a recording spends most of its time on.
+"""
+
+from __future__ import annotations
+
+import re
+
+from zcube_deploy.platforms.ruijie_rgos.parsers import parse
+
+# the fields verify reads, as the template names them (lower case)
+KEYS = ("local_interface", "neighbor_index", "chassis_id_type", "chassis_id", "system_name", "management_address",
+        "port_id_type", "port_id", "port_description")
+
+# The characters with which a pattern over the whole text would not stand for the template's per-line
+# rules: any non-ASCII one and the ASCII white space other than the space and the newline (\s matches
+# them; TextFSM splits lines with str.splitlines, which also splits at \x0b, \x0c, \x1c-\x1e, \x85,
+# \u2028, ...). A text with one is the general reader's. (Substring tests: a scan at memchr speed.)
+_ODD_SPACE = ("\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+# The lines a template rule acts on; every other line is a no-op in Start and Neighbor (`^.*$$`) and only
+# lengthens the system description (not read) in Description. Each alternative is a template rule's regex
+# with \s as a space; a field's value is taken to the end of its line (the trailing spaces the rule's
+# `\s*$$` leaves out are stripped after: a lazy value would cost a match attempt per character).
+_LINE = re.compile(
+    r"\n *+(?:"
+    r"-{10,}+ *+(?![^\n])"  # a separator (no group: the line is one when the others are empty)
+    r"|[Ll][Ll][Dd][Pp] +neighbor-information +of +port +\[([^\]\n]+)\] *(?![^\n])"  # 1: a port header
+    r"|(?<= )(Neighbor +index|Chassis +ID(?: +type)?|System +(?:name|description|capabilities +supported)"
+    r"|Management +address|Port +(?:ID(?: +type)?|description)) +: *+([^\n]*+)"  # 2, 3: a field line (>= 1 space before it)
+    r")")
+
+_FIELD = {"Chassis ID type": "chassis_id_type", "Chassis ID": "chassis_id", "System name": "system_name",
+          "Management address": "management_address", "Port ID type": "port_id_type", "Port ID": "port_id",
+          "Port description": "port_description"}
+_KEY_OF: dict[str, str] = {}  # a field line's key as written (padded) -> the key with its spaces collapsed
+
+
+def _key(written: str) -> str:
+    k = _KEY_OF.get(written)
+    if k is None:
+        k = " ".join(written.split())
+        if len(_KEY_OF) < 4096:
+            _KEY_OF[written] = k
+    return k
+
+
+def lldp_fast(text: str) -> list[dict[str, str]] | None:
+    """The template's rows of ``text`` (the fields in ``KEYS``, '' where absent), or None when the text holds a
+    character other than printable ASCII and the newline (after CRLF and CR are read as newlines): then
+    this reader does not claim to know what the template makes of it."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.isascii() or any(c in text for c in _ODD_SPACE):
+        return None
+    rows: list[dict[str, str]] = []
+    local = ""  # the template's Filldown LOCAL_INTERFACE
+    rec: dict[str, str] = {}
+    state = 0  # 0 Start, 1 Neighbor, 2 Description
+    for port, written, value in _LINE.findall("\n" + text):
+        if state == 1:
+            if written:
+                key = _KEY_OF.get(written) or _key(written)
+                field = _FIELD.get(key)
+                if field:
+                    rec[field] = value.rstrip(" ") if value[-1:] == " " else value
+                elif key == "System description":
+                    state = 2
+            elif not port:  # a separator: Record, back to Start (a port header is no rule's line here)
+                rows.append(_row(local, rec))
+                rec = {}
+                state = 0
+        elif state == 0:
+            if port:
+                local = port
+            elif written and value.rstrip(" ").isdigit() and (_KEY_OF.get(written) or _key(written)) == "Neighbor index":
+                rec["neighbor_index"] = value.rstrip(" ")
+                state = 1
+        elif written and (_KEY_OF.get(written) or _key(written)) == "System capabilities supported":
+            state = 1
+    if local or rec:  # the template's implicit Record at the end of the text (none when every value is empty)
+        rows.append(_row(local, rec))
+    return rows
+
+
+def _row(local: str, rec: dict[str, str]) -> dict[str, str]:
+    return {"local_interface": local, "neighbor_index": rec.get("neighbor_index", ""), "chassis_id_type": rec.get("chassis_id_type", ""),
+            "chassis_id": rec.get("chassis_id", ""), "system_name": rec.get("system_name", ""),
+            "management_address": rec.get("management_address", ""), "port_id_type": rec.get("port_id_type", ""),
+            "port_id": rec.get("port_id", ""), "port_description": rec.get("port_description", "")}
+
+
+def lldp_rows(text: str) -> list[dict[str, str]]:
+    """The template's rows of `show lldp neighbors detail` (the fields in ``KEYS``): :func:`lldp_fast`'s, or the
+    general reader's (TextFSM) when the fast reader refuses the text."""
+    rows = lldp_fast(text)
+    if rows is None:
+        rows = [{k: r[k] for k in KEYS} for r in parse("show lldp neighbors detail", text)]
+    return rows
