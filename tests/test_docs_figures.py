@@ -79,6 +79,7 @@ TRANSCRIPTS: dict[str, dict[str, str]] = {
     "zcube render edited/plan.json -o out": {"edited/plan.json": "edited lab-64 plan"},
     "zcube migrate roft out -o mig": {"roft": "glm-1k-roft", "out": "glm-1k"},
     "zcube migrate roft out -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "out": "glm-1k"},
+    "zcube migrate roft beside -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "beside": "glm-1k-beside-roft"},
 }
 
 
@@ -95,18 +96,29 @@ def transcripts() -> list[tuple[Block, str, list[str]]]:
     return found
 
 
-@pytest.fixture(scope="module")
-def glm1k_roft_plan(tmp_path_factory) -> Path:
-    """inventories/glm-1k-roft.yaml planned (docs/migrate.md migrates it to glm-1k)."""
-    out = tmp_path_factory.mktemp("glm-1k-roft")
-    r = run_zcube("plan", "inventories/glm-1k-roft.yaml", "-o", str(out), cwd=ROOT)
+def _planned(tmp_path_factory, inventory: str) -> Path:
+    """`zcube plan inventories/INVENTORY -o <tmp>` as a user runs it; returns the output folder."""
+    out = tmp_path_factory.mktemp(inventory.removesuffix(".yaml"))
+    r = run_zcube("plan", f"inventories/{inventory}", "-o", str(out), cwd=ROOT)
     assert r.returncode == 0, r.stderr
     return out
 
 
 @pytest.fixture(scope="module")
-def built(lab64_build, glm1k_build, glm1k_roft_plan) -> dict[str, Path]:
-    return {"lab-64": lab64_build, "glm-1k": glm1k_build, "glm-1k-roft": glm1k_roft_plan}
+def glm1k_roft_plan(tmp_path_factory) -> Path:
+    """inventories/glm-1k-roft.yaml planned (docs/migrate.md migrates it to glm-1k)."""
+    return _planned(tmp_path_factory, "glm-1k-roft.yaml")
+
+
+@pytest.fixture(scope="module")
+def glm1k_beside_plan(tmp_path_factory) -> Path:
+    """inventories/glm-1k-beside-roft.yaml planned (docs/migrate.md migrates glm-1k-roft to it)."""
+    return _planned(tmp_path_factory, "glm-1k-beside-roft.yaml")
+
+
+@pytest.fixture(scope="module")
+def built(lab64_build, glm1k_build, glm1k_roft_plan, glm1k_beside_plan) -> dict[str, Path]:
+    return {"lab-64": lab64_build, "glm-1k": glm1k_build, "glm-1k-roft": glm1k_roft_plan, "glm-1k-beside-roft": glm1k_beside_plan}
 
 
 def run_transcript(command: str, built: dict[str, Path], work: Path) -> str:

@@ -61,7 +61,8 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
 @click.option("--findings", "verify_json", default=None, type=click.Path(dir_okay=False), help="verify.json from `zcube verify`")
 @click.option("--stage", "stage_dir", default=None, type=click.Path(file_okay=False),
               help="a migration stage folder (DIR/stage-NN from `zcube migrate`): do its moves")
-@click.option("--wait", type=float, default=10, show_default=True, help="seconds to wait for the running lab to apply them")
+@click.option("--wait", type=float, default=10, show_default=True,
+              help="seconds to wait for the running lab to take them (then as long as it works on them)")
 @handle_errors
 def lab_fix_cmd(lab_dir: str, verify_json: str | None, stage_dir: str | None, wait: float) -> None:
     """Do what the technicians would: apply a verify.json's physical fixes, or a migration stage's moves, to a running lab."""
@@ -71,10 +72,15 @@ def lab_fix_cmd(lab_dir: str, verify_json: str | None, stage_dir: str | None, wa
     if (verify_json is None) == (stage_dir is None):
         raise click.UsageError("give --findings VERIFY_JSON or --stage DIR/stage-NN (one of them)")
     if stage_dir is not None:
-        ops, roles = apply_stage(lab_dir, stage_dir, wait)
-        out.print(f"{ops} wiring operations of {stage_dir} applied to the lab; {roles} role(s) named in lab.json; "
-                  f"push and verify {stage_dir}/plan.json next")
-        return
+        r = apply_stage(lab_dir, stage_dir, wait)
+        for rr in r["rerole"]:
+            out.print(f"{rr['switch']} -> {rr['role']}: cages broken out anew ({rr['added']} ports added, {rr['removed']} gone), "
+                      f"console file pasted ({len(rr['rejected'])} line(s) rejected)", markup=False)
+            for number, line, why in rr["rejected"]:
+                out.print(f"  console/{rr['role']}.txt:{number}: {line!r}: {why}", markup=False)
+        out.print(f"{r['operations']} wiring operations of {stage_dir} applied to the lab; {r['roles']} role(s) named in lab.json; "
+                  f"push and verify {stage_dir}/plan.json next", markup=False)
+        sys.exit(1 if r["rejected"] else 0)
     ops, findings = apply_verify_fixes(lab_dir, verify_json, wait)
     out.print(f"{ops} physical fixes from {findings} findings applied to the lab; run `zcube verify` again")
 

@@ -2,9 +2,9 @@
 
 A lab started by ``zcube lab up PLAN -o DIR`` serves until SIGINT/SIGTERM and, every two seconds,
 looks for DIR/control.json: a list of wiring operations (the physical fixes of a verify.json) that
-another process (``zcube lab fix``) leaves there. The lab applies them, removes the file (its
-disappearance is the acknowledgement), writes DIR/control.error when it refused them, and rewrites
-DIR/wiring.json. This module holds both sides of that protocol.
+another process (``zcube lab fix``) leaves there. The lab takes the file (renames it DIR/control.work: the
+acknowledgement that it is being applied), applies it, writes DIR/control.error when it refused it,
+rewrites DIR/wiring.json and removes DIR/control.work (done). This module holds both sides of that protocol.
 """
 
 from __future__ import annotations
@@ -19,10 +19,14 @@ from pathlib import Path
 from zcube_deploy.access import load_lab
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.lab.wiring import operation_problems
+from zcube_deploy.migrate.labops import physical_ops
 
 CONTROL_FILE = "control.json"
 CONTROL_ERROR = "control.error"
-CONTROL_REPLY = "control.reply"  # the answer to a request (replace, console)
+CONTROL_REPLY = "control.reply"  # the answer to a request (replace, console, rerole)
+STAGE_RECORD = "migration.json"  # the migration stages a lab has had (`zcube lab fix --stage`, lab/stage.py)
+CONTROL_WORK = "control.work"  # control.json once the lab took it; removed when the work is done
+WORK_LIMIT_SECONDS = 900  # the longest `lab fix` waits for a taken request to be done (a lab killed mid-work)
 MAX_CONSOLE_BYTES = 1024 * 1024  # a console paste is a bootstrap, not a config dump
 POLL_SECONDS = 2.0  # how often a running lab looks for control.json
 ACK_POLL_SECONDS = 0.2  # how often `lab fix` looks whether the lab took it
@@ -118,7 +122,8 @@ def fix_operations(verify_json: str) -> tuple[list[dict], list[dict]]:
 
 
 def request_fixes(lab_dir: str, ops: list[dict] | dict, wait: float, source: str = "") -> None:
-    """Leave ``ops`` in LAB_DIR/control.json and wait up to ``wait`` seconds for the running lab to take them."""
+    """Leave ``ops`` in LAB_DIR/control.json, wait up to ``wait`` seconds for the running lab to take them (it renames
+    the file control.work), then until it has done them (control.work gone; at most WORK_LIMIT_SECONDS)."""
     control = Path(lab_dir) / CONTROL_FILE
     if not (Path(lab_dir) / "lab.json").exists():
         raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
@@ -131,6 +136,12 @@ def request_fixes(lab_dir: str, ops: list[dict] | dict, wait: float, source: str
         time.sleep(ACK_POLL_SECONDS)
     if control.exists():
         raise ZCubeError(f"the lab did not pick up {control} within {wait:g} s: is `zcube lab up` running for {lab_dir}?")
+    work = control.with_name(CONTROL_WORK)  # taken: the lab works on it (a stage of thousands of moves takes a while)
+    deadline = time.monotonic() + WORK_LIMIT_SECONDS
+    while work.exists() and time.monotonic() < deadline:
+        time.sleep(ACK_POLL_SECONDS)
+    if work.exists():
+        raise ZCubeError(f"the lab took {control} but did not finish it within {WORK_LIMIT_SECONDS} s (it still holds {work})")
     refused = Path(lab_dir) / CONTROL_ERROR
     if refused.exists():
         raise InputErrors(Problem(source or str(control), f"the running lab refused the fixes, none applied: {refused.read_text().strip()}"))
@@ -146,7 +157,7 @@ def lab_switch(lab_dir: str, switch: str) -> None:
         raise InputErrors(Problem("SWITCH", f"{switch!r} is not a switch of this lab", "the lab's switches: " + ", ".join(names)))
 
 
-def _request(lab_dir: str, doc: dict, wait: float, source: str) -> dict:
+def request(lab_dir: str, doc: dict, wait: float, source: str) -> dict:
     """Send a request to the running lab and return its answer (LAB_DIR/control.reply)."""
     request_fixes(lab_dir, doc, wait, source)
     return json.loads((Path(lab_dir) / CONTROL_REPLY).read_text(encoding="utf-8"))
@@ -155,7 +166,7 @@ def _request(lab_dir: str, doc: dict, wait: float, source: str) -> dict:
 def replace_switch(lab_dir: str, switch: str, wait: float) -> dict:
     """`zcube lab replace`: the running lab swaps ``switch`` for a factory-fresh unit; returns its serial and chassis id."""
     lab_switch(lab_dir, switch)
-    return _request(lab_dir, {"replace": switch}, wait, f"{lab_dir} (replace {switch})")
+    return request(lab_dir, {"replace": switch}, wait, f"{lab_dir} (replace {switch})")
 
 
 def console_lines(path: str) -> list[str]:
@@ -180,7 +191,7 @@ def console_paste(lab_dir: str, switch: str, path: str, wait: float) -> dict:
     Returns the lab's answer: {"lines": N, "rejected": [[line number, line (secrets masked), error], ...], "ssh": ...}."""
     lab_switch(lab_dir, switch)
     lines = console_lines(path)
-    return _request(lab_dir, {"console": {"switch": switch, "lines": lines}}, wait, path)
+    return request(lab_dir, {"console": {"switch": switch, "lines": lines}}, wait, path)
 
 
 def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int, int]:
@@ -188,6 +199,9 @@ def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int
 
     Returns (operations applied, findings they came from)."""
     ops, findings = fix_operations(verify_json)
+    record = Path(lab_dir) / STAGE_RECORD  # a lab taken through migration stages: its switches play roles under other names
+    if record.exists():
+        ops = physical_ops(ops, json.loads(record.read_text(encoding="utf-8")).get("switch_of") or {})
     request_fixes(lab_dir, ops, wait, verify_json)
     return len(ops), len(findings)
 

@@ -204,17 +204,44 @@ class LabModel:
         self._bgp_key = None
         return {"switch": name, "unit": self.units[name], "serial": st.serial, "chassis_id": self.chassis[name]}
 
+    def rebreak(self, name: str, ports: list[str]) -> dict:
+        """``name``'s cages broken out anew for another role (a migration stage, `zcube lab fix --stage`): its ports
+        become ``ports`` (the new role's, in port order). A port it keeps keeps its configuration; one it loses goes
+        with its configuration, as a split or joined cage's does; a new one starts as a factory port. The management
+        and logical interfaces stay. Returns {"switch", "added", "removed"}."""
+        st = self.switches[name]
+        physical = [n for n, itf in st.interfaces.items() if itf.physical and n != self.mgmt_if]
+        keep = set(ports)
+        others = {n: itf for n, itf in st.interfaces.items() if n == self.mgmt_if or not itf.physical}
+        added = [n for n in ports if n not in st.interfaces]
+        removed = [n for n in physical if n not in keep]
+        itfs = {self.mgmt_if: others.pop(self.mgmt_if)} if self.mgmt_if in others else {}
+        for n in ports:
+            itfs[n] = st.interfaces.get(n) or self.sim.Interface(n)
+            self.abbrev.setdefault(n, self.sim.short_name(n))
+        itfs.update(others)
+        st.interfaces = itfs
+        st.interface_names = list(ports)
+        st.generation += 1
+        self.port_names[name] = [self.mgmt_if] + list(ports)
+        self._bgp_key = None
+        return {"switch": name, "added": len(added), "removed": len(removed)}
+
     def ssh_refusal(self, name: str) -> str | None:
         """Why ``name`` refuses an SSH connection (a replaced unit whose console bootstrap is not in), else None."""
         if name not in self.fresh:
             return None
         return self.sim.ssh_refusal(self.switches[name], self.mgmt_if, self.mgmt[name], self.gateway)
 
-    def console(self, name: str, lines: list[str]) -> list[tuple[int, str, str]]:
+    def console(self, name: str, lines: list[str], knows_secret: bool = False) -> list[tuple[int, str, str]]:
         """Paste ``lines`` at ``name``'s serial console; (line number, line, error) of each line it rejected.
 
-        ``enable`` asks the lab's enable secret only once the unit's configuration has an enable password."""
+        ``enable`` asks the lab's enable secret only once the unit's configuration has an enable password, unless
+        ``knows_secret``: the site's technician types it at the prompt (a switch in service, re-roled by a migration
+        stage; the secret is in no file)."""
         st = self.switches[name]
+        if knows_secret:
+            return self.sim.console_paste(st, lines, None)
         has_secret = any(t.startswith(("enable secret", "enable password")) for region in st.verbatim.values() for t in region)
         return self.sim.console_paste(st, lines, self.enable_secret if has_secret else None)
 

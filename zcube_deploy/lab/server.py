@@ -311,6 +311,27 @@ class Lab:
             raise ValueError("a console request is {switch: a switch of this lab, lines: [text, ...]}")
         return self.console(con["switch"], con["lines"])
 
+    def apply_stage(self, doc: dict) -> dict:
+        """A migration stage's hands-on work (`zcube lab fix --stage`): {"operations": the wiring operations of its
+        moves, "rerole": [{"switch", "ports", "console"}, ...] for each switch taking a role}. The whole request is
+        checked first and the wiring applied whole (or, with a ValueError, nothing); then each switch's cages are
+        broken out for its role's ``ports`` and its ``console`` lines (hostname, management address) pasted at its
+        console. Answers {"operations": n, "rerole": [{"switch", "added", "removed", "rejected"}, ...]}."""
+        rerole = doc.get("rerole")
+        if not isinstance(rerole, list) or not all(
+                isinstance(r, dict) and r.get("switch") in self.model.switches and isinstance(r.get("ports"), list)
+                and all(isinstance(x, str) for x in r["ports"]) and isinstance(r.get("console"), list)
+                and all(isinstance(x, str) for x in r["console"]) for r in rerole):
+            raise ValueError("rerole: expected a list of {switch: a switch of this lab, ports: [name, ...], console: [line, ...]}")
+        n = self.apply_operations(doc.get("operations") or [])
+        platform = self.plan["models"]["switch"]["platform"]
+        done = []
+        for r in rerole:
+            row = self.model.rebreak(r["switch"], r["ports"])
+            row["rejected"] = [[k, redact_secrets(line, platform), why] for k, line, why in self.model.console(r["switch"], r["console"], knows_secret=True)]
+            done.append(row)
+        return {"operations": n, "rerole": done}
+
     def add_servers(self, servers: object) -> None:
         """Servers racked and powered (`zcube lab grow`): [{"name", "macs": {nic: MAC}}]; their NIC ends of the
         wiring come up, and announce their MACs where the catalog says LLDP names a port by MAC. Raises
@@ -325,17 +346,21 @@ class Lab:
         self.model.wiring.generation += 1  # the protocol model's caches key on it
 
     def poll_control(self, out_dir: str | Path) -> None:
-        """Apply DIR/control.json left by another process, then remove it: a list of wiring operations, or a request
-        (``replace``, ``console``) whose answer goes to DIR/control.reply."""
-        path = Path(out_dir) / "control.json"
-        if not path.exists():
+        """Apply DIR/control.json left by another process: a list of wiring operations, or a request (``replace``,
+        ``console``, a migration stage's ``rerole``) whose answer goes to DIR/control.reply. The file is first renamed
+        DIR/control.work (taken), which is removed once the work is done and DIR/wiring.json rewritten."""
+        sent = Path(out_dir) / "control.json"
+        if not sent.exists():
             return
         (Path(out_dir) / "control.error").unlink(missing_ok=True)
+        path = sent.with_name("control.work")  # taken: the sender now waits for it to go (the work done), however long
+        sent.replace(path)
         try:
             ops = json.loads(path.read_text(encoding="utf-8"))
-            if isinstance(ops, dict) and ("replace" in ops or "console" in ops):
+            if isinstance(ops, dict) and ("replace" in ops or "console" in ops or "rerole" in ops):
+                answer = self.apply_stage(ops) if "rerole" in ops else self._request(ops)
                 reply = Path(out_dir) / "control.reply"
-                reply.with_suffix(".tmp").write_text(json.dumps(self._request(ops), indent=1, sort_keys=True) + "\n")
+                reply.with_suffix(".tmp").write_text(json.dumps(answer, indent=1, sort_keys=True) + "\n")
                 reply.with_suffix(".tmp").replace(reply)
             else:
                 self.apply_operations(ops.get("operations") if isinstance(ops, dict) else ops)
@@ -345,8 +370,8 @@ class Lab:
             (Path(out_dir) / "control.error").write_text(f"{exc}\n")
         except Exception as exc:  # noqa: BLE001 - a control file never stops a running lab; the error goes to its sender
             (Path(out_dir) / "control.error").write_text(f"internal error: {type(exc).__name__}: {exc}\n")
-        path.unlink(missing_ok=True)
         self.write_wiring(out_dir)
+        path.unlink(missing_ok=True)
 
     def write_wiring(self, out_dir: str | Path) -> None:
         write_canonical(self.model.wiring.as_dict(stream=True), Path(out_dir) / "wiring.json")  # streamed: no 64k-cable copy in memory

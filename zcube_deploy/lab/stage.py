@@ -1,10 +1,13 @@
-"""`zcube lab fix LABDIR --stage DIR/stage-NN`: do a migration stage's moves to a running lab, as technicians would.
+"""`zcube lab fix LABDIR --stage DIR/stage-NN`: do a migration stage's work to a running lab, as technicians would.
 
 Reads DIR/migrate.json (which switch plays each role) and DIR/stage-NN/moves.csv (the technicians' list),
-turns the moves into wiring operations (migrate/labops.py), sends them through the lab's control file
-(lab/control.py: all applied or none), then rewrites LABDIR/lab.json so each role taken so far is
-reachable under its name at the endpoint of the switch playing it. Then push and verify the stage's
-plan against the lab as against any plan.
+refuses a stage that is not the lab's next one (LABDIR/migration.json records the stages applied), turns the
+moves into wiring operations (migrate/labops.py) and, for each switch taking a role in the stage, its cages
+broken out for the role (the stage plan's port map) and its console file (DIR/stage-NN/console/ROLE.txt:
+hostname and management address) pasted; sends all of it through the lab's control file (lab/control.py:
+the wiring all applied or none), then rewrites LABDIR/lab.json so each role taken so far is reachable under
+its name at the endpoint of the switch playing it. Then push and verify the stage's plan against the lab as
+against any plan.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ import json
 from pathlib import Path
 
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.lab.control import request_fixes
-from zcube_deploy.migrate.labops import role_aliases, stage_operations
+from zcube_deploy.lab.control import STAGE_RECORD, console_lines, request
+from zcube_deploy.migrate.labops import next_stage, rerole_requests, role_aliases, stage_operations
+from zcube_deploy.plan.io import read_plan
+
+RECORD = STAGE_RECORD  # LABDIR/migration.json: the migration whose stages the lab carries, which ones, who plays each role
 
 
 def _read_json(path: Path, what: str) -> dict:
@@ -54,21 +60,40 @@ def stage_inputs(stage_dir: str) -> tuple[list[dict], dict[str, str], list[str],
     return [{k: v.lstrip("'") if isinstance(v, str) else v for k, v in r.items()} for r in rows], roles, taken, stage
 
 
-def apply_stage(lab_dir: str, stage_dir: str, wait: float) -> tuple[int, int]:
-    """Apply the stage's moves to the lab in ``lab_dir`` and name its roles in lab.json; (operations, roles named)."""
-    rows, roles, taken, _ = stage_inputs(stage_dir)
-    ops, problems = stage_operations(rows, roles, str(Path(stage_dir) / "moves.csv"))
+def apply_stage(lab_dir: str, stage_dir: str, wait: float) -> dict:
+    """Apply the stage's work to the lab in ``lab_dir`` and name its roles in lab.json. Returns {"operations",
+    "roles": roles named, "rerole": [{"switch", "role", "added", "removed", "rejected"}, ...]}."""
+    rows, roles, taken, stage = stage_inputs(stage_dir)
+    d = Path(stage_dir)
+    migration = str(d.parent.resolve())
+    record_path = Path(lab_dir) / RECORD
+    record = _read_json(record_path, "the lab's record of the stages applied") if record_path.exists() else {}
+    order = next_stage(record, migration, stage, stage_dir)
+    if order is not None:
+        raise InputErrors(order, f"stage {stage_dir}: nothing applied to the lab")
+    ops, problems = stage_operations(rows, roles, str(d / "moves.csv"))
     lab_json = Path(lab_dir) / "lab.json"
     lab = _read_json(lab_json, "start a lab from FROM's plan with `zcube lab up PLAN -o DIR`")
     switches, alias_problems = role_aliases(lab.get("switches") or {}, roles, taken)
     problems += alias_problems
     if problems:
         raise InputErrors(problems[:20], f"stage {stage_dir}: nothing applied to the lab")
-    request_fixes(lab_dir, ops, wait, str(Path(stage_dir) / "moves.csv"))
+    new_roles = sorted(r for r in taken if r not in (record.get("roles") or []))
+    plan = read_plan(str(d / "plan.json"))
+    consoles = {r: console_lines(str(d / "console" / f"{r}.txt")) for r in new_roles}
+    rerole = rerole_requests(plan, roles, new_roles, consoles)
+    answer = request(lab_dir, {"operations": ops, "rerole": rerole}, wait, str(d / "moves.csv"))
     tmp = lab_json.with_name("lab.json.tmp")
     tmp.write_text(json.dumps({**lab, "switches": dict(sorted(switches.items()))}, indent=1, sort_keys=True) + "\n")
     tmp.replace(lab_json)
-    return len(ops), len(taken)
+    applied = {"migration": migration, "applied": (record.get("applied") or []) + [stage], "roles": sorted(taken),
+               "switch_of": {r: roles[r] for r in sorted(taken)}}
+    record_path.with_name(RECORD + ".tmp").write_text(json.dumps(applied, indent=1, sort_keys=True) + "\n")
+    record_path.with_name(RECORD + ".tmp").replace(record_path)
+    by_switch = {r["switch"]: r["role"] for r in rerole}
+    done = [{**r, "role": by_switch[r["switch"]]} for r in answer.get("rerole", [])]
+    return {"operations": answer.get("operations", len(ops)), "roles": len(taken), "rerole": done,
+            "rejected": sum(len(r["rejected"]) for r in done)}
 
 
 __all__ = ["apply_stage", "stage_inputs"]

@@ -11,7 +11,9 @@ Given the two plans' sides, the units, the batches, the role assignment and the 
   reachability over the island's own switches and cables, breadth first);
 - ``wiring``: replaying the moves on the FROM wiring, every move finds its cable where it says
   (before) and each stage ends with exactly the cables its islands need (after); the last stage
-  ends with exactly TO's cables.
+  ends with exactly TO's cables;
+- ``rack_space``: replaying the switches' rack work from FROM's places, no U holds two devices, every switch
+  the FROM island uses stands at its FROM place and every role in service at its TO place (U by U).
 
 Each check returns the problems it found (empty: it holds). Pure.
 """
@@ -161,9 +163,71 @@ def check_wiring(mig: Migration) -> list[Problem]:
     return out
 
 
+def _cells(where: tuple[str, int], height: int) -> list[tuple[str, int]]:
+    return [(where[0], u) for u in range(where[1], where[1] + height)]
+
+
+def check_rack_space(mig: Migration) -> list[Problem]:
+    """Replay every stage's rack work (taken out, racked) from FROM's places: each switch taken out from where it
+    stands, racked only where every U is free, and after each stage no U holds two devices (servers included), each
+    switch the FROM island uses stands at its FROM place and each role in service at its TO place, played by its
+    switch. U by U, apart from the code that plans the rack work."""
+    sp = mig.space
+    if sp is None:
+        return [Problem("racks", "not checked: the migration carries no rack space (U heights, servers' places)")]
+    at: dict[str, tuple[str, int] | None] = {s.name: (s.rack, s.u) for s in mig.src.switches.values()}
+    servers = {cell: name for name, where in sp.servers.items() for cell in _cells(where, sp.server_u)}
+    held: dict[tuple[str, int], set[str]] = {}  # U -> the switches in it, kept as the work is replayed
+    for x, where in at.items():
+        for c in _cells(where, sp.switch_u):
+            held.setdefault(c, set()).add(x)
+    out: list[Problem] = []
+    for t, work in enumerate(mig.work, start=1):
+        for w in work:
+            if w.action not in ("unrack", "rack"):
+                continue
+            if w.action == "unrack" and at.get(w.switch) != (w.old.rack, w.old.u):
+                out.append(Problem(f"stage {t}", f"{w.switch} is taken out of {w.old.rack} U{w.old.u}, where it does not stand"))
+            if w.action == "rack":
+                spot = (w.new.rack, w.new.u)
+                clash = sorted({x for c in _cells(spot, sp.switch_u) for x in held.get(c, ())} - {w.switch}
+                               | {servers[c] for c in _cells(spot, sp.switch_u) if c in servers})
+                if at.get(w.switch) is not None or clash:
+                    out.append(Problem(f"stage {t}", f"{w.switch} racked at {spot[0]} U{spot[1]} where "
+                                       + (", ".join(clash) + " stand(s)" if clash else f"it is already racked at {at[w.switch]}")))
+            for c in _cells(at[w.switch], sp.switch_u) if at.get(w.switch) is not None else ():
+                held[c].discard(w.switch)
+            at[w.switch] = (w.new.rack, w.new.u) if w.action == "rack" else None
+            for c in _cells(at[w.switch], sp.switch_u) if at[w.switch] is not None else ():
+                held.setdefault(c, set()).add(w.switch)
+        out += _placed_after(mig, t, at, servers)
+    return out
+
+
+def _placed_after(mig: Migration, t: int, at: dict, servers: dict) -> list[Problem]:
+    """After stage t: each U one device; the FROM island's switches at their FROM places, each role at its TO place."""
+    out = []
+    cells: dict[tuple[str, int], str] = dict(servers)
+    for x, where in sorted(at.items()):
+        for c in _cells(where, mig.space.switch_u) if where is not None else ():
+            if c in cells:
+                out.append(Problem(f"stage {t}", f"{c[0]} U{c[1]} holds both {cells[c]} and {x}"))
+            cells[c] = x
+    from_sw, _ = _from_island(mig, t)
+    for s in sorted(from_sw):
+        if at.get(s) != (mig.src.switches[s].rack, mig.src.switches[s].u):
+            out.append(Problem(f"stage {t}", f"{s} serves the FROM island but does not stand at its place"))
+    roles, _ = _to_island(mig, t)
+    for r in sorted(roles):
+        if at.get(mig.bind.get(r)) != (mig.dst.switches[r].rack, mig.dst.switches[r].u):
+            out.append(Problem(f"stage {t}", f"{r} is in service but {mig.bind.get(r)} does not stand at its place "
+                               f"{mig.dst.switches[r].rack} U{mig.dst.switches[r].u}"))
+    return out[:20]
+
+
 CHECKS: tuple[tuple[str, Callable[[Migration], list[Problem]]], ...] = (
     ("units", check_units), ("floor", check_floor), ("one_role", check_one_role), ("reachable", check_reachable),
-    ("wiring", check_wiring))
+    ("wiring", check_wiring), ("rack_space", check_rack_space))
 
 
 def check_migration(mig: Migration) -> dict[str, list[Problem]]:

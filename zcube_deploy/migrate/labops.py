@@ -12,7 +12,10 @@ each role as the endpoint of the switch playing it (:func:`role_aliases`). Pure.
 from __future__ import annotations
 
 from zcube_deploy.errors import Problem
+from zcube_deploy.plan.roles import port_map_for
 
+CABLE_ACTIONS = ("remove", "move", "unplug", "plug", "install")
+SWITCH_ACTIONS = ("unrack", "rack", "rebreak", "console")
 MOVE_FIELDS = ("step", "action", "cable", "unplug_device", "unplug_port", "plug_device", "plug_port", "stays_device", "stays_port")
 
 
@@ -34,15 +37,17 @@ def stage_operations(rows: list[dict], roles: dict[str, str], where: str) -> tup
             problems.append(Problem(f"{where}:{n}", f"no column(s) {', '.join(missing)}", "give the moves.csv zcube migrate wrote"))
             continue
         action = r["action"]
-        if action not in ("move", "remove", "install"):
-            problems.append(Problem(f"{where}:{n}", f"action {action!r} is not move, remove or install"))
+        if action in SWITCH_ACTIONS:  # the switch's own work: the lab takes it from the stage's plan and console files
             continue
-        if action in ("move", "remove"):
+        if action not in CABLE_ACTIONS:
+            problems.append(Problem(f"{where}:{n}", f"action {action!r} is not one of {', '.join(CABLE_ACTIONS + SWITCH_ACTIONS)}"))
+            continue
+        if action in ("move", "remove", "unplug"):
             if not (r["unplug_device"] and r["unplug_port"]):
                 problems.append(Problem(f"{where}:{n}", f"a {action} with no end to unplug"))
                 continue
             unplug.append({"op": "unplug", "device": _physical(r["unplug_device"], roles), "port": r["unplug_port"]})
-        if action in ("move", "install"):
+        if action in ("move", "install", "plug"):
             if not (r["cable"] and r["plug_device"] and r["plug_port"]):
                 problems.append(Problem(f"{where}:{n}", f"a {action} with no cable id or no end to plug"))
                 continue
@@ -62,6 +67,45 @@ def stage_operations(rows: list[dict], roles: dict[str, str], where: str) -> tup
     return ([] if problems else unplug + connect), problems
 
 
+def physical_ops(ops: list[dict], roles: dict[str, str]) -> list[dict]:
+    """Wiring operations (a verify.json's fixes on a stage plan) with every device named by a role mapped to the
+    switch playing it (``roles``: role -> switch), as the lab's wiring knows them."""
+    def end(e: dict) -> dict:
+        return {**e, "device": _physical(e["device"], roles)} if isinstance(e, dict) and "device" in e else e
+
+    return [{k: end(v) if k in ("to", "a", "b") else _physical(v, roles) if k == "device" else v for k, v in op.items()}
+            for op in ops]
+
+
+def next_stage(record: dict, migration: str, stage: int, where: str) -> Problem | None:
+    """Why ``stage`` of ``migration`` may not be applied to a lab whose stage record (LABDIR/migration.json:
+    {"migration", "applied": [stage, ...]}) is ``record`` (None: it is the next one). Stages go in order, each once,
+    all of one migration."""
+    applied = record.get("applied") or []
+    done = f"stages {applied[0]:02d}..{applied[-1]:02d}" if len(applied) > 1 else f"stage {applied[0]:02d}" if applied else "no stage"
+    if applied and record.get("migration") != migration:
+        return Problem(where, f"the lab carries {done} of another migration ({record.get('migration')})",
+                       "start a new lab from FROM's plan for this one")
+    want = len(applied) + 1
+    if stage != want:
+        return Problem(where, f"stage {stage:02d} is not next: the lab has {done} of {migration} applied",
+                       f"apply {migration}/stage-{want:02d} next")
+    return None
+
+
+def rerole_requests(plan: dict, roles: dict[str, str], new_roles: list[str], consoles: dict[str, list[str]]) -> list[dict]:
+    """For each role taken in this stage, what the lab does to the switch playing it (``roles``: role -> switch):
+    its cages broken out as the role's port map says (``plan``: the stage's plan) and its console lines pasted
+    (``consoles``: role -> the stage's console file, hostname and management address)."""
+    group = {s["name"]: s["group"] for s in plan["switches"]}
+    out = []
+    for role in new_roles:
+        pm = port_map_for(plan, group[role])
+        out.append({"switch": roles[role], "role": role, "ports": pm["host_ports"] + pm["fabric_ports"] + pm["unused_ports"],
+                    "console": consoles[role]})
+    return out
+
+
 def role_aliases(endpoints: dict[str, dict], roles: dict[str, str], taken: list[str]) -> tuple[dict[str, dict], list[Problem]]:
     """lab.json's switches with each role in ``taken`` named as the endpoint of the switch playing it."""
     out = dict(endpoints)
@@ -76,4 +120,4 @@ def role_aliases(endpoints: dict[str, dict], roles: dict[str, str], taken: list[
     return out, problems
 
 
-__all__ = ["MOVE_FIELDS", "role_aliases", "stage_operations"]
+__all__ = ["MOVE_FIELDS", "next_stage", "physical_ops", "rerole_requests", "role_aliases", "stage_operations"]

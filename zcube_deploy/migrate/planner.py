@@ -22,6 +22,7 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.migrate.bounds import stage_lower_bound, touch_lower_bound
 from zcube_deploy.migrate.fabric import Side, Unit, build_units, gpus_per_server, parse_unit, read_side, require_pair
 from zcube_deploy.migrate.moves import Move, Places, migration_moves, touches_of
+from zcube_deploy.migrate.racks import Space, SwitchWork, switch_work
 from zcube_deploy.migrate.roles import Kept, assign_roles, physicals, reracked
 from zcube_deploy.migrate.search import Search
 
@@ -48,6 +49,9 @@ class Migration:
     proven: bool
     options: Options
     lower: dict = field(default_factory=dict)
+    work: list[list[SwitchWork]] = field(default_factory=list)  # each stage's switch work (racks.py)
+    space: Space | None = None  # the U heights and servers' places the rack work was planned in
+    rack_conflicts: list[str] = field(default_factory=list)  # a role's place held by a switch still in use
 
 
 def capacity(n_units: int, floor: float) -> int:
@@ -157,6 +161,10 @@ def plan_migration(plan_from: dict, plan_to: dict, opts: Options, from_path: str
     if found is None:
         raise InputErrors(_why_not(plan_from, plan_to, src, dst, units, cap, opts, servers), "the capacity floor cannot be met")
     found.lower = {"stages": stage_lower_bound(len(units), cap), "touches": touch_lower_bound(src, dst, opts.spares)}
+    found.space = Space(plan_to["models"]["switch"]["u_height"], plan_to["models"]["server"]["u_height"], servers)
+    spares = [p.name for p in physicals(src, opts.spares) if p.spare]
+    found.work, found.rack_conflicts = switch_work(plan_from, plan_to, src, dst, found.bind, found.need_stage, found.free_stage,
+                                                   len(found.batches), found.space, spares)
     return found
 
 

@@ -13,19 +13,27 @@ import shutil
 
 from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.catalog.cabling import plan_catalog
-from zcube_deploy.errors import InvariantViolation, Problem
+from zcube_deploy.errors import InputErrors, InvariantViolation, Problem
+from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.migrate.invariants import check_migration
 from zcube_deploy.migrate.planner import Migration, Options, plan_migration
 from zcube_deploy.migrate.report import summary
 from zcube_deploy.migrate.stagefiles import Labels, walking_rows, write_labels_csv, write_move_workbook, write_moves_csv, write_report
 from zcube_deploy.migrate.stageplan import stage_plan, stage_plans_blocked
 from zcube_deploy.plan.io import read_plan, write_canonical, write_plan
+from zcube_deploy.platforms import platform_module
 from zcube_deploy.render import render_all
 
 
 def plan_and_check(plan_from: dict, plan_to: dict, from_path: str, to_path: str, opts: Options) -> tuple[Migration, dict]:
     """The migration between two plans, its invariants checked; (migration, migrate.json)."""
     mig = plan_migration(plan_from, plan_to, opts, from_path, to_path)
+    if mig.rack_conflicts:
+        raise InputErrors([Problem(f"{to_path}: switches", c) for c in mig.rack_conflicts[:10]]
+                          + [Problem(to_path, f"{len(mig.rack_conflicts)} role(s) would be racked where a switch still serves",
+                                     "give TO's switches places the as-built fabric leaves free during the migration (e.g. "
+                                     "allow_switches: false on the racks FROM fills; inventories/glm-1k-beside-roft.yaml)")],
+                          "the racks cannot hold both fabrics")
     broken = [Problem(f"{name}: {p.path}", p.message) for name, problems in check_migration(mig).items() for p in problems]
     if broken:
         raise InvariantViolation(broken[:20], "the migration breaks its own invariants (a bug in the planner)")
@@ -42,6 +50,24 @@ def _all_ports(plan: dict) -> dict:
     for pm in maps.values():
         cage_of.update(pm["cage_of"])
     return {**plan, "port_map": {**plan["port_map"], "cage_of": cage_of}}
+
+
+def write_consoles(plan: dict, roles: list[str], d: Path) -> None:
+    """DIR/stage-NN/console/ROLE.txt for each role taken in the stage: the lines a technician pastes at the console of
+    the switch taking it, before the stage's push (the platform's console bootstrap: the role's hostname and
+    management address, the management gateway; no access line: the switch keeps its site lines). From then on the
+    switch answers at the role's management address, the one the stage plan gives it."""
+    shutil.rmtree(d / "console", ignore_errors=True)
+    if not roles:
+        return
+    (d / "console").mkdir()
+    pm = platform_module(plan["cluster"]["platform"])
+    settings = plan["settings"]
+    by_name = {s["name"]: s for s in plan["switches"]}
+    for role in roles:
+        lines = pm.console_bootstrap(role, plan["models"]["switch"]["mgmt_interface"], by_name[role]["mgmt_address"],
+                                     dotted_mask(settings["mgmt_prefix_len"]), settings.get("mgmt_gateway"), [])
+        (d / "console" / f"{role}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def stage_dir(out: Path, t: int) -> Path:
@@ -66,7 +92,8 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
             plan = stage_plan(plan_from, plan_to, mig, t)
             write_plan(plan, d)
             render_all(plan, d, jobs=1)
-        rows = walking_rows(mig.moves[t - 1], old, new, rank)
+            write_consoles(plan, sorted(r for r, s in mig.need_stage.items() if s == t), d)
+        rows = walking_rows(mig.moves[t - 1], mig.work[t - 1], old, new, rank, mig.bind)
         write_moves_csv(rows, d / "moves.csv")
         write_labels_csv(rows, cat, d / "labels.csv")
         write_move_workbook(rows, cat, plan_to["cluster"]["name"], t, d / "moves.xlsx")

@@ -18,6 +18,7 @@ from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.cabling.workbook import task_sheet
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.migrate.moves import End, Move
+from zcube_deploy.migrate.racks import SwitchWork
 from zcube_deploy.xlsx import neutral_row, new_workbook, save_workbook
 
 MOVE_COLUMNS = ["step", "action", "kind", "cable", "was", "unplug_rack", "unplug_u", "unplug_device", "unplug_port", "unplug_label",
@@ -48,33 +49,76 @@ def _text(label) -> str:
     return " / ".join(label[1]) if label else ""
 
 
-def walking_rows(moves: list[Move], old: Labels, new: Labels, rack_rank: dict[str, int]) -> list[dict]:
-    """The stage's moves as rows, in walking order of where each starts (the unplug end, else the plug end)."""
+PHASES = ("unplug", "take out", "rack", "switch", "plug")  # the order of a stage's work (see walking_rows)
+
+
+def _split(m: Move, worked: set[str], bind: dict[str, str]) -> list[tuple[int, str, Move]]:
+    """(phase, action, move) rows of one cable move: before the switches' work when its unplugged end is on a switch
+    worked on in the stage, after it when its plugged end is; both (unplug, then plug: the end hangs, labelled, in
+    between) when both are."""
+    if m.action == "remove":
+        return [(0, "remove", m)]
+    if m.action == "install":
+        return [(4, "install", m)]
+    old = bind.get(m.old.device, m.old.device) in worked
+    new = bind.get(m.new.device, m.new.device) in worked
+    if old and new:
+        return [(0, "unplug", m), (4, "plug", m)]
+    return [(0 if old else 4, "move", m)]
+
+
+def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: Labels, rack_rank: dict[str, int],
+                 bind: dict[str, str]) -> list[dict]:
+    """The stage's work as rows, phase by phase (PHASES): cables unplugged from the switches worked on in the stage
+    (and removed cables), switches taken out, switches racked, cages broken out anew and console files pasted, then
+    cables plugged (moved, installed). Within a phase, walking order of where each row is done (racks in layout
+    order, U from the top, device, port). ``bind``: role -> the switch playing it."""
+    worked = {w.switch for w in work}
     keyed = []
     for m in moves:
-        here = m.old or m.new
-        port_order = old.order.get(here.port) or new.order.get(here.port) or (0, 0)
-        action_rank = {"remove": 0, "move": 1, "install": 2}[m.action]
-        keyed.append(((rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, port_order, here.port, action_rank,
-                       m.cable, m.old_cable or ""), m))
+        for phase, action, mv in _split(m, worked, bind):
+            here = mv.new if action in ("plug", "install") or (action == "move" and phase == 4) else (mv.old or mv.new)
+            port_order = old.order.get(here.port) or new.order.get(here.port) or (0, 0)
+            keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, port_order, here.port,
+                           action, mv.cable, mv.old_cable or ""), action, mv))
+    for w in work:
+        phase = {"unrack": 1, "rack": 2}.get(w.action, 3)
+        here = w.old or w.new
+        keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, (0, 0), here.port,
+                       w.action, "", w.switch), w.action, w))
     keyed.sort(key=lambda x: x[0])
-    rows = []
-    for step, (_, m) in enumerate(keyed, start=1):
-        was = old.at(m.old_cable, m.old)
-        will = new.at(m.cable, m.new)
-        rows.append({
-            "step": step, "action": m.action, "kind": m.kind, "cable": m.cable if m.action != "remove" else "", "was": m.old_cable or "",
-            "unplug_rack": m.old.rack if m.old else "", "unplug_u": m.old.u if m.old else "", "unplug_device": m.old.device if m.old else "",
-            "unplug_port": m.old.port if m.old else "", "unplug_label": _text(was),
-            "plug_rack": m.new.rack if m.new else "", "plug_u": m.new.u if m.new else "", "plug_device": m.new.device if m.new else "",
-            "plug_port": m.new.port if m.new else "", "plug_label": _text(will),
-            "stays_device": m.stays.device if m.stays else "", "stays_port": m.stays.port if m.stays else "",
-            "medium": m.medium, "length_m": m.length_m,
-            "_short_old": (was[3] if was else old.short.get(m.old.port, m.old.port)) if m.old else "",
-            "_short_new": (will[3] if will else new.short.get(m.new.port, m.new.port)) if m.new else "",
-            "_new_label": will,
-        })
-    return rows
+    return [_switch_row(step, w) if isinstance(w, SwitchWork) else _cable_row(step, action, w, old, new)
+            for step, (_, action, w) in enumerate(keyed, start=1)]
+
+
+def _switch_row(step: int, w: SwitchWork) -> dict:
+    return {"step": step, "action": w.action, "kind": "switch", "cable": "", "was": w.switch,
+            "unplug_rack": w.old.rack if w.old else "", "unplug_u": w.old.u if w.old else "", "unplug_device": w.old.device if w.old else "",
+            "unplug_port": "", "unplug_label": w.detail if w.old else "",
+            "plug_rack": w.new.rack if w.new else "", "plug_u": w.new.u if w.new else "", "plug_device": w.new.device if w.new else "",
+            "plug_port": w.new.port if w.new else "", "plug_label": w.detail if w.new else "",
+            "stays_device": "", "stays_port": "", "medium": w.medium, "length_m": "",
+            "_short_old": "", "_short_new": w.new.port if w.new else "", "_new_label": None}
+
+
+def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels) -> dict:
+    """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only."""
+    was = old.at(m.old_cable, m.old) if action != "plug" else None
+    will = new.at(m.cable, m.new) if action != "unplug" else None
+    src = m.old if action != "plug" else None
+    dst = m.new if action != "unplug" else None
+    return {
+        "step": step, "action": action, "kind": m.kind, "cable": m.cable if action != "remove" else "", "was": m.old_cable or "",
+        "unplug_rack": src.rack if src else "", "unplug_u": src.u if src else "", "unplug_device": src.device if src else "",
+        "unplug_port": src.port if src else "", "unplug_label": _text(was),
+        "plug_rack": dst.rack if dst else "", "plug_u": dst.u if dst else "", "plug_device": dst.device if dst else "",
+        "plug_port": dst.port if dst else "", "plug_label": _text(will),
+        "stays_device": m.stays.device if m.stays and action != "unplug" else "", "stays_port": m.stays.port if m.stays and action != "unplug" else "",
+        "medium": m.medium, "length_m": m.length_m,
+        "_short_old": (was[3] if was else old.short.get(src.port, src.port)) if src else "",
+        "_short_new": (will[3] if will else new.short.get(dst.port, dst.port)) if dst else "",
+        "_new_label": will,
+    }
 
 
 def write_moves_csv(rows: list[dict], path: Path) -> None:
@@ -109,7 +153,8 @@ def write_move_workbook(rows: list[dict], cat: CablingCatalog, cluster: str, sta
     values = [(r["step"], r["action"], r["cable"] or r["was"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
                r["unplug_label"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], r["plug_label"]) for r in rows]
     task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster,
-               legend="Do: remove = unplug both ends and take away; move = unplug here, plug there; install = a new cable")
+               legend="Do: remove; move (unplug here, plug there); unplug/plug (a move in two: the end hangs, labelled); install; "
+                      "unrack/rack (the switch); rebreak (cages anew: swap the optic); console (paste its file)")
     save_workbook(wb, path)
 
 
@@ -121,6 +166,7 @@ def write_report(report: dict, path_json: Path, path_txt: Path) -> None:
              f"({report['cable_touches']} touches)",
              f"technician hours: {report['technician_hours']:.1f}",
              "switches leaving the FROM island: " + (", ".join(report["switches_leaving_from"]) or "none"),
+             "switch work: " + ", ".join(f"{n} {a}" for a, n in report.get("switch_work", {}).items()),
              "roles taken: " + (", ".join(f"{r['role']} <- {r['switch']}{' (re-racked)' if r['reracked'] else ''}"
                                           for r in report["roles_taken"]) or "none"),
              "units out: " + ", ".join(report["units_out_list"])]

@@ -95,6 +95,16 @@ class PlanIndex:
         return safe
 
 
+def split_cages(pm: dict) -> range:
+    """The cages a role's port map breaks out into ``lanes_per_cage`` ports (none with one lane per cage): the host
+    and fabric cages, or the host ones alone when the fabric runs at another speed (a ROFT leaf)."""
+    if pm["lanes_per_cage"] <= 1:
+        return range(0)
+    first = pm["host_cages"][0] if pm["host_cages"][1] else pm["fabric_cages"][0]
+    last = pm["host_cages"][1] if pm.get("fabric_speed") else pm["fabric_cages"][1]
+    return range(first, last + 1)
+
+
 class RolePorts:
     """A role's port map as a switch's view needs it: every port in port order, the spare ones, the breakout lines."""
 
@@ -108,11 +118,8 @@ class RolePorts:
         self.breakout = []
         cmd = model.get("breakout_command")
         if cmd and lanes > 1:
-            # the split cages: host and fabric ones, or the host ones alone when the fabric runs at another speed (a ROFT leaf)
-            first = pm["host_cages"][0] if pm["host_cages"][1] else pm["fabric_cages"][0]
-            last = pm["host_cages"][1] if pm.get("fabric_speed") else pm["fabric_cages"][1]
             native = pm.get("native_speed")
-            for cage in range(first, last + 1):
+            for cage in split_cages(pm):
                 name = model["speeds"][native]["name"].format(cage=cage, lane=1, port=cage) if native else str(cage)
                 self.breakout.append(cmd.format(cage=cage, speed=pm["speed"], lanes=lanes, name=name))
 

@@ -97,8 +97,12 @@ def plan_drifts(plan: dict, intended: dict[str, str], count: int, seed: int = 0,
 
 
 def apply_drifts(endpoints: dict[str, tuple[str, int]], credentials: tuple[str, str, str], drifts: list[Drift]) -> None:
-    """Type the drifts on the switches over SSH (netmiko ``ruijie_os``), one session per switch."""
-    from netmiko import ConnectHandler  # start-up time: netmiko loads only when drifts are typed on switches
+    """Type the drifts on the switches over SSH (netmiko ``ruijie_os``), one session per switch.
+
+    The session is the driver's netmiko ``ruijie_os`` class, which reads the prompt to check the config mode where
+    netmiko waits 2 s of silence (four such checks a session: entering and leaving config mode, disconnecting)."""
+    # start-up time: netmiko (through the driver) loads only when drifts are typed on switches
+    from zcube_deploy.platforms.ruijie_rgos.driver import _RuijieSSH
 
     by_switch: dict[str, list[str]] = {}
     for d in drifts:
@@ -106,7 +110,7 @@ def apply_drifts(endpoints: dict[str, tuple[str, int]], credentials: tuple[str, 
     user, password, secret = credentials
     for sw, lines in sorted(by_switch.items()):
         host, port = endpoints[sw]
-        with ConnectHandler(device_type="ruijie_os", host=host, port=port, username=user, password=password, secret=secret,
-                            allow_agent=False, use_keys=False, ssh_config_file=None, conn_timeout=10) as c:
+        with _RuijieSSH(host=host, port=port, username=user, password=password, secret=secret,
+                        allow_agent=False, use_keys=False, ssh_config_file=None, conn_timeout=10) as c:
             c.enable()
             c.send_config_set(lines, read_timeout=60)

@@ -1,0 +1,172 @@
+"""The switches' own work in each stage: racks (taken out, parked, re-racked), cages broken out anew, console.
+
+A switch that takes a TO role may stand elsewhere than the role's place (re-racked), and the role's place may be
+held by a switch the FROM island has let go (taken away when retired, parked when its own role comes later) or
+still uses (a conflict: the racks cannot hold both fabrics at that stage; the migration is refused with it). Its
+cages are broken out as the role's port map says (a ROFT leaf's 400G uplink cages become 2 x 200G ZCube ports:
+the optic or breakout cable in each changed cage is swapped), and its console file sets the role's hostname and
+management address before the stage's push. :class:`Racks` follows where each physical switch stands; work is
+listed in the order it is done (every switch taken out before any is racked). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zcube_deploy.migrate.fabric import Side
+from zcube_deploy.migrate.moves import End
+from zcube_deploy.plan.roles import port_map_for
+from zcube_deploy.render.views import split_cages
+
+
+
+@dataclass(frozen=True)
+class SwitchWork:
+    """One technician action on a switch (not a cable) in a stage."""
+
+    stage: int
+    action: str  # unrack | rack | rebreak | console
+    switch: str  # the physical switch (its FROM name, or a spare's)
+    old: End | None  # where it is taken out (unrack): the device as named then, its rack and U
+    new: End | None  # where it goes (rack), or where the work is done (rebreak: port = the cages; console)
+    detail: str
+    medium: str = ""
+
+
+@dataclass(frozen=True)
+class Space:
+    """Who stands where before the migration: U heights, the servers' places (rack, lowest U)."""
+
+    switch_u: int
+    server_u: int
+    servers: dict[str, tuple[str, int]]
+
+
+def overlaps(a: tuple[str, int], ha: int, b: tuple[str, int], hb: int) -> bool:
+    """Whether a device of ``ha`` U at ``a`` (rack, lowest U) and one of ``hb`` U at ``b`` share a U."""
+    return a[0] == b[0] and a[1] < b[1] + hb and b[1] < a[1] + ha
+
+
+def _lanes(pm: dict, split: range) -> dict[int, str]:
+    """Each cage's mode in a port map: "2 x 200G" for a broken-out cage, the native speed for a whole one."""
+    whole = pm.get("native_speed") or pm["speed"]
+    return {c: f"{pm['lanes_per_cage']} x {pm['speed']}" if c in split else whole for c in range(1, pm["cages"] + 1)}
+
+
+def cage_changes(pm_old: dict, pm_new: dict, split_old: range, split_new: range, media: dict[int, str]) -> list[tuple[str, str, str]]:
+    """(cages, "old mode -> new mode", media of the new role's cables there) for each run of consecutive cages whose
+    breakout changes between two port maps (``media``: cage -> the media of the cables it takes in the new role)."""
+    old, new = _lanes(pm_old, split_old), _lanes(pm_new, split_new)
+    runs: list[list] = []
+    for c in sorted(set(old) | set(new)):
+        if old.get(c) == new.get(c):
+            continue
+        change = f"{old.get(c, 'none')} -> {new.get(c, 'none')}"
+        if runs and runs[-1][1] == c - 1 and runs[-1][2] == change:
+            runs[-1][1] = c
+            runs[-1][3].add(media.get(c, ""))
+        else:
+            runs.append([c, c, change, {media.get(c, "")}])
+    return [(f"{a}" if a == b else f"{a}-{b}", change, "/".join(sorted(m for m in ms if m))) for a, b, change, ms in runs]
+
+
+class Racks:
+    """Where each physical switch stands, stage by stage, and the rack work that moves it (:meth:`stage`)."""
+
+    def __init__(self, src: Side, dst: Side, bind: dict[str, str], space: Space, spares: list[str]):
+        self.src, self.dst, self.bind, self.space = src, dst, bind, space
+        self.at: dict[str, tuple[str, int] | None] = {s.name: (s.rack, s.u) for s in src.switches.values()}
+        self.at.update({s: None for s in spares})
+        self.name: dict[str, str] = {x: x for x in self.at}  # what each switch is called now
+        self.role_of = {x: r for r, x in bind.items()}
+
+    def _occupants(self, spot: tuple[str, int], me: str) -> list[str]:
+        h = self.space.switch_u
+        return sorted(x for x, at in self.at.items() if x != me and at is not None and overlaps(at, h, spot, h))
+
+    def stage(self, t: int, takers: list[str], retiring: list[str], busy: set[str], need: dict[str, int]) -> tuple[list[SwitchWork], list[str]]:
+        """The rack work of stage ``t`` (``takers``: roles taken in it; ``retiring``: switches leaving the FROM island
+        for good; ``busy``: switches the FROM island still uses after it): every switch leaving its place is taken out
+        first (a retired one taken away, one whose role comes later parked, a re-racked one moved), then each re-racked
+        switch is racked at its role's place. Returns (work, conflicts: a role's place held by a switch still in use)."""
+        out: list[SwitchWork] = []
+        conflicts: list[str] = []
+        moving = [r for r in takers if self.at[self.bind[r]] != (self.dst.switches[r].rack, self.dst.switches[r].u)]
+        leave: dict[str, str] = {x: "retired: take it away" for x in retiring if x not in self.role_of and self.at.get(x)}
+        for r in moving:
+            x = self.bind[r]
+            if self.at[x] is not None:
+                leave[x] = f"re-racked as {r}: to {self.dst.switches[r].rack} U{self.dst.switches[r].u}"
+        for r in moving:
+            x = self.bind[r]
+            spot = (self.dst.switches[r].rack, self.dst.switches[r].u)
+            for y in self._occupants(spot, x):
+                if y in busy:
+                    conflicts.append(f"{r}'s place {spot[0]} U{spot[1]}-{spot[1] + self.space.switch_u - 1} is held by {y}, "
+                                     f"which the FROM island still uses in stage {t}")
+                elif y not in leave:
+                    later = self.role_of.get(y)
+                    leave[y] = f"parked until stage {need[later]} ({later})" if later and need[later] > t else "retired: take it away"
+        for x in sorted(leave, key=lambda x: (self.at[x] or ("", 0), x)):
+            rack, u = self.at[x]
+            out.append(SwitchWork(t, "unrack", x, End(self.name[x], "", rack, u), None, leave[x]))
+            self.at[x] = None
+        for r in moving:
+            x = self.bind[r]
+            spot = (self.dst.switches[r].rack, self.dst.switches[r].u)
+            out.append(SwitchWork(t, "rack", x, None, End(r, "", *spot), f"{x} as {r}"))
+            self.at[x] = spot
+        for r in takers:
+            self.name[self.bind[r]] = r
+        return out, conflicts
+
+
+
+def _media(plan: dict, role: str, pm: dict) -> dict[int, str]:
+    """Cage -> the medium of the cables ``role``'s switch takes there in ``plan``."""
+    out: dict[int, str] = {}
+    for c in plan["cables"]:
+        for e in (c["a"], c["b"]):
+            if e["device"] == role and e["port"] in pm["cage_of"]:
+                out[pm["cage_of"][e["port"]][1]] = c["medium"]
+    return out
+
+
+def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict[str, str], need: dict[str, int],
+                free: dict[str, int], stages: int, space: Space, spares: list[str]) -> tuple[list[list[SwitchWork]], list[str]]:
+    """Every stage's switch work (racks, then cages, then console) and the rack conflicts found (a role's place held
+    by a switch the FROM island still uses then: the racks cannot hold both fabrics)."""
+    racks = Racks(src, dst, bind, space, spares)
+    maps_from = {g: port_map_for(plan_from, g) for g in {s["group"] for s in plan_from["switches"]}} \
+        if plan_from.get("port_map") or plan_from.get("port_maps") else {}
+    mgmt = {s["name"]: s["mgmt_address"] for s in plan_to["switches"]}
+    role_of = {x: r for r, x in bind.items()}
+    out: list[list[SwitchWork]] = []
+    conflicts: list[str] = []
+    for t in range(1, stages + 1):
+        takers = sorted(r for r, s in need.items() if s == t)
+        retiring = sorted(x for x, s in free.items() if s == t and x not in role_of)
+        busy = {x for x, s in free.items() if s > t}
+        work, bad = racks.stage(t, takers, retiring, busy, need)
+        conflicts += bad
+        for r in takers:
+            x = bind[r]
+            where = End(r, "", dst.switches[r].rack, dst.switches[r].u)
+            pm_new = port_map_for(plan_to, dst.switches[r].role)
+            pm_old = maps_from.get(src.switches[x].role) if x in src.switches else None
+            if pm_old is None:  # FROM's plan has no port map (a hand-made one): every cage as the role's port map says
+                work.append(SwitchWork(t, "rebreak", x, None, End(r, "every cage", where.rack, where.u),
+                                       "break out as the role's port map says (FROM's port map is not in its plan)"))
+            else:
+                for cages, change, medium in cage_changes(pm_old, pm_new, split_cages(pm_old), split_cages(pm_new),
+                                                          _media(plan_to, r, pm_new)):
+                    work.append(SwitchWork(t, "rebreak", x, None, End(r, f"cages {cages}", where.rack, where.u),
+                                           f"break out anew: {change}; swap the optic or breakout cable"
+                                           + (f" ({medium})" if medium else " (no cable here yet)"), medium))
+            work.append(SwitchWork(t, "console", x, None, where,
+                                   f"paste console/{r}.txt: hostname {r}, management address {mgmt[r]}"))
+        out.append(work)
+    return out, conflicts
+
+
+__all__ = ["Racks", "Space", "SwitchWork", "cage_changes", "overlaps", "switch_work"]
