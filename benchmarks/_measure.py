@@ -52,6 +52,7 @@ def size_args(sizes: list[str], plan_dir: bool = False) -> argparse.Namespace:
     ap.add_argument("--runs", type=int, default=3)
     if plan_dir:
         ap.add_argument("--plan", default=None, help="a rendered plan's folder to use instead of planning the case")
+        ap.add_argument("--offline", default=None, help="offline runs only, from this recording folder (made when missing)")
     return ap.parse_args()
 
 

@@ -9,8 +9,10 @@ reference tells more than the seconds). Every run must give 0 findings (a clean 
 positives at that size; asserted). A breakdown of one offline run follows: verify's checks and config
 drift on the recordings; collection is about live minus offline.
 
-Run: python benchmarks/audit.py [--only zcube-16k|zcube-64k] [--runs N] [--plan DIR]   (prints a table and a JSON line;
---plan: a folder holding the case's plan.json and configs/ already, with --only)
+Run: python benchmarks/audit.py [--only zcube-16k|zcube-64k] [--runs N] [--plan DIR] [--offline REC]   (prints a table and
+a JSON line; --plan: a folder holding the case's plan.json and configs/ already, with --only; --offline: the offline runs
+only, from REC, which is first recorded in-process from the lab's simulated switches configured with the rendered configs
+when it does not exist: what `zcube lab up` would serve after a push, without SSH)
 """
 
 from __future__ import annotations
@@ -101,19 +103,68 @@ def bench(case: str, inventory: str, switches: int, runs: int, tmp: Path, plan_d
             **breakdown(plan, rec, d)}
 
 
+def record_in_process(d: Path, rec: Path) -> None:
+    """Each switch of the plan in ``d`` configured with its rendered config and its verify commands' outputs recorded
+    into ``rec`` (the lab's model in this process, as tests/test_audit.py's thousand-drift test does)."""
+    from zcube_deploy.lab.core import LabModel
+    from zcube_deploy.platforms import platform_module
+    from zcube_deploy.verify.observe import record_name
+
+    plan = json.loads((d / "plan.json").read_text())
+    model = LabModel(plan)
+    model.enable_secret = "en"
+    commands = platform_module(plan["cluster"]["platform"]).VERIFY_COMMANDS
+    for when in ("configure", "record"):
+        for sw in plan["switches"]:
+            s = model.new_session(sw["name"])
+            for line in ("enable", "en"):
+                s.feed(line)
+            if when == "configure":
+                text = (d / "configs" / f"{sw['name']}.cfg").read_text()
+                for line in ["configure terminal", *[x for x in text.splitlines() if x.strip() and not x.startswith("!") and x != "end"], "end"]:
+                    s.feed(line)
+                continue
+            (rec / sw["name"]).mkdir(parents=True)
+            for cmd in commands:
+                out = s.feed(cmd)
+                (rec / sw["name"] / record_name(cmd)).write_text(out if isinstance(out, str) else "".join(out))
+
+
+def offline_only(case: str, switches: int, runs: int, d: Path, rec: Path, tmp: Path) -> dict:
+    """The offline runs and the breakdown only, from ``rec`` (recorded in-process first when missing)."""
+    if not rec.exists():
+        record_in_process(d, rec)
+    plan = json.loads((d / "plan.json").read_text())
+    assert len(plan["switches"]) == switches, len(plan["switches"])
+    offline, refs = [], []
+    for i in range(runs):
+        refs.append(reference_job())
+        offline.append(timed_audit(plan, d, tmp / f"off-{i}", AuditOptions(d, replay_dir=str(rec)), None))
+    same = len({(tmp / f"off-{i}" / "audit.json").read_bytes() for i in range(runs)}) == 1
+    return {"case": case, "switches": switches, "runs": runs, "offline_s": [round(x, 2) for x in offline],
+            "reference_s": [round(x, 3) for x in refs], "findings": 0, "offline_audit_json_identical": same,
+            **breakdown(plan, rec, d)}
+
+
 def main() -> None:
     args = size_args([c[0] for c in CASES], plan_dir=True)
-    if args.plan and not args.only:
-        raise SystemExit("--plan goes with --only (the case whose plan it is)")
+    if (args.plan or args.offline) and not args.only:
+        raise SystemExit("--plan and --offline go with --only (the case whose plan or recordings they are)")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for case, inventory, switches in selected(CASES, args.only):
-            results.append(bench(case, inventory, switches, args.runs, Path(tmp), args.plan))
+            if args.offline:
+                if not args.plan:
+                    raise SystemExit("--offline needs --plan DIR (the rendered plan the recordings are of)")
+                results.append(offline_only(case, switches, args.runs, Path(args.plan), Path(args.offline), Path(tmp)))
+            else:
+                results.append(bench(case, inventory, switches, args.runs, Path(tmp), args.plan))
     for r in results:
         print(f"zcube audit ({r['case']}, {r['switches']} switches, pushed lab, 0 findings every run); "
               f"{r['runs']} runs each, interleaved with the reference job")
-        print(f"  live, threads, concurrency 32:  {min_median(r['live_s'], digits=1)}   target <= 60 s (512 switches)")
-        print(f"      {reference_ratio(r['live_s'], r['reference_s'])}")
+        if "live_s" in r:
+            print(f"  live, threads, concurrency 32:  {min_median(r['live_s'], digits=1)}   target <= 60 s (512 switches)")
+            print(f"      {reference_ratio(r['live_s'], r['reference_s'])}")
         print(f"  offline from the recordings:    {min_median(r['offline_s'], digits=1)}   target <= 10 s (512 switches)")
         print(f"      {reference_ratio(r['offline_s'], r['reference_s'])}")
         print(f"  one offline run's parts: verify's checks {r['verify_checks_s']} s, config drift {r['config_drift_s']} s; "

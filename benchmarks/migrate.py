@@ -8,7 +8,8 @@ invariants checked apart (plan_migration, check_migration; what `zcube migrate` 
 process; the stage folders (plans, renders, workbooks) are
 not part of it. Targets (2-core machine): glm-1k <= 10 s, 16k <= 120 s. Each case runs --repeat times
 (default 3), interleaved with the fixed reference job of benchmarks/plan.py; reported: min and median,
-the reference's, their ratio, and the machine's load average when the case started.
+the reference's, their ratio, the CPU time (user + system) of both, and the machine's load average when the case
+started.
 Run: python benchmarks/migrate.py [--repeat N] [--cases glm-1k,16k]
 """
 
@@ -78,9 +79,11 @@ def main() -> None:
         print(f"zcube migrate planning: {args.repeat} runs per case, interleaved with the reference job")
         for case, src, dst, unit, target in cases:
             load = os.getloadavg()[0]
-            runs, refs = [], []
+            runs, refs, ref_cpu = [], [], []
             for _ in range(args.repeat):
-                refs.append(measure(REFERENCE)["wall_s"])
+                ref = measure(REFERENCE)
+                refs.append(ref["wall_s"])
+                ref_cpu.append(ref["cpu_s"])
                 r = measure([sys.executable, "-c", PLANNING, str(src), str(dst), unit])
                 if r["rc"] != 0:
                     raise SystemExit(f"{case}: planning failed: {r['stderr']}")
@@ -90,6 +93,9 @@ def main() -> None:
                   f"peak RSS {max(r['peak_rss_bytes'] for r in runs) / 2**20:5.0f} MiB   load average at start {load:.1f}")
             print(f"  {'':<7} reference min {min(refs):.2f} s median {statistics.median(refs):.2f} s; ratio min/min "
                   f"{min(wall) / min(refs):.1f}x, median/median {statistics.median(wall) / statistics.median(refs):.1f}x")
+            cpu = [r["cpu_s"] for r in runs]
+            print(f"  {'':<7} CPU (user + system, less sensitive to load) min {min(cpu):.2f} s median {statistics.median(cpu):.2f} s; "
+                  f"reference's min {min(ref_cpu):.2f} s")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ built once, then each element is drained and undrained in turn with `zcube twin 
 element is printed. Reference job (as benchmarks/twin.py): 24 namespaces and 192 veth pairs
 created and deleted, measured before each drain.
 
-Run: sudo python benchmarks/twin_drain.py [--elements switch:ZC-O001,switch:ZC-E002,link:F00001]
+Run: sudo python benchmarks/twin_drain.py [--elements switch:ZC-O001,switch:ZC-O003@no-hosts,link:F00001]
      [--probe-period 500] [--probe-rate 2000] [--keep DIR]
 """
 
@@ -29,7 +29,8 @@ from _measure import measure, zcube
 from twin import reference_job
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT = "switch:ZC-O001,switch:ZC-O009,switch:ZC-E002,switch:ZC-E010,link:F00001"
+DEFAULT = ("switch:ZC-O001,switch:ZC-E002,switch:ZC-O009,switch:ZC-E010,switch:ZC-O005,switch:ZC-E006,"
+           "switch:ZC-O003@no-hosts,link:F00001")
 
 
 def bgp_inventory(out: Path) -> Path:
@@ -43,11 +44,12 @@ def bgp_inventory(out: Path) -> Path:
 
 def row(m: dict, wall: float, ref: float) -> str:
     c = m["comparison"] or {}
-    return (f"{m['element']:<16} lost {m['through_lost']:>3} of {m['through_pairs']:>4} pairs "
+    return (f"{m['element']:<16} {m['order']:<8} lost {m['through_lost']:>3} of {m['through_pairs']:>4} pairs "
             f"(crossing {m['crossing_lost']}/{m['crossing_pairs']}, {m['crossing_outage_ms'] or 0:.0f} ms)  "
             f"ending {m['ending_pairs']} (early {m['ending_lost_before_ports']})  "
             f"GPU unreach {c.get('gpu_unreachable')}/{c.get('gpu_pairs')} pred {m['predicted_gpu_pairs_without_path']}  "
             f"FIB diffs {m['fib_diff_count']}/{m['fib_namespaces']}  undrain lost {m['undrain_through_lost']}  "
+            f"steer {m.get('steer_ms')} ms  move {m.get('move_ms')} ms  "
             f"lag {m['probe_max_lag_ms']:.0f} ms  {'ok' if m['ok'] else 'FAIL'}  ({wall:.0f} s, ref {ref:.2f} s)")
 
 
@@ -70,12 +72,13 @@ def main() -> int:
     print(f"glm-1k bgp twin up in {r['wall_s']:.1f} s", flush=True)
     rows, results, refs = [], [], []
     try:
-        for el in a.elements.split(","):
+        for item in a.elements.split(","):
+            el, _, order = item.partition("@")  # ELEMENT@ORDER: a known-bad --drain-order for comparison
             refs.append(reference_job())
-            report = tmp / f"report-{el.replace(':', '-')}.json"
+            report = tmp / f"report-{el.replace(':', '-')}{'-' + order if order else ''}.json"
             r = measure(zcube() + ["twin", "test", str(twin), "--pairs", a.pairs, "--gpu-pairs", a.gpu_pairs, "--drain", el,
                                    "--probe-period", a.probe_period, "--probe-rate", a.probe_rate, "--undrain-order", a.undrain_order,
-                                   "--report", str(report)])
+                                   "--report", str(report)] + (["--drain-order", order] if order else []))
             m = json.loads(report.read_text())["measurements"][0]
             results.append(m)
             rows.append(row(m, r["wall_s"], refs[-1]))

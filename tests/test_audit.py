@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import rgos_oracles as oracles
 from conftest import run_zcube
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift
 from zcube_deploy.audit.run import AuditOptions, audit_once
@@ -242,7 +243,8 @@ def test_the_fast_path_agrees_with_the_remediation(built):
 
 def _general_findings(plan, intended, name, running):
     """Config drift the general way, nothing read once or skipped: hier_config's own top-level lines for the scope,
-    both configs parsed into trees, the remediation classified (no text fast path, no cache, no pool)."""
+    both configs parsed into trees, the remediation classified against the running sections as drift.py read them
+    before they became the general reader's (tests/rgos_oracles.py; no text fast path, no cache, no pool)."""
     from zcube_deploy.platforms.ruijie_rgos import drift as rgos_drift
     from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
 
@@ -250,7 +252,7 @@ def _general_findings(plan, intended, name, running):
     scope = ManagedScope.for_switch(plan, sw, [c.text for c in RGOS.parse_config(intended[name]).children], "ruijie_rgos")
 
     def rows(running, intended, owns):
-        return rgos_drift.classify(remediation_lines(running, intended, owns), rgos_drift.running_sections(running))
+        return rgos_drift.classify(remediation_lines(running, intended, owns), oracles.running_sections(running))
 
     return config_drift(name, running, intended[name], scope.owns, rows, lambda t: redact_secrets(t, "ruijie_rgos"))
 

@@ -141,7 +141,8 @@ def test_verify_push_lab_and_twin_tables_are_readable_at_80_columns(printed):
     from zcube_deploy.drain import twin as drain_twin
 
     steps = [drain_twin.StepTime(n, 1000.0 + k, 1001.5 + k, 3 * 1024) for k, n in
-             enumerate(["steer", "host ports", "fabric ports", "undrain fabric ports", "undrain host ports", "undrain steer"])]
+             enumerate(["steer", "hosts", "host ports", "fabric ports", "undrain fabric ports", "undrain host ports", "undrain hosts",
+                        "undrain steer"])]
     d = drain_twin.DrainMeasurement(
         element="switch:ZC-O1024", order="ports-first", undrain_order="staged", routing="bgp", steps=steps, ports_down=False,
         probe_period_ms=100.0, probe_kept_rate=False, probe_max_lag_ms=12345.6, probe_max_lag_later_ms=9876.5, probe_late=[],
@@ -150,7 +151,8 @@ def test_verify_push_lab_and_twin_tables_are_readable_at_80_columns(printed):
         crossing_outage_ms=12_345.6, through_lossy=[], ending_pairs=10_000, ending_lost_before_ports=1_234_567,
         gpu_pairs_moved=7_500, move_ms=12_345.6, comparison=twin_test.compare(groups * 1000, same, same),
         predicted_gpu_pairs_without_path=123, undrain_through_lost=123_456, fib_namespaces=144,
-        fib_diffs=[drain_twin.FibDiff("ZC-O1024", "x", True)], fib_settled=False, drained_s=99.9)
+        fib_diffs=[drain_twin.FibDiff("ZC-O1024", "x", True)], fib_settled=False, drained_s=99.9, hosts_moved=True, steer_ms=12_345.6,
+        steered=False)
     printed.extend(twin_test_tables(twin_test.TwinReport("/tmp/t", "zcube-64k", "bgp", "silent", 1, None, base, [m, m], (d,))))
     assert len(printed) >= 8
     for t in printed:

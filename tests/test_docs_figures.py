@@ -96,22 +96,24 @@ def transcripts() -> list[tuple[Block, str, list[str]]]:
     return found
 
 
+def _planned(tmp_path_factory, inventory: str) -> Path:
+    """`zcube plan inventories/INVENTORY -o <tmp>` as a user runs it; returns the output folder."""
+    out = tmp_path_factory.mktemp(inventory.removesuffix(".yaml"))
+    r = run_zcube("plan", f"inventories/{inventory}", "-o", str(out), cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
 @pytest.fixture(scope="module")
 def glm1k_roft_plan(tmp_path_factory) -> Path:
     """inventories/glm-1k-roft.yaml planned (docs/migrate.md migrates it to glm-1k)."""
-    out = tmp_path_factory.mktemp("glm-1k-roft")
-    r = run_zcube("plan", "inventories/glm-1k-roft.yaml", "-o", str(out), cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return out
+    return _planned(tmp_path_factory, "glm-1k-roft.yaml")
 
 
 @pytest.fixture(scope="module")
 def glm1k_beside_plan(tmp_path_factory) -> Path:
     """inventories/glm-1k-beside-roft.yaml planned (docs/migrate.md migrates glm-1k-roft to it)."""
-    out = tmp_path_factory.mktemp("glm-1k-beside-roft")
-    r = run_zcube("plan", "inventories/glm-1k-beside-roft.yaml", "-o", str(out), cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return out
+    return _planned(tmp_path_factory, "glm-1k-beside-roft.yaml")
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections import Counter
 
 import pytest
 
@@ -24,14 +25,14 @@ def bgp_build(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def drain_lab(bgp_build, tmp_path_factory):
-    """The lab tests' one setup: lab-64 in mode bgp in a lab whose ZC-O003 rejects graceful shutdown, pushed.
+    """The lab tests' one setup: lab-64 in mode bgp in a lab whose ZC-O003 rejects the graceful shutdown community, pushed.
     Yields (plan, plan file, lab, lab.json); each test leaves every switch undrained as it found it."""
     from zcube_deploy import push_configs
     from zcube_deploy.lab.server import running_lab
 
     plan = json.loads((bgp_build / "plan.json").read_text())
     lab_dir = tmp_path_factory.mktemp("drain-lab")
-    faults = {"devices": {"ZC-O003": {"reject_lines": ["bgp graceful-shutdown"]}}}
+    faults = {"devices": {"ZC-O003": {"reject_lines": ["set community 65535:0 additive"]}}}
     with running_lab(plan, faults=faults, out_dir=lab_dir / "lab") as lab:
         lab_json = str(lab_dir / "lab" / "lab.json")
         assert push_configs(plan, bgp_build, dry_run=False, lab=lab_json)["ok"]
@@ -80,12 +81,28 @@ def test_a_bad_element_is_refused_before_any_credential_is_asked(lab64_build, tm
 
 def test_drained_config_shuts_exactly_the_ports_and_adds_graceful_shutdown(bgp_build):
     text = (bgp_build / "configs" / "ZC-O001.cfg").read_text()
+    plan = json.loads((bgp_build / "plan.json").read_text())
+    sw = next(s for s in plan["switches"] if s["name"] == "ZC-O001")
+    peers = sorted(i["peer"]["address"] for i in sw["interfaces"] if i["kind"] == "fabric")
     ports = ["TwoHundredGigabitEthernet 0/1:1", "TwoHundredGigabitEthernet 0/5:1"]
     d = drained_config(text, ports, graceful=True)
     removed = [ln for ln in text.splitlines() if ln not in d.splitlines()]
-    assert d.count("\n shutdown\n") - text.count("\n shutdown\n") == 2 and d.count(" bgp graceful-shutdown") == 1
-    assert len(d.splitlines()) == len(text.splitlines()) + 1  # +1 graceful; each port's "no shutdown" became "shutdown"
-    assert set(removed) <= {" no shutdown"}
+    added = [ln for ln in d.splitlines() if ln not in text.splitlines()]
+    assert d.count("\n shutdown\n") - text.count("\n shutdown\n") == 2 and set(removed) <= {" no shutdown"}
+    # transit-only graceful shutdown: the switch's own prefixes (its `network` lines) listed and let through untagged,
+    # everything else tagged 65535:0, on every fabric neighbour
+    assert "ip prefix-list ZCUBE-DRAIN-OWN seq 5 permit 10.0.0.0/28" in added and f"ip prefix-list ZCUBE-DRAIN-OWN seq 10 permit {sw['loopback']}/32" in added
+    assert d.index("route-map ZCUBE-DRAIN permit 10\n match ip address prefix-list ZCUBE-DRAIN-OWN\n") < \
+        d.index("route-map ZCUBE-DRAIN permit 20\n set community 65535:0 additive\n") < d.index("router bgp ")
+    assert sorted(ln.split()[1] for ln in added if ln.endswith("route-map ZCUBE-DRAIN out")) == peers
+    assert sorted(ln.split()[1] for ln in added if ln.endswith(" send-community")) == peers
+    bgp = d[d.index("router bgp "):]
+    assert bgp.index(" address-family ipv4") < bgp.index("route-map ZCUBE-DRAIN out") < bgp.index("exit-address-family")
+    more = Counter(d.splitlines()) - Counter(text.splitlines())
+    # nothing else changed: 2 ports' "shutdown", 2 prefix-list lines, 2 route-map entries (header, one line, "!" each),
+    # 2 lines per neighbour
+    assert sum(more.values()) == 2 + 2 + 2 * 3 + 2 * len(peers) and more[" shutdown"] == 2 and more["!"] == 2
+    assert drained_config(text, ports, graceful=False).count("ZCUBE") == 0
     with pytest.raises(ValueError):
         drained_config(text, ["TwoHundredGigabitEthernet 9/9"], graceful=False)
     static = (bgp_build / "configs" / "ZC-O001.cfg").read_text().replace("router bgp", "router_x bgp")
@@ -111,18 +128,26 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     r = run_zcube("drain", plan_file, "switch:ZC-O001", "--dry-run", "--lab", lab_json)
     assert r.returncode == 0 and "would drain" in r.stdout and not (bgp_build / "drains").exists()
     # the dry run shows every line it would send (docs/drain.md): the graceful shutdown, each host port's shutdown
-    assert "    bgp graceful-shutdown" in r.stdout and r.stdout.count("\n     shutdown") >= 16, r.stdout
+    assert "     set community" in r.stdout and r.stdout.count("\n     shutdown") >= 16, r.stdout
+    assert "not run (no --host-command)" in r.stdout
     assert "lines of the steps before included" in r.stdout  # a dry run applies no step: later counts are cumulative
     j = run_zcube("drain", plan_file, "switch:ZC-O001", "--dry-run", "--lab", lab_json, "--json")
     assert j.returncode == 0 and json.loads(j.stdout)["status"] == "would drain" and "step 1 steer" in j.stderr
-    r = run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
+    moved = bgp_build.parent / "hosts-moved.txt"  # the host command: here it writes what a host would do
+    hostcmd = f"sh -c 'echo {{server}} {{port}} {{state}} >> {moved}'"
+    r = run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2", "--host-command", hostcmd)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert [ln.split(":")[0] for ln in r.stdout.splitlines() if ln.startswith("step")] == ["step 1 steer", "step 2 host ports", "step 3 fabric ports"]
+    assert [ln.split(":")[0] for ln in r.stdout.splitlines() if ln.startswith("step")] == [
+        "step 1 steer", "step 2 hosts", "step 3 host ports", "step 4 fabric ports"]
+    host_ports = [i["peer"] for s in plan["switches"] if s["name"] == "ZC-O001" for i in s["interfaces"] if i["kind"] == "host"]
+    assert sorted(moved.read_text().splitlines()) == sorted(f"{h['device']} {h['port']} down" for h in host_ports)
     record = json.loads((bgp_build / "drains" / "switch-ZC-O001.json").read_text())
     assert record["status"] == "drained" and record["check"]["ports_down"] and record["graceful_shutdown"]
+    assert record["steps"][1]["hosts"]["ran"] and not record["steps"][1]["hosts"]["failed"]
     assert _running(lab, "ZC-E002") == before["ZC-E002"]  # no other switch touched
     running = _running(lab, "ZC-O001")
-    assert running.count("\n shutdown") - before["ZC-O001"].count("\n shutdown") == 16 and " bgp graceful-shutdown" in running
+    assert running.count("\n shutdown") - before["ZC-O001"].count("\n shutdown") == 16 and "route-map ZCUBE-DRAIN permit 20" in running
+    assert "neighbor 10.200.0.1 route-map ZCUBE-DRAIN out" in running
     # verify: the drained ports' findings are the expected state; push refuses the drained switch
     v = run_zcube("verify", plan_file, "--lab", lab_json)
     assert v.returncode == 0 and "set aside as expected" in v.stdout, v.stdout
@@ -130,9 +155,12 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     assert p.returncode == 2 and "is drained" in p.stderr
     assert run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json).returncode == 2  # already drained
     u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
+    assert u.returncode == 2 and "--host-command" in u.stderr  # the hosts' ports went down: undrain must bring them up
+    u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2", "--host-command", hostcmd)
     assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
     assert [ln.split(":")[0] for ln in u.stdout.splitlines() if ln.startswith("undrain step")] == [
-        "undrain step 1 fabric ports", "undrain step 2 host ports", "undrain step 3 steer off"]
+        "undrain step 1 fabric ports", "undrain step 2 host ports", "undrain step 3 hosts", "undrain step 4 steer off"]
+    assert sorted(moved.read_text().splitlines())[1::2] == sorted(f"{h['device']} {h['port']} up" for h in host_ports)
     assert _running(lab, "ZC-O001") == before["ZC-O001"] and not (bgp_build / "drains" / "switch-ZC-O001.json").exists()
     assert run_zcube("verify", plan_file, "--lab", lab_json).returncode == 0
 
@@ -285,6 +313,32 @@ def test_undrain_steps_reverse_the_drain_fabric_first():
     assert undrain_steps(rec) == [("host ports", {}, {"ZC-O001"}), ("steer off", {}, set())]
     rec["steps"] = rec["steps"][:1]  # only steered
     assert undrain_steps(rec) == [("steer off", {}, set())]
+    # the hosts took their ports down (--host-command): they come back after the switch's GPU ports, before the steer
+    moved = {"step": "hosts", "ok": True, "shut": {"ZC-O001": []}, "graceful": ["ZC-O001"], "hosts": {"ran": True, "state": "down"}}
+    rec["steps"] = [rec["steps"][0], moved]
+    assert undrain_steps(rec) == [("hosts", {}, {"ZC-O001"}), ("steer off", {}, set())]
+    rec["steps"].append({"step": "undrain hosts", "ok": True, "shut": {}, "graceful": ["ZC-O001"], "hosts": {"ran": True, "state": "up"}})
+    assert undrain_steps(rec) == [("steer off", {}, set())]
+    rec["steps"] = [rec["steps"][0], {**moved, "hosts": {"ran": False, "state": "down"}}]  # no --host-command: nothing to undo
+    assert undrain_steps(rec) == [("steer off", {}, set())]
     link = {"element": "link:F00001", "blast": {"host_ports": []}, "ports": {"ZC-O001": ["F1"], "ZC-E002": ["F9"]},
             "steps": [{"step": "ports", "ok": True, "shut": {"ZC-O001": ["F1"], "ZC-E002": ["F9"]}, "graceful": []}]}
     assert undrain_steps(link) == [("ports", {}, set())]
+
+
+def test_host_commands_are_split_before_the_names_go_in():
+    """--host-command: one argument vector per GPU port, the names formatted into words (never parsed by a shell
+    of ours), a name that could smuggle anything refused, a template without {port} refused."""
+    from zcube_deploy.drain.run import host_commands
+
+    cmds = host_commands("ssh {server} ip link set dev {port} {state}", ["gpu01:ens1f0np0", "gpu02:ens2f0np0"], "down")
+    assert cmds == [["ssh", "gpu01", "ip", "link", "set", "dev", "ens1f0np0", "down"],
+                    ["ssh", "gpu02", "ip", "link", "set", "dev", "ens2f0np0", "down"]]
+    assert host_commands("sh -c 'echo {server} {port}'", ["gpu01:p1"], "up") == [["sh", "-c", "echo gpu01 p1"]]
+    for bad_port in ("gpu01:p1;reboot", "gpu01:p 1", "gpu01:$(x)"):
+        with pytest.raises(InputErrors):
+            host_commands("ssh {server} ip link set dev {port} {state}", [bad_port], "down")
+    with pytest.raises(InputErrors):
+        host_commands("ssh {server} true", ["gpu01:p1"], "down")
+    with pytest.raises(InputErrors):
+        host_commands("ssh {server} {nope} {port}", ["gpu01:p1"], "down")

@@ -9,7 +9,7 @@ import pytest
 
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos import l3_facts
-from zcube_deploy.platforms.ruijie_rgos.fastparse import interface_addresses
+from zcube_deploy.platforms.ruijie_rgos.reader import interface_addresses
 
 MOCKED = Path(__file__).parent / "mocked" / "show_lldp_neighbors_detail"
 
@@ -125,8 +125,9 @@ interface TwoHundredGigabitEthernet 0/5
 
 
 def _config_readers(text):
+    """The general reader's projections running_config gives in one pass (reader.interface_addresses, bgp_parse)."""
+    from zcube_deploy.platforms.ruijie_rgos.bgp_parse import parse_config
     from zcube_deploy.platforms.ruijie_rgos.fastparse import bgp_config_of
-    from zcube_deploy.platforms.ruijie_rgos.lab.bgp import parse_config
 
     return interface_addresses(text), bgp_config_of(parse_config(text))
 

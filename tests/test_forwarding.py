@@ -28,6 +28,7 @@ ALLOWED = {
     "twin/hostfiles.py": "validates rendered netplan files",
     "expand/growth.py": "compares the old and grown plans' route rows (every existing route kept), not forwarding",
     "migrate/stageplan.py": "copies a stage's static route rows (those through its links) and counts them, not forwarding",
+    "drain/twin.py": "the prefixes a twin switch's BGP learned from a neighbour (FRR's JSON `routes`), not the plan",
 }
 
 

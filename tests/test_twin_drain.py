@@ -159,14 +159,15 @@ def test_drain_of_a_switch_in_the_twin_meets_every_target(twin64, tmp_path):
     rep = json.loads((tmp_path / "rep.json").read_text())
     m = rep["measurements"][0]
     assert m["element"] == "switch:ZC-O001" and m["order"] == "drain"
-    assert [s["name"] for s in m["steps"]] == ["steer", "host ports", "fabric ports",  # then zcube undrain's stages
-                                               "undrain fabric ports", "undrain host ports", "undrain steer"]
+    assert [s["name"] for s in m["steps"]] == ["steer", "hosts", "host ports", "fabric ports",  # then zcube undrain's stages
+                                               "undrain fabric ports", "undrain host ports", "undrain hosts", "undrain steer"]
     assert m["through_pairs"] > 0 and m["ending_pairs"] > 0 and m["gpu_pairs_probed_touching"] > 0
     assert m["probe_kept_rate"], m["probe_max_lag_ms"]
-    # the pairs clear of the switch lose nothing; those whose packets crossed it (a host's other-port route through
-    # one of its GPU ports) move at the carrier loss: at most the echoes in flight then (measured: 0-3 of ~60 pairs)
-    assert m["through_lost"] == m["crossing_lost"], m["through_lossy"]
-    assert m["crossing_pairs"] > 0 and m["crossing_lost"] <= m["crossing_pairs"] and m["crossing_outage_ms"] <= 300
+    # nothing lost on the pairs not ending on its ports, those whose packets crossed it included (a host's other-port
+    # route through one of its GPU ports: the host moved it before the switch's side went down); the switch's own
+    # prefixes were not tagged, so the pairs ending there lost nothing before a port went down
+    assert m["through_lost"] == 0 and m["crossing_pairs"] > 0, m["through_lossy"]
+    assert m["hosts_moved"] and m["steered"] and m["steer_ms"] <= 3000 and m["ending_lost_before_ports"] == 0
     assert m["ports_down"] and m["comparison"]["gpu_unreachable"] == 0 == m["predicted_gpu_pairs_without_path"]
     assert m["comparison"]["disagreement_count"] == 0
     assert m["fib_diff_count"] == 0 and m["fib_namespaces"] == 24
@@ -196,11 +197,11 @@ def test_an_undrain_that_leaves_a_port_shut_fails_the_fib_check(twin64, monkeypa
     real = frr.drain_commands
     forgotten = []
 
-    def forgetful(asn, shut, opened, graceful):
+    def forgetful(asn, shut, opened, graceful, own=()):
         opened = list(opened)
         if opened and not forgotten:
             forgotten.append(opened.pop())
-        return real(asn, shut, opened, graceful)
+        return real(asn, shut, opened, graceful, own)
 
     monkeypatch.setattr(frr, "drain_commands", forgetful)
     settle = drain_twin._settle  # the FIBs never come back as they were: wait 15 s for them, not the 60 s limit
@@ -217,3 +218,60 @@ def test_an_undrain_that_leaves_a_port_shut_fails_the_fib_check(twin64, monkeypa
     build.wait_converged(s.plan, s.state)
     assert drain_twin._settle(s, want={k: before[k] for k in s.state["switches"]})
     assert drain_twin.fib_diff(before, drain_twin.snapshot(s.state)) == []
+
+
+def test_steer_problems_want_transit_tagged_and_own_prefixes_not():
+    from zcube_deploy.drain.twin import steer_problems
+
+    own = ["10.0.0.128/28", "10.201.0.2/32"]
+    good = {"10.0.0.128/28": False, "10.201.0.2/32": False, "10.0.0.16/28": True, "10.201.0.3/32": True}
+    assert steer_problems(good, own) == []
+    assert steer_problems({**good, "10.0.0.128/28": True}, own) == ["10.0.0.128/28: own prefix tagged GRACEFUL_SHUTDOWN"]
+    assert steer_problems({**good, "10.0.0.16/28": False}, own) == ["10.0.0.16/28: transit not tagged"]
+    assert steer_problems({"10.201.0.2/32": False}, own) == ["10.0.0.128/28: own prefix not received", "no transit received from it"]
+
+
+@pytest.mark.slow
+def test_transit_only_graceful_shutdown_as_a_neighbour_sees_it(twin64):
+    """The drain's steer on ZC-E002 (platforms/frr: a route-map tags what it does not originate): its neighbour's BGP
+    table holds every transit route from it with GRACEFUL_SHUTDOWN and its own host block and loopback without;
+    steer off: no tag left. Known bad, in the same twin: `bgp graceful-shutdown` tags everything, which the same check
+    finds (the switch's own prefixes tagged)."""
+    from zcube_deploy.drain import twin as drain_twin
+    from zcube_deploy.platforms import frr
+
+    s = _session(twin64)
+    name, neighbour = "ZC-E002", "ZC-O001"
+    own = drain_twin.own_prefixes(s.plan, name)
+    sw = s.state["switches"][name]
+    run = Path(sw["run_dir"])
+
+    def tags_when(done, limit=30.0):
+        """The neighbour's tags once ``done(tags)`` holds (polled: FRR applies a route-map change after its delay
+        timer, 5 s by default), else the last ones read."""
+        deadline = time.monotonic() + limit
+        while True:
+            tags = drain_twin.gshut_tags(s, neighbour, name)
+            if done(tags) or time.monotonic() > deadline:
+                return tags
+            time.sleep(0.5)
+
+    try:
+        build.runtime.vtysh(run, *frr.drain_commands(sw["asn"], [], [], True, own=own))
+        assert drain_twin._wait_steered(s, name, 10.0) is not None
+        tags = tags_when(lambda x: not drain_twin.steer_problems(x, own))
+        assert drain_twin.steer_problems(tags, own) == [], tags
+        # transit: at least the other odd switches' host blocks (ZC-O001's 2-switch paths to them through ZC-E002)
+        odd = {x["host_block"] for x in s.plan["switches"] if x["group"] == "odd" and x["name"] != neighbour}
+        assert len(odd) == 7 and odd <= {p for p, tagged in tags.items() if tagged}, tags
+        build.runtime.vtysh(run, *frr.drain_commands(sw["asn"], [], [], False))
+        assert not any(tags_when(lambda x: not any(x.values())).values())
+        # known bad: everything tagged (the switch's own prefixes too)
+        build.runtime.vtysh(run, "configure terminal", f"router bgp {sw['asn']}", "bgp graceful-shutdown", "end")
+        bad = drain_twin.steer_problems(tags_when(lambda x: all(x.values())), own)
+        assert sorted(bad) == sorted(f"{p}: own prefix tagged GRACEFUL_SHUTDOWN" for p in own), bad
+    finally:
+        build.runtime.vtysh(run, *frr.drain_commands(sw["asn"], [], [], False))
+        build.runtime.vtysh(run, "configure terminal", f"router bgp {sw['asn']}", "no bgp graceful-shutdown", "end")
+    assert not any(tags_when(lambda x: not any(x.values())).values())
+    build.wait_converged(s.plan, s.state)

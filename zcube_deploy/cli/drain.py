@@ -12,6 +12,9 @@ from zcube_deploy.cli.common import cli, err, handle_errors, out, print_json, pr
 def drain_options(fn):
     """The arguments and options drain and undrain share."""
     fn = click.option("--timeout", type=float, default=30, show_default=True)(fn)
+    fn = click.option("--host-command", default=None, metavar="CMD",
+                      help="run per GPU port of a drained switch, e.g. 'ssh {server} ip link set dev {port} {state}' "
+                           "({state}: down before the switch's ports shut, up after they came back)")(fn)
     fn = click.option("--json", "as_json", is_flag=True, help="print the record / result as JSON")(fn)
     fn = click.option("--dry-run", is_flag=True, help="show what would be sent; change nothing, write no record")(fn)
     fn = click.option("--known-hosts", default=None, type=click.Path(dir_okay=False))(fn)
@@ -34,12 +37,13 @@ def _blast(doc: dict) -> None:
 @click.option("--accept-loss", is_flag=True, help="drain even when the analysis predicts GPU pairs without a routed path")
 @click.option("--settle", "settle_s", type=float, default=5.0, show_default=True, help="seconds between graceful shutdown and the ports")
 @handle_errors
-def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, accept_loss, settle_s) -> None:
-    """Drain ELEMENT (switch:NAME or link:CABLE): steer transit away (bgp), shut its GPU ports, then its fabric ports, check."""
+def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, host_command, accept_loss,
+              settle_s) -> None:
+    """Drain ELEMENT (switch:NAME or link:CABLE): steer transit away (bgp), move the hosts, shut its GPU ports, then its fabric ports, check."""
     from zcube_deploy.drain.run import drain
 
     plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, element,
-                                                       accept_loss=accept_loss, settle_s=settle_s)
+                                                       accept_loss=accept_loss, settle_s=settle_s, host_command=host_command)
     doc = drain(plan, plan_dir, element, opts, creds, say=lambda s: (err if as_json else out).print(s, markup=False))  # --json: stdout is JSON only
     if as_json:
         print_json(doc)

@@ -43,7 +43,7 @@ def twin_up_cmd(plan_path: str, out_dir: str, slow_bfd: bool | None) -> None:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None, help="JSON report (default DIR/test-report.json)")
 @click.option("--drain", "drain", default=None, metavar="ELEMENT",
               help="switch:NAME or link:CABLE: drain it under continuous probes, undrain, compare every FIB (docs/drain.md)")
-@click.option("--drain-order", type=click.Choice(["drain", "no-settle", "ports-first"]), default="drain", show_default=True,
+@click.option("--drain-order", type=click.Choice(["drain", "no-hosts", "no-settle", "ports-first"]), default="drain", show_default=True,
               help="zcube drain's order, or a known-bad one")
 @click.option("--settle", type=float, default=None, help="seconds after graceful shutdown (default: zcube drain's, 5)")
 @click.option("--undrain-order", type=click.Choice(["staged", "one-push"]), default="staged", show_default=True,

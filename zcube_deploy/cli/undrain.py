@@ -16,11 +16,12 @@ from zcube_deploy.cli.drain import drain_options
 @click.option("--force", is_flag=True, help="push the rendered config even when the switch holds more than the drain's changes")
 @click.option("--settle", "settle_s", type=float, default=5.0, show_default=True, help="seconds between the fabric ports and the GPU ports")
 @handle_errors
-def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, force, settle_s) -> None:
+def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, host_command, force, settle_s) -> None:
     """Reverse the drain of ELEMENT exactly, check the switches are back as planned, remove the record."""
     from zcube_deploy.drain.run import undrain
 
-    plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, element, force=force, settle_s=settle_s)
+    plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, element,
+                                                       force=force, settle_s=settle_s, host_command=host_command)
     res = undrain(plan, plan_dir, element, opts, creds, say=lambda s: (err if as_json else out).print(s, markup=False))  # --json: stdout is JSON only
     if as_json:
         print_json(res)

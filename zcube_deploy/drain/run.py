@@ -7,13 +7,17 @@ with the drain's edits (the platform's ``drained_config``); so a drain step chan
 lines, and undrain, a push of the rendered config once the switch is proved to hold nothing else,
 reverses exactly them. Steps for ``switch:NAME``:
 
-1. ``steer`` (mode bgp only): BGP graceful shutdown (RFC 8326) so peers move transit away while
-   every port is still up; then ``settle`` seconds;
-2. ``host ports``: the GPU-facing ports shut: carrier loss moves each GPU's traffic to its other
-   NIC port (the hosts' fallbacks);
-3. ``fabric ports``: the switch-to-switch ports shut: the peers' routes through it go (static: by
+1. ``steer`` (mode bgp only): the GRACEFUL_SHUTDOWN community (RFC 8326) on the routes the switch
+   does not originate, so peers move transit away while every port is still up; then ``settle``
+   seconds;
+2. ``hosts``: each GPU port on the switch is taken down *by its host* (``--host-command``), so the
+   host moves its traffic to its other port before the switch's side goes (without it, carrier
+   loss at step 3 moves it and what the host sent meanwhile is lost: measured in the twin);
+3. ``host ports``: the GPU-facing ports shut: carrier loss moves each GPU's traffic to its other
+   NIC port (the hosts' fallbacks) if step 2 did not;
+4. ``fabric ports``: the switch-to-switch ports shut: the peers' routes through it go (static: by
    carrier loss; bgp: BFD and the session);
-4. ``check``: every drained port reads down on the switch.
+5. ``check``: every drained port reads down on the switch.
 
 ``link:CABLE`` shuts the cable's switch end(s) in one step. The record ``drains/<kind>-<name>.json``
 beside the plan holds the element, its blast radius, the ports shut, whether graceful shutdown is
@@ -23,8 +27,12 @@ on, and each step's push result; push and verify read it (docs/drain.md).
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
+import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -50,6 +58,59 @@ class DrainOptions:
     force: bool = False  # undrain even when the switch holds more than the drain's changes
     settle_s: float = 5.0  # after graceful shutdown, before the ports go down
     timeout: float = 30
+    host_command: str | None = None  # run per GPU port of the drained switch: {server} {port} {state} (down / up)
+
+
+HOST_STEP = "hosts"
+_HOST_FIELD = re.compile(r"^[A-Za-z0-9_.:@/-]+$")
+
+
+def host_commands(template: str, host_ports: list[str], state: str) -> list[list[str]]:
+    """The argument vectors of ``template`` for each ``server:port`` (split first, then each word formatted, so a
+    name can never become a second word or a shell construct); a name outside [A-Za-z0-9_.:@/-] is refused."""
+    words = shlex.split(template)
+    if not any("{port}" in w for w in words):
+        raise InputErrors(Problem("--host-command", "names no {port}: the command must act on one GPU port",
+                                  "e.g. 'ssh {server} ip link set dev {port} {state}'"))
+    out = []
+    for hp in host_ports:
+        server, port = hp.split(":", 1)
+        bad = [x for x in (server, port) if not _HOST_FIELD.match(x)]
+        if bad:
+            raise InputErrors(Problem(hp, f"{bad[0]!r} cannot be passed to --host-command", "names of letters, digits and _.:@/-"))
+        try:
+            out.append([w.format(server=server, port=port, state=state) for w in words])
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InputErrors(Problem("--host-command", f"bad field {exc}", "fields: {server} {port} {state}")) from None
+    return out
+
+
+def move_hosts(host_ports: list[str], state: str, opts: DrainOptions, say=print) -> dict:
+    """Step ``hosts``: ``--host-command`` for every GPU port (``state``: down before the switch's ports shut, up after
+    they came back); without a command the step is reported as not run, never as done."""
+    if not opts.host_command:
+        say(f"  not run (no --host-command): the {len(host_ports)} GPU ports move on carrier loss when the switch shuts them; "
+            "packets a host sends meanwhile are lost (docs/drain.md)")
+        return {"ran": False, "state": state, "ports": len(host_ports), "failed": []}
+    cmds = host_commands(opts.host_command, host_ports, state)
+    if opts.dry_run:
+        for c in cmds:
+            say(f"    {shlex.join(c)}")
+        return {"ran": False, "state": state, "ports": len(host_ports), "failed": [], "dry_run": True}
+
+    def run(c: list[str]) -> str | None:
+        try:
+            r = subprocess.run(c, capture_output=True, text=True, timeout=opts.timeout)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{type(exc).__name__}: {exc}"[:200]
+        return None if r.returncode == 0 else f"exit {r.returncode}: {(r.stderr or r.stdout).strip()[:200]}"
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        errors = list(pool.map(run, cmds))
+    failed = [{"port": hp, "error": e} for hp, e in zip(host_ports, errors) if e]
+    for f in failed:
+        say(f"  {f['port']}: {f['error']}")
+    return {"ran": True, "state": state, "ports": len(host_ports), "failed": failed}
 
 
 def record_path(plan_dir: Path, element: Element) -> Path:
@@ -137,6 +198,7 @@ def steps(blast: Blast) -> list[tuple[str, dict[str, tuple[str, ...]], bool]]:
     if blast.element.kind == "switch":
         sw = blast.element.name
         n_host = len(blast.host_ports)
+        steps.append((HOST_STEP, {sw: ()}, graceful))  # the hosts take their ports down: the switch's config is unchanged
         steps.append(("host ports", {sw: blast.ports[sw][:n_host]}, graceful))
         steps.append(("fabric ports", {sw: blast.ports[sw]}, graceful))
     else:
@@ -181,11 +243,22 @@ def undrain_steps(record: dict) -> list[tuple[str, dict[str, tuple[str, ...]], s
             out.append(("fabric ports", fabric_up, graceful))
         if fabric_up:
             out.append(("host ports", {}, graceful))
+        if hosts_moved(record):
+            out.append((HOST_STEP, {}, graceful))
         if graceful:
             out.append(("steer off", {}, set()))
     if not out:
         out.append(("ports", {}, set()))
     return out
+
+
+def hosts_moved(record: dict) -> bool:
+    """The drain's host command took (some of) the GPU ports down and no undrain has brought them back yet."""
+    state = None
+    for st in record["steps"]:
+        if st.get("step") in (HOST_STEP, f"undrain {HOST_STEP}") and (st.get(HOST_STEP) or {}).get("ran"):
+            state = st[HOST_STEP].get("state")
+    return state == "down"
 
 
 def _dry_run_dir(plan_dir: Path, element: Element) -> Path:
@@ -231,6 +304,19 @@ def port_states(plan: dict, base: dict[str, Target], creds: Credentials, opts: D
     return out
 
 
+def _host_step(record: dict, i: int, shut: dict, graceful: bool, blast: Blast, opts: DrainOptions, path: Path, say) -> bool:
+    """Drain step ``hosts``: the host command per GPU port, recorded (written unless a dry run); False if one failed."""
+    say(f"step {i} {HOST_STEP}: {len(blast.host_ports)} GPU ports taken down by their hosts")
+    moved = move_hosts(list(blast.host_ports), "down", opts, say)
+    record["steps"].append({"step": HOST_STEP, "ok": not moved["failed"], "shut": {k: list(v) for k, v in shut.items()},
+                            "graceful": sorted(set(shut) if graceful else ()), HOST_STEP: moved})
+    if not opts.dry_run:
+        _write(path, record)
+    if moved["failed"]:
+        record["status"] = f"failed at step {i} ({HOST_STEP}): {len(moved['failed'])} host commands failed"
+    return not moved["failed"]
+
+
 def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
     """Drain ``element_text`` (``switch:NAME`` or ``link:CABLE``); returns the record (written as it goes, unless dry run).
 
@@ -253,7 +339,13 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
               "graceful_shutdown": False, "steps": [], "status": "draining"}
     work = _dry_run_dir(plan_dir, element) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
     before, before_graceful = other_shut, other_graceful
+    if opts.host_command:
+        host_commands(opts.host_command, list(blast.host_ports), "down")  # a bad template is refused before any step
     for i, (name, shut, graceful) in enumerate(steps(blast), 1):
+        if name == HOST_STEP:  # the hosts act, not the switch: no push
+            if not _host_step(record, i, shut, graceful, blast, opts, path, say):
+                break
+            continue
         # (a dry run applies no step: only the state before the first can be checked; each later step's diff
         # then also shows the lines of the steps before it)
         expected = None if opts.dry_run and i > 1 else _push_state(plan, base, before, before_graceful, creds, opts,
@@ -331,7 +423,23 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
     # 2. back in stages, the drain's steps reversed (measured in the twin, docs/drain.md: one push brought the GPU
     #    ports up before the switch's sessions, and traffic that came back to them was lost meanwhile)
     result = {"element": element.key, "ok": True, "steps": [], "devices": []}
+    host_ports = list(record.get("blast", {}).get("host_ports", ()))
+    if hosts_moved(record) and not opts.host_command and not opts.dry_run:
+        raise InputErrors(Problem(str(path), f"the drain took {len(host_ports)} GPU ports down on their hosts (--host-command)",
+                                  "give undrain the same --host-command so they come back ({state} is up)"))
     for i, (name, shut, graceful) in enumerate(undrain_steps(record), 1):
+        if name == HOST_STEP:
+            say(f"undrain step {i} {name}: {len(host_ports)} GPU ports brought up by their hosts")
+            moved = move_hosts(host_ports, "up", opts, say)
+            result["steps"].append({"step": name, "ok": not moved["failed"]})
+            if moved["failed"]:
+                result["ok"] = False
+                break
+            if not opts.dry_run:
+                record["steps"].append({"step": f"undrain {name}", "ok": True, "shut": {k: list(v) for k, v in shut.items()},
+                                        "graceful": sorted(graceful), HOST_STEP: moved})
+                _write(path, record)
+            continue
         report = _push_state(plan, base, _union(other_shut, shut), other_graceful | graceful, creds, opts, work / f"undrain-{i}", opts.dry_run)
         since = ", lines of the steps before included: a dry run applies none" if opts.dry_run and i > 1 else ""
         say(f"undrain step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines{since})"

@@ -5,14 +5,17 @@
    when they fit in the probe budget, else a seeded sample weighted to the GPUs the element touches;
    the record says exactly what was probed).
 3. The drain runs against the twin's FRR in the order `zcube drain` uses (``drain.run.steps``:
-   steer with BGP graceful shutdown, ``settle`` seconds, host ports shut, fabric ports shut), each
-   step one vtysh call per switch (platforms/frr ``drain_commands``), then the check: every drained
-   port down, and the FIBs settled.
+   steer with the transit-only graceful shutdown, ``settle`` seconds while the twin measures when the
+   neighbours stopped forwarding transit through the switch, the hosts take their GPU ports down (in
+   the servers' namespaces, as ``--host-command`` does), host ports shut, fabric ports shut), each
+   switch step one vtysh call per switch (platforms/frr ``drain_commands``), then the check: every
+   drained port down, and the FIBs settled.
 4. Once drained: every port pair of a sample of GPU pairs pinged once and compared with the analysis'
    prediction for the element removed (``twin.test.compare_reachability``, the drained switch as a
    switch whose ports are all down); the blast radius' figure (``zcube analyze``'s row) beside it.
-5. Undrain, as `zcube undrain` pushes it: every drained line reversed in one step; then, once the
-   sessions are up and the FIBs settled, every namespace's FIB compared with the one read in 1.
+5. Undrain, as `zcube undrain` runs it (staged: fabric ports, host ports, the hosts' ports with their
+   routes, steer off; or every line in one step); then, once the sessions are up and the FIBs
+   settled, every namespace's FIB compared with the one read in 1.
 
 Measured: echoes lost on port pairs that do not end on a drained port (target 0, from the first step
 to the drained check), when the flows that end there stopped, and how long a GPU pair with such a flow
@@ -24,6 +27,7 @@ or do not wait for it.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -34,15 +38,16 @@ from rich.table import Table
 
 from zcube_deploy.analysis import predict
 from zcube_deploy.drain.blast import Blast, blast_radius, parse_element
-from zcube_deploy.drain.run import DrainOptions, steps
+from zcube_deploy.drain.run import HOST_STEP, DrainOptions, steps
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
-from zcube_deploy.twin import build, failures, netns, probe
+from zcube_deploy.twin import build, failures, hostfiles, netns, probe
 from zcube_deploy.twin.test import Check, Comparison, Session, compare_reachability, gpu_pairs_for
 
 ORDERS = {
-    "drain": "zcube drain's order: graceful shutdown, settle, host ports, fabric ports",
+    "drain": "zcube drain's order: transit-only graceful shutdown, settle, the hosts take their ports down, host ports, fabric ports",
+    "no-hosts": "zcube drain without --host-command: carrier loss moves the hosts (what they sent meanwhile is lost)",
     "no-settle": "known bad: graceful shutdown and the ports at once, without waiting for the peers",
     "ports-first": "known bad: fabric ports shut before transit is steered (no graceful shutdown), then host ports",
 }
@@ -73,8 +78,8 @@ class Step:
 def twin_steps(blast: Blast, order: str, settle_s: float) -> list[Step]:
     """The drain's steps in ``order`` (``drain``: exactly ``drain.run.steps``)."""
     base = steps(blast)
-    if order == "drain":
-        return [Step(n, s, g, settle_s if n == "steer" else 0.0) for n, s, g in base]
+    if order in ("drain", "no-hosts"):
+        return [Step(n, s, g, settle_s if n == "steer" else 0.0) for n, s, g in base if order == "drain" or n != HOST_STEP]
     if order == "no-settle":
         return [Step(n, s, g, 0.0) for n, s, g in base]
     if blast.element.kind != "switch":
@@ -174,6 +179,9 @@ class DrainMeasurement:
     fib_diffs: list[FibDiff]
     fib_settled: bool                       # sessions up and FIBs as before (or stable) within the limit
     drained_s: float                        # first step to the drained check
+    hosts_moved: bool                       # the hosts took their GPU ports down before the switch shut them
+    steer_ms: float | None                  # after the steer, until no neighbour forwarded transit through the switch
+    steered: bool | None                    # ... within the settle time (None: no steer step)
 
     def checks(self) -> list[Check]:
         c = self.comparison
@@ -186,7 +194,9 @@ class DrainMeasurement:
                   c is not None and c.gpu_unreachable == 0 and not c.disagreements and self.predicted_gpu_pairs_without_path == 0),
             Check(f"undrain {self.element}: every FIB as before the drain ({self.fib_namespaces} namespaces)",
                   not self.fib_diffs and self.fib_namespaces > 0),
-        ]
+        ] + ([] if self.steered is None else [Check(f"drain {self.element}: transit steered away before a port shut "
+                                                    f"({'not within the settle time' if self.steer_ms is None else f'{self.steer_ms:.0f} ms'})",
+                                                    self.steered)])
 
     @property
     def ok(self) -> bool:
@@ -218,13 +228,131 @@ def _apply(s: Session, step_shut: dict[str, set[str]], before: dict[str, set[str
         now, old = step_shut.get(sw, set()), before.get(sw, set())
         g = (sw in graceful) if (sw in graceful) != (sw in was_graceful) else None
         c = frr.drain_commands(s.state["switches"][sw]["asn"], [names[sw][p] for p in sorted(now - old)],
-                               [names[sw][p] for p in sorted(old - now)], g)
+                               [names[sw][p] for p in sorted(old - now)], g, own=own_prefixes(s.plan, sw))
         if c:
             cmds[sw] = c
     with ThreadPoolExecutor(max_workers=8) as pool:
         for f in [pool.submit(runtime.vtysh, Path(s.state["switches"][sw]["run_dir"]), *c) for sw, c in cmds.items()]:
             f.result()
     return sum(len(c) for c in cmds.values())
+
+
+def own_prefixes(plan: dict, name: str) -> list[str]:
+    """What a switch originates (its GPU host block and loopback): sent untagged while it steers transit away."""
+    sw = next(x for x in plan["switches"] if x["name"] == name)
+    return [p for p in (sw.get("host_block"), f"{sw['loopback']}/32") if p]
+
+
+@dataclass(frozen=True)
+class HostPort:
+    """A GPU port of the drained switch as its host sees it: namespace, interface, gateway, its routes (ip lines)."""
+
+    ns: str
+    dev: str
+    address: str
+    gateway: str
+    routes: tuple[str, ...]
+
+
+def host_ports(s: Session, blast: Blast) -> list[HostPort]:
+    """The drained switch's GPU ports on their hosts, each with the routes its rendered netplan file gives it (read
+    once, before the drain: they are what the undrain puts back)."""
+    nic = {f"{srv['name']}:{n['port']}": n for srv in s.plan["servers"] for n in srv["nics"]}
+    cmds: dict[str, list[str]] = {}
+    out = []
+    for hp in blast.host_ports:
+        srv, port = hp.split(":", 1)
+        if srv not in cmds:
+            cmds[srv], problems = hostfiles.netplan_commands(Path(s.state["dir"]) / "rendered" / "hosts" / f"{srv}.yaml",
+                                                             s.state["interfaces"][srv])
+            hostfiles.check(problems)
+        dev = s.state["interfaces"][srv][port]
+        out.append(HostPort(s.state["namespaces"][srv], dev, nic[hp]["address"], nic[hp]["gateway"],
+                            tuple(c for c in cmds[srv] if c.startswith("route add ") and f" dev {dev} " in f"{c} ")))
+    return out
+
+
+def _gateway_answers(hp: HostPort) -> bool:
+    """One echo from the port to its switch (resolves ARP on both ends before any route sends traffic that way)."""
+    return subprocess.run(["nsenter", f"--net={netns.NETNS_DIR / hp.ns}", "fping", "-q", "-c1", "-t1000", "-I", hp.dev, hp.gateway],
+                          capture_output=True).returncode == 0
+
+
+def _hosts(ports: list[HostPort], state: str, log=lambda *_: None) -> int:
+    """Step ``hosts`` in the twin, as ``--host-command`` does it on each host: ``down``: the port set down in its
+    server's namespace (the kernel drops its routes at once, so the next packet takes the fallback, while the
+    switch's side is still up); ``up``: the port set up, its gateway answering (ARP resolved), then its routes again
+    (what networkd does when a link comes back). Returns the lines run."""
+    per_ns: dict[str, list[str]] = {}
+    for hp in ports:
+        per_ns.setdefault(hp.ns, []).append(f"link set dev {hp.dev} {state}")
+    netns.batches(per_ns)
+    if state == "up":
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            for hp, ok in zip(ports, pool.map(_gateway_answers, ports)):
+                if not ok:  # reported by the FIB check and the probes; the routes go back anyway
+                    log(f"undrain hosts: {hp.ns} {hp.dev}: its gateway {hp.gateway} did not answer")
+        routes: dict[str, list[str]] = {}
+        for hp in ports:
+            routes.setdefault(hp.ns, []).extend(hp.routes)
+        netns.batches(routes)
+        return sum(len(v) for v in per_ns.values()) + sum(len(v) for v in routes.values())
+    return sum(len(v) for v in per_ns.values())
+
+
+def _transit_users(s: Session, name: str) -> int:
+    """How many routes of the drained switch's neighbours, for prefixes it does not originate, still have a next hop
+    through it (0: transit is steered away)."""
+    sw = next(x for x in s.plan["switches"] if x["name"] == name)
+    via = {i["address"] for i in sw["interfaces"] if i["kind"] == "fabric"}
+    own = set(own_prefixes(s.plan, name))
+    n = 0
+    for peer in sorted({i["peer"]["device"] for i in sw["interfaces"] if i["kind"] == "fabric"}):
+        ns = s.state["switches"][peer]["netns"]
+        out = subprocess.run(["nsenter", f"--net={netns.NETNS_DIR / ns}", "ip", "-j", "-4", "route", "show", "proto", "bgp"],
+                             capture_output=True, text=True).stdout
+        for r in json.loads(out or "[]"):
+            hops = {h.get("gateway") for h in r.get("nexthops", [])} | {r.get("gateway")}
+            dst = r.get("dst", "")
+            n += (dst if "/" in dst else f"{dst}/32") not in own and bool(hops & via)  # `ip -j` writes a host route bare
+    return n
+
+
+GSHUT_NAMES = {"graceful-shutdown", "65535:0"}
+
+
+def gshut_tags(s: Session, neighbour: str, name: str) -> dict[str, bool]:
+    """prefix -> whether ``neighbour``'s path for it from switch ``name`` carries GRACEFUL_SHUTDOWN (every prefix the
+    neighbour learned from it, read with vtysh: its BGP table, not the FIB)."""
+    sw = next(x for x in s.plan["switches"] if x["name"] == name)
+    addr = next(i["address"] for i in sw["interfaces"] if i["kind"] == "fabric" and i["peer"]["device"] == neighbour)
+    run = Path(s.state["switches"][neighbour]["run_dir"])
+    learned = runtime.vtysh_json(run, f"show bgp ipv4 unicast neighbors {addr} routes json").get("routes", {})
+    out = {}
+    for prefix in sorted(learned):
+        paths = runtime.vtysh_json(run, f"show bgp ipv4 unicast {prefix} json").get("paths", [])
+        mine = [p for p in paths if (p.get("peer") or {}).get("peerId") == addr]
+        out[prefix] = any(set((p.get("community") or {}).get("string", "").split()) & GSHUT_NAMES for p in mine)
+    return out
+
+
+def steer_problems(tags: dict[str, bool], own: list[str]) -> list[str]:
+    """What is wrong with a transit-only graceful shutdown as a neighbour sees it (pure): the switch's own prefixes
+    must arrive untagged, everything else it sends (transit) tagged."""
+    out = [f"{p}: own prefix not received" for p in own if p not in tags]
+    out += [f"{p}: own prefix tagged GRACEFUL_SHUTDOWN" for p in own if tags.get(p)]
+    out += [f"{p}: transit not tagged" for p, tagged in sorted(tags.items()) if p not in own and not tagged]
+    return out + ([] if set(tags) - set(own) else ["no transit received from it"])
+
+
+def _wait_steered(s: Session, name: str, limit_s: float) -> float | None:
+    """ms from now until no neighbour forwards transit through ``name`` (polled), None if not within ``limit_s``."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 <= limit_s:
+        if _transit_users(s, name) == 0:
+            return round((time.monotonic() - t0) * 1000, 1)
+        time.sleep(0.1)
+    return None
 
 
 def _ports_down(s: Session, shut: dict[str, set[str]]) -> bool:
@@ -309,6 +437,32 @@ def _longest_common_loss(pairs: list[probe.PairProbe], t0: float, t1: float) -> 
     return round(max((b - a for a, b in spans or []), default=0.0) * 1000, 1)
 
 
+def _undrain(s: Session, blast: Blast, order: str, shut: dict[str, set[str]], graceful: set[str], hosts: list[HostPort],
+             log) -> list[StepTime]:
+    """Undo what the drain did (``shut``, ``graceful``, the ``hosts`` it took down) in ``order``: ``staged`` as
+    `zcube undrain` runs it (fabric ports, sessions and FIBs settled, GPU ports, the hosts' ports, steer off), or
+    everything at once."""
+    def timed(name: str, run) -> StepTime:
+        u = time.time()
+        n = run()
+        return StepTime(name, u, time.time(), n)
+
+    done = []
+    if order == "staged" and blast.element.kind == "switch" and shut:
+        sw = blast.element.name
+        host = set(blast.ports[sw][:len(blast.host_ports)]) & shut.get(sw, set())
+        done.append(timed("undrain fabric ports", lambda: _apply(s, {sw: host}, shut, graceful, graceful)))
+        build.wait_converged(s.plan, s.state)
+        _settle(s)
+        done.append(timed("undrain host ports", lambda: _apply(s, {}, {sw: host}, graceful, graceful)))
+        if hosts:
+            done.append(timed("undrain hosts", lambda: _hosts(hosts, "up", log)))
+        done.append(timed("undrain steer", lambda: _apply(s, {}, {}, set(), graceful)))
+    else:
+        done.append(timed("undrain", lambda: _apply(s, {}, shut, set(), graceful) + (_hosts(hosts, "up", log) if hosts else 0)))
+    return done
+
+
 def measure(s: Session, element_text: str, order: str = "drain", settle_s: float | None = None, period_ms: float = PROBE_PERIOD_MS,
             rate: int = PROBE_RATE, undrain_order: str = "staged", log=lambda *_: None) -> DrainMeasurement:
     """Drain ``element_text`` in the twin of session ``s`` while probing, measure, undrain, compare the FIBs (module doc).
@@ -327,23 +481,30 @@ def measure(s: Session, element_text: str, order: str = "drain", settle_s: float
     log(f"drain {element.key} ({order}): reading {len(s.state['namespaces'])} FIBs, probing {len(pairs)} port pairs of "
         f"{len(gp)} GPU pairs every {period_ms:.0f} ms")
     fib_before = snapshot(s.state)
+    on_hosts = host_ports(s, blast) if any(st.name == HOST_STEP for st in plan_steps) else []
     prober = probe.Prober(pairs, s.ports.ns_of, period_ms=period_ms).start()
     done: list[StepTime] = []
     shut: dict[str, set[str]] = {}
     graceful: set[str] = set()
-    comparison = None
+    comparison, hosts_down, steer_ms = None, False, None
     try:
         time.sleep(1.0)
         t_first = time.time()
         for st in plan_steps:
             t = time.time()
-            now = {sw: set(p) for sw, p in st.shut.items()}
-            now_g = set(st.shut) if st.graceful else set()
-            n = _apply(s, now, shut, now_g, graceful)
-            shut, graceful = now, now_g
+            if st.name == HOST_STEP:
+                n, hosts_down = _hosts(on_hosts, "down"), True
+            else:
+                now = {sw: set(p) for sw, p in st.shut.items()}
+                now_g = set(st.shut) if st.graceful else set()
+                n = _apply(s, now, shut, now_g, graceful)
+                shut, graceful = now, now_g
             done.append(StepTime(st.name, t, time.time(), n))
-            log(f"step {st.name}: {n} vtysh lines, {time.time() - t:.2f} s")
-            time.sleep(st.wait_s)
+            log(f"step {st.name}: {n} lines, {time.time() - t:.2f} s")
+            if st.name == "steer":  # the settle time, as zcube drain waits it; meanwhile measured: when transit was gone
+                steer_ms = _wait_steered(s, element.name, st.wait_s)
+                log(f"transit steered away after {steer_ms} ms" if steer_ms is not None else "transit NOT steered away in the settle time")
+            time.sleep(max(0.0, st.wait_s - (time.time() - done[-1].ended)))
         ports_down = _ports_down(s, shut)
         _settle(s)
         time.sleep(1.0)
@@ -355,22 +516,7 @@ def measure(s: Session, element_text: str, order: str = "drain", settle_s: float
         t_undrain = time.time()
     finally:  # the twin is undrained whatever happened
         u0 = time.time()
-        if undrain_order == "staged" and element.kind == "switch" and shut:
-            sw = element.name
-            host = set(blast.ports[sw][:len(blast.host_ports)]) & shut.get(sw, set())
-            n = _apply(s, {sw: host}, shut, graceful, graceful)
-            done.append(StepTime("undrain fabric ports", u0, time.time(), n))
-            build.wait_converged(s.plan, s.state)
-            _settle(s)
-            u1 = time.time()
-            n = _apply(s, {}, {sw: host}, graceful, graceful)
-            done.append(StepTime("undrain host ports", u1, time.time(), n))
-            u2 = time.time()
-            n = _apply(s, {}, {}, set(), graceful)
-            done.append(StepTime("undrain steer", u2, time.time(), n))
-        else:
-            n = _apply(s, {}, shut, set(), graceful)
-            done.append(StepTime("undrain", u0, time.time(), n))
+        done += _undrain(s, blast, undrain_order, shut, graceful, on_hosts if hosts_down else [], log)
         settled = build.wait_converged(s.plan, s.state) == [] and _settle(s, want={k: fib_before[k] for k in s.state["switches"]})
         fib_after = snapshot(s.state)
         time.sleep(1.0)
@@ -405,7 +551,8 @@ def measure(s: Session, element_text: str, order: str = "drain", settle_s: float
         predicted_gpu_pairs_without_path=blast.gpu_pairs_without_routed_path,
         undrain_through_lost=sum(p.lost_between(u0, result.stopped + 1) for p in through),
         fib_namespaces=len(fib_before), fib_diffs=fib_diff(fib_before, fib_after), fib_settled=settled,
-        drained_s=round(t_drained - t_first, 2))
+        drained_s=round(t_drained - t_first, 2), hosts_moved=hosts_down, steer_ms=steer_ms,
+        steered=None if not any(x.name == "steer" for x in done) else steer_ms is not None)
 
 
 # ------------------------------------------------------------------------ terminal tables (80 columns)
@@ -439,6 +586,10 @@ def measured_table(m: DrainMeasurement) -> Table:
     t.add_row("  of which crossing it (moved)", f"{m.crossing_lost} echoes ({m.crossing_pairs} pairs), longest outage "
               f"{m.crossing_outage_ms or 0:.0f} ms", "")
     t.add_row("pairs ending on its ports", f"{m.ending_pairs}; lost before a port shut: {m.ending_lost_before_ports}", "")
+    if m.steered is not None:
+        t.add_row("transit steered away", "not within the settle time" if m.steer_ms is None else f"after {m.steer_ms:.0f} ms",
+                  _ok(bool(m.steered)))
+    t.add_row("GPU ports moved by", "their hosts (step hosts)" if m.hosts_moved else "carrier loss (no hosts step)", "")
     t.add_row("GPU pairs that moved", "none" if m.move_ms is None else
               f"{m.gpu_pairs_moved}; longest without an answer {m.move_ms:.0f} ms", "")
     t.add_row("drained ports down", "yes" if m.ports_down else "no", _ok(checks[1].ok))

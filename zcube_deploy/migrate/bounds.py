@@ -32,7 +32,6 @@ Pure.
 
 from __future__ import annotations
 
-import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from zcube_deploy.migrate.fabric import Side
@@ -86,7 +85,7 @@ def kept_at_most(src: Side, dst: Side, spares: int) -> int:
     phys = physicals(src, spares)
     if not roles or not phys:
         return 0
-    w = np.array([[kept.weight(p, r, True) for p in phys] for r in roles])
+    w = kept.weights(roles, phys, True)
     rows, cols = linear_sum_assignment(-w)
     return int(w[rows, cols].sum())
 

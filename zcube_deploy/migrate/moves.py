@@ -93,6 +93,16 @@ def _host_kept(pl: Places, f: HostEnd | None, d: HostEnd | None) -> bool:
             and pl.bind[d.switch] == f.switch and f.port == d.port and not pl.reracked(f.switch))
 
 
+def _host_flow(units: list[Unit], pl: Places):
+    """(NIC port, its FROM cable's switch end or None, its TO cable's or None) of every NIC port of ``units`` whose
+    cable is not kept in place (:func:`_host_kept`)."""
+    for u in units:
+        for key in u.ports:
+            f, d = pl.src.host.get(key), pl.dst.host.get(key)
+            if not _host_kept(pl, f, d):
+                yield key, f, d
+
+
 def _fabric_split(leaving: list[FabricCable], needed: list[FabricCable], pl: Places) -> tuple[list[FabricCable], list[FabricCable]]:
     """(the leaving fabric cables that do not stay, the wanted ones no staying cable already is): a FROM cable whose
     two ends already are a TO cable's stays (:func:`_same`)."""
@@ -114,15 +124,11 @@ def _stage_cables(stage: int, units: list[Unit], leaving: list[FabricCable], nee
     (:func:`_host_kept`, :func:`_fabric_split`)."""
     gone: list[_Cable] = []
     new: list[_Cable] = []
-    for u in units:
-        for key in u.ports:
-            f, d = pl.src.host.get(key), pl.dst.host.get(key)
-            if _host_kept(pl, f, d):
-                continue
-            if f is not None:
-                gone.append(_Cable(f.cable, "host", (pl.from_end(*key), pl.from_end(f.switch, f.port)), f.length_m, f.medium, stage, key))
-            if d is not None:
-                new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port)), d.length_m, d.medium, stage, key))
+    for key, f, d in _host_flow(units, pl):
+        if f is not None:
+            gone.append(_Cable(f.cable, "host", (pl.from_end(*key), pl.from_end(f.switch, f.port)), f.length_m, f.medium, stage, key))
+        if d is not None:
+            new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port)), d.length_m, d.medium, stage, key))
     fab_gone, fab_new = _fabric_split(leaving, needed, pl)
     gone += [_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium, stage, None) for f in fab_gone]
     new += [_Cable(t.id, "fabric", (pl.to_end(*t.a), pl.to_end(*t.b)), t.length_m, t.medium, stage, None) for t in fab_new]
@@ -143,15 +149,11 @@ def touches_of(stages: list[tuple[list[Unit], list[FabricCable], list[FabricCabl
     for units, leaving, needed in stages:
         have: dict[tuple[str, float], int] = {}
         want: dict[tuple[str, float], int] = {}
-        for u in units:
-            for key in u.ports:
-                f, d = pl.src.host.get(key), pl.dst.host.get(key)
-                if _host_kept(pl, f, d):
-                    continue
-                if f is not None:
-                    have[(f.medium, f.length_m)] = have.get((f.medium, f.length_m), 0) + 1
-                if d is not None:
-                    want[(d.medium, d.length_m)] = want.get((d.medium, d.length_m), 0) + 1
+        for _, f, d in _host_flow(units, pl):
+            if f is not None:
+                have[(f.medium, f.length_m)] = have.get((f.medium, f.length_m), 0) + 1
+            if d is not None:
+                want[(d.medium, d.length_m)] = want.get((d.medium, d.length_m), 0) + 1
         for cables, into in zip(_fabric_split(leaving, needed, pl), (have, want)):
             for c in cables:
                 into[(c.medium, c.length_m)] = into.get((c.medium, c.length_m), 0) + 1

@@ -43,6 +43,8 @@ def stage_report(mig: Migration, t: int) -> dict:
         "technician_hours": round(touched / mig.options.crew_rate, 2),
         "switches_leaving_from": freed,
         "roles_taken": [{"role": r, "switch": mig.bind[r], "reracked": reracked(phys[mig.bind[r]], mig.dst, r)} for r in taken],
+        "switch_work": {a: sum(1 for w in (mig.work[t - 1] if mig.work else []) if w.action == a)
+                        for a in ("unrack", "rack", "rebreak", "console")},
     }
 
 

@@ -79,22 +79,36 @@ class Kept:
                 dst_ends.setdefault(dev, set()).add(port)
         self.fabric_ends = {(x, r): len(src_ends[x] & dst_ends[r]) for x in src_ends for r in dst_ends if src_ends[x] & dst_ends[r]}
 
-    def weight(self, p: Physical, role: str, with_fabric: bool) -> float:
-        """Cables kept by playing ``role`` on ``p`` (``with_fabric``: fabric ends included, half a cable each)."""
-        if p.spare or reracked(p, self.dst, role):
-            return 0.0
-        w = float(self.host.get((p.name, role), 0))
-        return w + 0.5 * self.fabric_ends.get((p.name, role), 0) if with_fabric else w
+    def reracks(self, roles: list[str], phys: list[Physical]) -> np.ndarray:
+        """[role, physical] -> whether playing the role re-racks the switch (:func:`reracked`, for every pair at once)."""
+        ids: dict[tuple, int] = {}
+        at = np.array([-1 if p.spare else ids.setdefault((p.rack, p.u), len(ids)) for p in phys])
+        want = np.array([ids.setdefault((self.dst.switches[r].rack, self.dst.switches[r].u), len(ids)) for r in roles])
+        return (want[:, None] != at[None, :]) & (at[None, :] >= 0)
+
+    def weights(self, roles: list[str], phys: list[Physical], with_fabric: bool) -> np.ndarray:
+        """[role, physical] -> the cables kept by playing the role on the switch (0 for a spare or a re-racked switch;
+        ``with_fabric``: fabric ends included, half a cable each)."""
+        row = {r: i for i, r in enumerate(roles)}
+        col = {p.name: j for j, p in enumerate(phys) if not p.spare}
+        w = np.zeros((len(roles), len(phys)))
+        for (x, r), n in self.host.items():
+            if x in col and r in row:
+                w[row[r], col[x]] += n
+        if with_fabric:
+            for (x, r), n in self.fabric_ends.items():
+                if x in col and r in row:
+                    w[row[r], col[x]] += 0.5 * n
+        w[self.reracks(roles, phys)] = 0.0
+        return w
 
 
 def _matrix(roles: list[str], phys: list[Physical], kept: Kept, with_fabric: bool) -> np.ndarray:
     """Cost of each (role, physical) pair: minus the cables kept, plus re-racking and buying."""
-    cost = np.zeros((len(roles), len(phys)))
-    for j, p in enumerate(phys):
-        for i, r in enumerate(roles):
-            cost[i, j] = (-KEEP * kept.weight(p, r, with_fabric) + (RERACK if reracked(p, kept.dst, r) else 0.0) + (BUY if p.spare else 0.0)
-                          + (CORE if not p.spare and p.name not in kept.src.edges else 0.0))
-    return cost
+    spare = np.array([p.spare for p in phys])
+    core = np.array([not p.spare and p.name not in kept.src.edges for p in phys])
+    return (-KEEP * kept.weights(roles, phys, with_fabric) + RERACK * kept.reracks(roles, phys)
+            + (BUY * spare + CORE * core)[None, :])
 
 
 def assign_roles(src: Side, dst: Side, spares: int, need_stage: dict[str, int], free_stage: dict[str, int],

@@ -33,7 +33,7 @@ from zcube_deploy.migrate.reuse import serve_counts
 EXHAUSTIVE_CLASSES = 24  # above this many classes the search is greedy
 STATES_PER_STAGE = 4000  # the exhaustive search keeps at most this many sets of moved pieces per stage
 GREEDY_SINGLES = 64  # the greedy search tries at most this many single pieces per step
-PATHS_PER_STATE = 24  # the exhaustive search keeps this many paths to each set of moved pieces (the least shortfall)
+PATHS_PER_STATE = 8  # the exhaustive search keeps this many paths to each set of moved pieces (the least shortfall)
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class Search:
         self.class_dst = [self.needs_dst[c[0]] for c in self.classes]
         self.pieces = [Piece(k, tuple(ids[i:i + cap])) for k, ids in enumerate(self.classes) for i in range(0, len(ids), max(cap, 1))]
         self.by_class = [[p for p in self.pieces if p.cls == k] for k in range(len(self.classes))]
-        self._cables = {p: (self._lengths(src, p), self._lengths(dst, p)) for p in self.pieces}
+        self._cables: dict[Piece, tuple[dict, dict]] = {}  # filled on first use (only the exhaustive search counts cables)
         self.full = tuple(-(-len(c) // max(cap, 1)) for c in self.classes)
         self.sizes = [[len(p.units) for p in self.pieces if p.cls == k] for k in range(len(self.classes))]
         self._slack: dict[tuple, int | None] = {}
@@ -199,6 +199,8 @@ class Search:
             want: dict[tuple[str, float], int] = {}
             for k, n in enumerate(counts):
                 for piece in self.by_class[k][:n]:
+                    if piece not in self._cables:
+                        self._cables[piece] = (self._lengths(self.src, piece), self._lengths(self.dst, piece))
                     h, w = self._cables[piece]
                     for key, m in h.items():
                         have[key] = have.get(key, 0) + m

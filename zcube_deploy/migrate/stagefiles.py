@@ -166,6 +166,7 @@ def write_report(report: dict, path_json: Path, path_txt: Path) -> None:
              f"({report['cable_touches']} touches)",
              f"technician hours: {report['technician_hours']:.1f}",
              "switches leaving the FROM island: " + (", ".join(report["switches_leaving_from"]) or "none"),
+             "switch work: " + ", ".join(f"{n} {a}" for a, n in report.get("switch_work", {}).items()),
              "roles taken: " + (", ".join(f"{r['role']} <- {r['switch']}{' (re-racked)' if r['reracked'] else ''}"
                                           for r in report["roles_taken"]) or "none"),
              "units out: " + ", ".join(report["units_out_list"])]

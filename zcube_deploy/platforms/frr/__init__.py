@@ -13,6 +13,7 @@ otherwise.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from ipaddress import ip_network
 from typing import Callable
 
 from zcube_deploy.errors import RenderError
@@ -124,18 +125,40 @@ def render_switch(plan: dict, sw: dict, names: Callable[[str], str] | None = Non
 
 
 # How an FRR switch is drained (the twin applies these with vtysh): a port is shut with `shutdown` in its
-# `interface` block (zebra sets the link down: the far end loses carrier), transit is steered away with BGP
-# graceful shutdown (RFC 8326): FRR tags what it advertises with the GRACEFUL_SHUTDOWN community and FRR
-# peers receiving it set LOCAL_PREF 0 (measured in the twin: the path through the switch leaves the
-# neighbours' multipath set, the switch's own prefixes stay on their only path).
-GRACEFUL_SHUTDOWN = "bgp graceful-shutdown"
+# `interface` block (zebra sets the link down: the far end loses carrier); transit is steered away with the
+# GRACEFUL_SHUTDOWN community (RFC 8326, 65535:0) set by an outbound route-map on the fabric peer group on every
+# route the switch does NOT originate: FRR peers receiving it set LOCAL_PREF 0 (measured in the twin: the path
+# through the switch leaves the neighbours' multipath set). The switch's own prefixes (its host block and
+# loopback, matched by a prefix list) go out untagged: their only path is through it, and tagging them made the
+# neighbours briefly prefer detours that looped (`bgp graceful-shutdown` tags everything, and also lowers what the
+# switch itself receives: measured, docs/drain.md).
+DRAIN_ROUTE_MAP = "ZCUBE-DRAIN"
+DRAIN_OWN_LIST = "ZCUBE-DRAIN-OWN"
+GSHUT_COMMUNITY = "65535:0"
 
 
-def drain_commands(asn: int | None, shut: Iterable[str], opened: Iterable[str], graceful: bool | None) -> list[str]:
-    """vtysh commands that shut the interfaces ``shut``, bring ``opened`` back, and turn graceful shutdown
-    on (True) or off (False) or leave it (None); graceful shutdown first when on, last when off."""
+def steer_lines(own: Iterable[str]) -> list[str]:
+    """The prefix list of the switch's own prefixes and the route-map that tags everything else (config lines)."""
+    own = [str(ip_network(p)) for p in own]
+    if not own:
+        raise RenderError("a transit-only graceful shutdown needs the switch's own prefixes (its loopback at least)")
+    return ([f"ip prefix-list {DRAIN_OWN_LIST} seq {5 * k} permit {p}" for k, p in enumerate(own, 1)]
+            + [f"route-map {DRAIN_ROUTE_MAP} permit 10", f" match ip address prefix-list {DRAIN_OWN_LIST}", "exit",
+               f"route-map {DRAIN_ROUTE_MAP} permit 20", f" set community {GSHUT_COMMUNITY} additive", "exit"])
+
+
+def drain_commands(asn: int | None, shut: Iterable[str], opened: Iterable[str], graceful: bool | None,
+                   own: Iterable[str] = ()) -> list[str]:
+    """vtysh commands that shut the interfaces ``shut``, bring ``opened`` back, and turn the transit-only graceful
+    shutdown on (True: ``own`` are the switch's own prefixes, sent untagged) or off (False) or leave it (None);
+    graceful shutdown first when on, last when off."""
     shut, opened = [_safe("interface", i, check_linux_ifname) for i in shut], [_safe("interface", i, check_linux_ifname) for i in opened]
-    gs = [] if graceful is None or asn is None else [f"router bgp {int(asn)}", GRACEFUL_SHUTDOWN if graceful else f"no {GRACEFUL_SHUTDOWN}", "exit"]
+    gs: list[str] = []
+    if graceful is not None and asn is not None:
+        af = [f"router bgp {int(asn)}", "address-family ipv4 unicast"]
+        gs = (steer_lines(own) + af + [f"neighbor {PEER_GROUP} route-map {DRAIN_ROUTE_MAP} out", "exit-address-family", "exit"]
+              if graceful else af + [f"no neighbor {PEER_GROUP} route-map {DRAIN_ROUTE_MAP} out", "exit-address-family", "exit",
+                                     f"no route-map {DRAIN_ROUTE_MAP}", f"no ip prefix-list {DRAIN_OWN_LIST}"])
     ports = [line for i in shut for line in (f"interface {i}", "shutdown", "exit")] + \
         [line for i in opened for line in (f"interface {i}", "no shutdown", "exit")]
     body = gs + ports if graceful else ports + gs

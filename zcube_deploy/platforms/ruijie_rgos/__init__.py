@@ -9,10 +9,14 @@ rest of the tool asks a platform (the seam, docs/platforms.md), re-exported from
 - :func:`config_facts` (``fastparse.py``, confirmed against the general reader ``reader.py``): config
   text -> the neutral facts (hostname, interfaces with addresses in prefix-length form, static
   routes, BGP) that render's self-check, the routing proof and push's candidate check read.
-- :func:`l3_facts`, :func:`top_level_lines`, :func:`parse_config`, :func:`config_drift` (``hconfig.py``,
-  the hier_config tree push remediates with): push's management guard, scope and read-back.
-- :func:`numbered_sections`, :func:`section_interface`, ``NEGATION`` (``sections.py``): push's check of
-  a config file's lines, by line number, before it is sent.
+- :func:`l3_facts`, :func:`top_level_lines` (``hconfig.py``: the general reader's sections read as the
+  hier_config tree reads them), :func:`parse_config`, :func:`config_drift` (the tree push remediates
+  with): push's management guard, scope and read-back.
+- :func:`numbered_sections`, :func:`section_interface`, ``NEGATION`` (``sections.py``, the general
+  reader's ``read_sections``): push's check of a config file's lines, by line number, before it is sent.
+- Two modules read config text: ``reader.py`` (the general reader: its sections, of which every view
+  of a config's lines is a projection, and its facts) and ``fastparse.py`` (the fast reader, confirmed
+  against it); docs/layout.md lists the views.
 - ``VERIFY_COMMANDS``, ``FACT_COMMANDS``, :func:`command_error` (``commands.py``) and :func:`observe`
   (``observations.py``): what verify runs and how it is read; :func:`drift_rows` (``drift.py``): audit;
   :func:`remediation`, ``SECTION_END`` (``driver.py``): the lines push would send (expand's change sets).

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from zcube_deploy.platforms.ruijie_rgos.driver import remediation_from_trees, scoped_tree
-from zcube_deploy.platforms.ruijie_rgos.hconfig import strip_volatile
+from zcube_deploy.platforms.ruijie_rgos.fastparse import scoped_sections
+from zcube_deploy.platforms.ruijie_rgos.reader import sections_by_head
 
 
 class DriftRow(NamedTuple):
@@ -64,33 +65,6 @@ def _key(line: str) -> str:
     return words[0] if words else ""
 
 
-def running_sections(text: str) -> dict[str, list[str]]:
-    """The running config as top-level line -> its sub-lines (stripped), in order."""
-    out: dict[str, list[str]] = {}
-    head = None
-    for raw in text.replace("\r", "").splitlines():
-        if not raw.strip() or raw.lstrip().startswith("!"):
-            continue
-        if raw[0] == " ":
-            if head is not None:
-                out[head].append(raw.strip())
-            continue
-        head = raw.rstrip()
-        out.setdefault(head, [])
-    return out
-
-
-def scoped_sections(text: str, owns=None) -> list[str]:
-    """The config's top-level sections inside ``owns`` (volatile lines dropped), each as its text, sorted."""
-    sections: list[list[str]] = []
-    for line in strip_volatile(text).splitlines():
-        if not line.startswith(" "):
-            sections.append([line])
-        elif sections:
-            sections[-1].append(line)
-    return sorted("\n".join(sec) for sec in sections if owns is None or owns(sec[0]))
-
-
 class Intended:
     """The intended side of a comparison, read once: the rendered config's scoped sections (the text fast path)
     and, when a switch has drifted, its scoped hier_config tree (built on first use, kept). Audit keeps one per
@@ -130,11 +104,11 @@ def drift_rows(running: str, intended: str | Intended, owns=None) -> list[DriftR
     if scoped_sections(running, intended.owns_line) == intended.sections:
         return []
     remediation = remediation_from_trees(scoped_tree(running, intended.owns), intended.tree())
-    return classify(remediation, running_sections(running))
+    return classify(remediation, sections_by_head(running))
 
 
 def classify(remediation: list[str], running: dict[str, list[str]]) -> list[DriftRow]:
-    """The rows of a remediation (``remediation_lines``'s output) against ``running`` (running_sections)."""
+    """The rows of a remediation (``remediation_lines``'s output) against ``running`` (reader.sections_by_head)."""
     bl = blocks(remediation)
     top_have: dict[str, list[str]] = {}
     for line in running:

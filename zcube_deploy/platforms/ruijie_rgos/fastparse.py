@@ -1,21 +1,23 @@
 """The fast readers of RGOS text, each confirmed against a general one (tests/test_parsers.py,
-tests/test_compare_findings.py):
+tests/test_config_readers.py, tests/test_rgos_sections.py, tests/test_compare_findings.py):
 
 - :func:`config_facts`, the entry of every reading of a config's facts: a text in the shape render
   writes is confirmed to read as the facts expected of it (:func:`confirms`), else read by
   :func:`fast_facts` (rendered shapes by one pattern), else by the general reader (reader.py),
   whose facts the other two give exactly;
-- verify's readers of the outputs it parses on every switch. At zcube-16k, `zcube verify --from`
-  parses 256 recordings; the hier_config tree built only to read the interface addresses of the
-  running config was a large part of the per-switch cost. These readers give the same result as the
-  general ones (``l3_facts(text)["interfaces"]``, the TextFSM templates of `show ip route` and `show
-  interface status`). `show lldp neighbors detail` has its own module (show_lldp.py).
+- :func:`running_config`, verify's one pass over a running config: the general reader's addresses
+  (``reader.interface_addresses``) and BGP records (``bgp_parse.parse_config``, both projections of
+  ``reader.read_sections``) at once (tests/test_rgos_sections.py, tests/test_fastparse.py);
+- :func:`scoped_sections`, audit's test of two configs for drift, on every running config of every
+  run: the general reader's sections as text (tests/test_rgos_sections.py);
+- verify's readers of the show outputs it parses on every switch (not config text): they give the
+  same result as the TextFSM templates of `show ip route` and `show interface status`. `show lldp
+  neighbors detail` has its own module (show_lldp.py).
 """
 
 from __future__ import annotations
 
 import re
-from ipaddress import IPv4Interface
 from itertools import compress, repeat
 from operator import not_
 
@@ -24,9 +26,10 @@ from zcube_deploy.ipv4 import DOTTED_MASKS, ntoa
 from zcube_deploy.ipv4 import parse as _aton  # dotted quad -> int, None when not one
 from zcube_deploy.platforms.ruijie_rgos.bgp_parse import parse_config
 from zcube_deploy.platforms.ruijie_rgos.bgp_parse import prefix_len as _mask_len
-from zcube_deploy.platforms.facts import ConfigFacts, UnreadableOutput, line_number
-from zcube_deploy.platforms.ruijie_rgos.reader import (_ADDRESS_IN, _BFD_IN, _BGP, _HOSTNAME, _LOGICAL, _SUFFIX, _bgp_facts, _has, _len,
-                                                      general_facts, prepared)
+from zcube_deploy.platforms.facts import ConfigFacts
+from zcube_deploy.platforms.ruijie_rgos.hconfig import strip_volatile
+from zcube_deploy.platforms.ruijie_rgos.reader import (_ADDR, _ADDRESS_IN, _BFD_IN, _BGP, _HOSTNAME, _LOGICAL, _SKIP, _SUFFIX, _address,
+                                                      _bgp_facts, _has, _len, general_facts, interface_addresses, prepared)
 
 # ---------------------------------------------------------------- config text: its neutral facts
 
@@ -276,37 +279,6 @@ def _confirms_facts(text: str, e: ConfigFacts) -> bool:
             and e.bgp == head.bgp + between.bgp + after.bgp)
 
 
-# ---------------------------------------------------------------- running config: interface addresses
-_ADDR = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
-
-
-def _interface(address: str, mask: str, line: str, text: str) -> str:
-    """"a.b.c.d/len" of an address line; an address or mask out of range (a hand-edited recording) is
-    :class:`UnreadableOutput` naming the line, not a traceback."""
-    try:
-        return str(IPv4Interface(f"{address}/{mask}"))
-    except ValueError as exc:
-        raise UnreadableOutput("show running-config", line_number(text, line), line, str(exc)) from None
-
-
-def interface_addresses(config_text: str) -> dict[str, list[str]]:
-    """{interface: ["a.b.c.d/len", ...]} of every `interface` block of an RGOS config (l3_facts' "interfaces")."""
-    out: dict[str, list[str]] = {}
-    cur: str | None = None
-    for raw in config_text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        line = raw.rstrip()
-        if not line or line.lstrip().startswith("!"):
-            continue
-        if not line[0].isspace():
-            cur = line[len("interface "):].strip() if line.startswith("interface ") else None
-            if cur is not None:
-                out.setdefault(cur, [])
-            continue
-        if cur is not None:
-            m = _ADDR.match(line.strip())
-            if m:
-                out[cur].append(_interface(m.group(1), m.group(2), line, config_text))
-    return out
 
 
 # ---------------------------------------------------------------- show ip route, show interface status
@@ -395,7 +367,9 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
         line = raw.strip()
         if not line or line[0] == "!":
             continue
-        if raw[0] != " ":  # top level (both readers: only spaces indent here)
+        if raw[0] != " ":  # top level (only spaces indent here)
+            if line[0] in "eBCv" and _SKIP.match(raw):  # `end`, `version`: no section, and the end of none (read_sections);
+                continue  # indented, no rule below reads them
             cur_a = addrs.setdefault(line[len("interface "):].strip(), []) if line.startswith("interface ") else None
             block, cur_i = None, None
             if line[0] == "i" and (m := _CFG_ITF.match(line)):
@@ -409,7 +383,7 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
         if cur_a is not None:
             m = _ADDR.match(line)
             if m:
-                cur_a.append(_interface(m.group(1), m.group(2), line, text) if m.group(2) not in _PLEN
+                cur_a.append(_address(m.group(1), m.group(2), line, text, "show running-config") if m.group(2) not in _PLEN
                              or ntoa(_aton(m.group(1)) or 0) != m.group(1) else f"{m.group(1)}/{_PLEN[m.group(2)]}")
         if block == "itf":
             words = line.split()
@@ -448,3 +422,17 @@ def bgp_config_of(cfg) -> dict:
             "addresses": {name: str(i.address.ip) for name, i in cfg.interfaces.items() if i.address is not None},
             "bfd_ports": sorted(name for name, i in cfg.interfaces.items() if i.bfd),
             "fall_over_bfd": sorted(a for a, n in cfg.bgp.neighbors.items() if n.fall_over_bfd) if cfg.bgp else []}
+
+
+# ---------------------------------------------------------------- config text: the sections audit compares
+def scoped_sections(text: str, owns=None) -> list[str]:
+    """The config's top-level sections inside ``owns`` (volatile lines dropped, as hier_config's input:
+    hconfig.strip_volatile), each as its text, sorted: audit's fast test of two configs for drift, on every
+    running config of every run. The general reader's sections give the same (tests/test_rgos_sections.py)."""
+    sections: list[list[str]] = []
+    for line in strip_volatile(text).splitlines():
+        if not line.startswith(" "):
+            sections.append([line])
+        elif sections:
+            sections[-1].append(line)
+    return sorted("\n".join(sec) for sec in sections if owns is None or owns(sec[0]))

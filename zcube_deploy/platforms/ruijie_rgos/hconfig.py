@@ -2,19 +2,26 @@
 
 RGOS has no candidate configuration, so the difference between the running and the intended
 config is computed here, hierarchically (interface blocks stay whole), and pushed line by line.
-Push's management guard and scope read the same tree (:func:`l3_facts`, :func:`top_level_lines`):
-what push compares before and after a change is what its remediation changes.
+Push's management guard and scope read the general reader's sections as this tree reads them
+(:func:`l3_facts`, :func:`top_level_lines`; tests/test_rgos_sections.py compares them with the tree's
+own reading): what push compares before and after a change is what its remediation changes.
+
+hier_config stays the one reader of its own trees (remediation, push's read-back, the config after a
+change): its loader nests lines by their indentation depth, keeps a banner whole, refuses duplicate
+siblings and applies the driver's rules; giving it the general reader's sections would mean writing its
+loader again. What it loads is the text :func:`strip_volatile` prepares.
 """
 
 from __future__ import annotations
 
 import re
-from ipaddress import IPv4Interface, IPv4Network
 
 from hier_config import get_hconfig
 from hier_config.models import IdempotentCommandsRule, MatchRule, OrderingRule
 from hier_config.platforms.driver_base import HConfigDriverBase, HConfigDriverRules
 from hier_config.root import HConfig
+
+from zcube_deploy.platforms.ruijie_rgos.reader import l3_view, top_level
 
 # lines RGOS shows by default or that are volatile: never part of a comparison
 VOLATILE = (
@@ -106,59 +113,34 @@ def _paths(tree: HConfig) -> list[str]:
     return out
 
 
-_ADDR_RE = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
-_ROUTE_RE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
-
-
 def l3_facts(config_text: str) -> dict:
-    """Neutral layer-3 facts of an RGOS config.
+    """Neutral layer-3 facts of an RGOS config (the general reader's sections, lines read as this tree reads
+    them: reader.l3_view).
 
     Returns ``{"interfaces": {name: ["a.b.c.d/len", ...]}, "routes": [("net/len", "next hop"), ...]}``.
 
     >>> l3_facts("interface Mgmt 0\\n ip address 172.16.0.11 255.255.255.0\\nip route 0.0.0.0 0.0.0.0 172.16.0.1\\n")
     {'interfaces': {'Mgmt 0': ['172.16.0.11/24']}, 'routes': [('0.0.0.0/0', '172.16.0.1')]}
     """
-    tree = parse_config(config_text)
-    interfaces: dict[str, list[str]] = {}
-    routes: list[tuple[str, str]] = []
-    for child in tree.children:
-        text = child.text
-        if text.startswith("interface "):
-            addrs = interfaces.setdefault(text[len("interface "):].strip(), [])
-            for sub in child.children:
-                m = _ADDR_RE.match(sub.text.strip())
-                if m:
-                    addrs.append(str(IPv4Interface(f"{m.group(1)}/{m.group(2)}")))
-        else:
-            m = _ROUTE_RE.match(text)
-            if m:
-                routes.append((str(IPv4Network(f"{m.group(1)}/{m.group(2)}", strict=False)), m.group(4)))
-    return {"interfaces": interfaces, "routes": routes}
+    return l3_view(config_text)
 
+
+# an indented `end`, `version ...` ...: no line to the sections, a line to the tree (strip_volatile drops them at the top only)
+_INDENTED_SHOWN = re.compile(r"\n[^\S\n]++(?:end$|Building configuration|Current configuration|version )", re.M)
 
 
 def top_level_lines(config_text: str) -> list[str]:
     """The top-level lines of an RGOS config (volatile lines and comments dropped), as hier_config reads them
-    (spacing normalised), without building its tree: audit asks this of every rendered config. A config with a
-    banner (its lines are one top-level line there), a duplicate top-level line or an indented first line is read
-    by hier_config itself.
+    (spacing normalised), from the general reader's sections without building the tree: audit asks this of
+    every rendered config. A config with a banner (its lines are one top-level line there), a duplicate line in
+    a section, a top-level ``no shutdown`` (a volatile line to the tree), an indented ``end`` or ``version`` line
+    (a line to the tree), a CR or an indented first line is read by hier_config itself.
 
     >>> top_level_lines("hostname  A\\n!\\ninterface X 0/1\\n description d\\nend\\n")
     ['hostname A', 'interface X 0/1']
     """
-    text = strip_volatile(config_text)
-    tops: list[str] = []
-    seen: set[tuple[int, str]] = set()  # (section, line): no two alike, so no two siblings alike (hier_config refuses those)
-    if "banner" not in text and text[:1] not in (" ", "\t"):  # (else hier_config's banner and indentation rules decide)
-        for line in text.splitlines():
-            norm = " ".join(line.split())
-            top = line[0] not in " \t"
-            key = (-1 if top else len(tops), norm)
-            if key in seen:
-                break
-            seen.add(key)
-            if top:
-                tops.append(norm)
-        else:
+    if "banner" not in config_text and "\r" not in config_text and not _INDENTED_SHOWN.search("\n" + config_text):
+        tops = top_level(config_text)
+        if tops is not None and "no shutdown" not in tops:
             return tops
     return [c.text for c in parse_config(config_text).children]

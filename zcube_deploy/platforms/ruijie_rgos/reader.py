@@ -1,5 +1,13 @@
-"""The general reader of RGOS config text: text -> its neutral facts (platforms/facts.py), every line
-accounted for by regular expressions over the whole text and substring tests per section.
+"""The general reader of RGOS config text, in two views of the same text:
+
+- :func:`read_sections`: the text as numbered sections (a top-level line and the indented lines
+  after it), the one structure every other view of a config's lines is projected from: push's
+  config-file check (sections.py), the BGP and BFD records (bgp_parse.py), the interface addresses
+  verify and push's guard read (:func:`interface_addresses`, :func:`l3_view`), the top-level lines
+  of push's and audit's scope (hconfig.py) and audit's running sections (drift.py). The fast readers
+  (fastparse.py) are confirmed against these projections (tests/test_rgos_sections.py);
+- :func:`general_facts`: text -> its neutral facts (platforms/facts.py), every line accounted for by
+  regular expressions over the whole text and substring tests per section.
 
 This is the one reader every other reading of a config's facts is confirmed against: the fast
 reader and the confirmation of expected facts (fastparse.py, render's self-check and the routing
@@ -14,9 +22,12 @@ fails instead of the line being lost.
 from __future__ import annotations
 
 import re
+from ipaddress import IPv4Interface, IPv4Network
+from operator import itemgetter
+from typing import NamedTuple
 
 from zcube_deploy.ipv4 import MASK_LENS
-from zcube_deploy.platforms.facts import ConfigFacts
+from zcube_deploy.platforms.facts import ConfigFacts, UnreadableOutput, line_number
 
 _PLEN = MASK_LENS  # dotted mask -> prefix length, the 33 contiguous masks only
 
@@ -117,3 +128,143 @@ def general_facts(text: str) -> ConfigFacts:
 def prepared(text: str) -> str:
     """``text`` as the readers take it: a "\\n" in front (every pattern starts with one), CRs dropped."""
     return "\n" + (text.replace("\r", "") if "\r" in text else text)
+
+
+# ---------------------------------------------------------------- the sections: the one structure of a config's lines
+# The rules, once: lines end at "\n" (a CR before it is dropped: CRLF); blank lines, comments (``!``),
+# ``end`` and the lines RGOS adds to a shown config (``Building configuration``, ``Current configuration``,
+# ``version``) are no part of any section and end none; a line starting with a blank (space or tab) belongs
+# to the section above; an indented line before any section is a section of its own (``stray``), so that a
+# reader judging lines sees it.
+_SKIP = re.compile(r"^(?:!|end$|Building configuration|Current configuration|version )")
+
+
+class Section(NamedTuple):
+    """One top-level line (``number``: 1-based line number in the file; ``text``: trailing blanks dropped)
+    and its indented lines (their numbers and the lines as written, CR dropped). A tuple: audit reads the
+    sections of every rendered config."""
+
+    number: int
+    text: str
+    children: tuple[tuple[int, str], ...]
+    stray: bool = False  # an indented line before any section (``text`` stripped): no top-level line
+
+    def lines(self) -> list[str]:
+        """The section as text lines, sub-lines stripped of their indentation (how two sections are compared)."""
+        return [self.text] + [c.strip() for _, c in self.children]
+
+
+def read_sections(text: str) -> list[Section]:
+    """The sections of RGOS config ``text`` in file order.
+
+    >>> [(s.number, s.text, s.children) for s in read_sections("! c\\nhostname A\\n!\\ninterface X 0/1\\n ip address 1.1.1.1 255.255.255.255\\n !\\nend\\n")]
+    [(2, 'hostname A', ()), (4, 'interface X 0/1', ((5, ' ip address 1.1.1.1 255.255.255.255'),))]
+    """
+    out: list[Section] = []
+    head: tuple[int, str, bool] | None = None
+    children: list[tuple[int, str]] = []
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.removesuffix("\r") for line in lines]
+    for number, line in enumerate(lines, 1):
+        rest = line.lstrip()
+        if not rest or rest[0] == "!" or (rest[0] in "eBCv" and _SKIP.match(rest)):  # (the first letters _SKIP matches)
+            continue
+        if line[0] in " \t":
+            if head is not None:
+                children.append((number, line))
+                continue
+        if head is not None:
+            out.append(Section(head[0], head[1], tuple(children), head[2]))
+        head, children = (number, rest.rstrip(), True) if line[0] in " \t" else (number, line.rstrip(), False), []
+    if head is not None:
+        out.append(Section(head[0], head[1], tuple(children), head[2]))
+    return out
+
+
+# ---------------------------------------------------------------- projections of the sections
+_ADDR = re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+)(?:\s+secondary)?$")
+_L3_ROUTE = re.compile(r"^ip route (\d+\.\d+\.\d+\.\d+) (\d+\.\d+\.\d+\.\d+) (?:(\S+ \S+) )?(\d+\.\d+\.\d+\.\d+)\b")
+
+
+def interface_name(head: str) -> str | None:
+    """The interface a top-level line opens (``interface X`` -> ``X``, blanks around it dropped), else None."""
+    return head[len("interface "):].strip() if head.startswith("interface ") else None
+
+
+def _address(address: str, mask: str, line: str, text: str, command: str) -> str:
+    """"a.b.c.d/len" of an address line; an address or mask out of range (a hand-edited recording) is
+    :class:`UnreadableOutput` naming the line, not a traceback."""
+    try:
+        return str(IPv4Interface(f"{address}/{mask}"))
+    except ValueError as exc:
+        raise UnreadableOutput(command, line_number(text, line), line, str(exc)) from None
+
+
+def interface_addresses(config_text: str, command: str = "show running-config") -> dict[str, list[str]]:
+    """{interface: ["a.b.c.d/len", ...]} of every `interface` section (an `ip address A M [secondary]` line
+    each; verify reads the running config through it, fastparse.running_config being its fast twin)."""
+    out: dict[str, list[str]] = {}
+    for s in read_sections(config_text):
+        name = None if s.stray else interface_name(s.text)
+        if name is None:
+            continue
+        addrs = out.setdefault(name, [])
+        for _, line in s.children:
+            m = _ADDR.match(line.strip())
+            if m:
+                addrs.append(_address(m.group(1), m.group(2), line.rstrip(), config_text, command))
+    return out
+
+
+def l3_view(config_text: str) -> dict:
+    """``{"interfaces": {name: ["a.b.c.d/len", ...]}, "routes": [("net/len", "next hop"), ...]}`` with the
+    lines read as hier_config reads them (runs of blanks as one), what push's management guard compares."""
+    interfaces: dict[str, list[str]] = {}
+    routes: list[tuple[str, str]] = []
+    for s in read_sections(config_text):
+        if s.stray:
+            continue
+        head = " ".join(s.text.split())
+        name = interface_name(head)
+        if name is not None:
+            addrs = interfaces.setdefault(name, [])
+            for _, line in s.children:
+                m = _ADDR.match(" ".join(line.split()))
+                if m:
+                    addrs.append(str(IPv4Interface(f"{m.group(1)}/{m.group(2)}")))
+        elif (m := _L3_ROUTE.match(head)):
+            routes.append((str(IPv4Network(f"{m.group(1)}/{m.group(2)}", strict=False)), m.group(4)))
+    return {"interfaces": interfaces, "routes": routes}
+
+
+_LINE = itemgetter(1)  # a numbered line's text
+_ODD_BLANKS = ("  ", " \n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")  # (with non-ASCII: all str.split splits at)
+
+
+def top_level(config_text: str) -> list[str] | None:
+    """The top-level lines (blanks normalised) when no two lines of one section (top level or sub-lines,
+    blanks normalised) are alike and no line is stray; None otherwise (the caller's tree then decides).
+    In a text whose only blanks are single spaces between words (no run, none at a line's end) a line is
+    its normalised form, and the lines are compared as they are."""
+    plain = config_text.isascii() and not config_text.endswith(" ") and not any(b in config_text for b in _ODD_BLANKS)
+    tops: list[str] = []
+    for s in read_sections(config_text):
+        if s.stray:
+            return None
+        if len(s.children) > 1:
+            lines = map(_LINE, s.children) if plain else map(tuple, map(str.split, map(_LINE, s.children)))
+            if len(set(lines)) != len(s.children):
+                return None
+        tops.append(s.text if plain else " ".join(s.text.split()))
+    return tops if len(set(tops)) == len(tops) else None
+
+
+def sections_by_head(config_text: str) -> dict[str, list[str]]:
+    """The config as top-level line -> its sub-lines (stripped), in order (a repeated top-level line: one
+    entry, its sub-lines joined); stray lines left out."""
+    out: dict[str, list[str]] = {}
+    for s in read_sections(config_text):
+        if not s.stray:
+            out.setdefault(s.text, []).extend(c.strip() for _, c in s.children)
+    return out

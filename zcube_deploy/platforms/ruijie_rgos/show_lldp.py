@@ -59,7 +59,8 @@ def lldp_fast(text: str) -> list[dict[str, str]] | None:
     """The template's rows of ``text`` (the fields in ``KEYS``, '' where absent), or None when the text holds a
     character other than printable ASCII and the newline (after CRLF and CR are read as newlines): then
     this reader does not claim to know what the template makes of it."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:  # (a replace copies the whole text even when there is nothing to replace)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.isascii() or any(c in text for c in _ODD_SPACE):
         return None
     rows: list[dict[str, str]] = []

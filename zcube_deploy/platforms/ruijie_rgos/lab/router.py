@@ -6,7 +6,7 @@ form the templates emit as platform data):
     (config)#          router bgp ASN                 -> (config-router)#      no router bgp ASN
     (config-if-X)#     bfd interval MS min_rx MS multiplier N                   no bfd interval [...]
     (config-router)#   neighbor A remote-as ASN | neighbor A fall-over bfd | neighbor A activate
-                       neighbor A description TEXT
+                       neighbor A description TEXT | neighbor A route-map NAME in|out | neighbor A send-community ([U])
                        bgp router-id A | bgp log-neighbor-changes | bgp bestpath as-path multipath-relax
                        bgp graceful-shutdown ([U]: kept as a line; the lab's best paths do not read it)
                        network A mask M | maximum-paths [ebgp] N | redistribute connected
@@ -263,10 +263,17 @@ def _neighbor(r: RouterBgp, lines: list[str], w: list[str], negate: bool, in_af:
             raise RouterError("invalid:3")
         _set(lines, f"neighbor {addr} fall-over bfd", None, negate)
         return mode
-    if attr == "activate":
+    if attr in ("activate", "send-community"):  # send-community: zcube drain's steer ([U] on RGOS: the Cisco-like form)
         if len(w) > 3:
             raise RouterError("invalid:3")
-        _set(lines, f"neighbor {addr} activate", None, negate)
+        _set(lines, f"neighbor {addr} {attr}", None, negate)
+        return mode
+    if attr == "route-map":  # zcube drain's transit-only graceful shutdown ([U] on RGOS: the Cisco-like form)
+        if len(w) < 5:
+            raise RouterError("incomplete")
+        if len(w) > 5 or w[4].lower() not in ("in", "out"):
+            raise RouterError("invalid:4")
+        _set(lines, f"neighbor {addr} route-map {w[3]} {w[4].lower()}", None, negate)
         return mode
     if attr == "description" and not in_af:
         if len(w) < 4 and not negate:
