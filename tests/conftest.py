@@ -235,3 +235,17 @@ def glm1k_plan():
     from zcube_deploy.plan import build_plan
 
     return build_plan(load_inventory(INVENTORIES / "glm-1k.yaml"))
+
+
+def lab_session(lab, name: str):
+    """A netmiko ``ruijie_os`` session to the lab switch ``name`` (``with lab_session(lab, n) as c: c.enable()``), for a
+    test that reads or hand-edits a switch. The driver's class: it reads the prompt to check the config mode where stock
+    netmiko waits 2 s of silence (four times a session that enters config mode, once at every disconnect).
+    tests/test_lab.py keeps stock netmiko: that the lab answers it is what it tests."""
+    from zcube_deploy.access import lab_credentials
+    from zcube_deploy.platforms.ruijie_rgos.driver import _RuijieSSH
+
+    host, port = lab.endpoints[name]
+    user, password, secret = lab_credentials()
+    return _RuijieSSH(host=host, port=port, username=user, password=password, secret=secret,
+                      allow_agent=False, use_keys=False, ssh_config_file=None, conn_timeout=10)

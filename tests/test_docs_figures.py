@@ -168,7 +168,11 @@ OUTPUTS = {
 NOT_COMPARED = {
     ("docs/api.md", "lab64 - "): "the worked example's output: tests/test_api.py runs the example and compares it whole",
     ("docs/expand.md", "error: cannot expand"): "a refusal, excerpted: tests/test_expand.py::test_expand_refuses_what_moves checks its lines",
+    ("docs/expand.md", "error: cannot expand (1 problem)"): "a ROFT plan and a ZCube inventory: "
+                                                         "tests/test_design_paths.py::test_expand_refuses_another_design checks its lines",
     ("docs/expand.md", "expand: 64 -> 128"): "glm-1k grown from 64 to 128 servers: tests/test_expand.py::test_expand_glm_half_to_full checks these lines",
+    ("docs/check-routing.md", "routing proof from roft"): "glm-1k-roft and a stage of its migration (a 40 s migrate): the same "
+                                                          "lines on roft-small and its stages are checked by tests/test_design_paths.py",
     ("docs/layout.md", "zcube_deploy/"): "the repository's folders, not an output",
     ("docs/layout.md", " entry "): "the layer drawing, not an output (tests/test_layers.py holds it as its LAYERS table)",
     # (an empty first line: every other output block of the page)

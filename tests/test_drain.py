@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import ROOT, run_zcube, zcube_exe
+from conftest import ROOT, lab_session, run_zcube, zcube_exe
 from zcube_deploy.drain.blast import blast_radius, parse_element
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.platforms.ruijie_rgos.drain import drained_config
@@ -183,14 +183,7 @@ def test_undrain_refuses_a_switch_changed_since_and_a_rejected_step_changes_noth
 
 
 def _session(lab, name):
-    from netmiko import ConnectHandler
-
-    from zcube_deploy.lab.server import lab_credentials
-
-    host, port = lab.endpoints[name]
-    user, password, secret = lab_credentials()
-    return ConnectHandler(device_type="ruijie_os", host=host, port=port, username=user, password=password, secret=secret,
-                          allow_agent=False, use_keys=False, ssh_config_file=None, conn_timeout=10)
+    return lab_session(lab, name)  # conftest's: no 2 s waits for the config mode
 
 
 def _running(lab, name) -> str:

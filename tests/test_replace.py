@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_zcube, zcube_exe
+from conftest import ROOT, lab_session, run_zcube, zcube_exe
 from zcube_deploy.platforms.ruijie_rgos.bootstrap import console_bootstrap
 from zcube_deploy.platforms.ruijie_rgos.drain import drained_config
 from zcube_deploy.push.targets import select_targets
@@ -94,14 +94,7 @@ def test_bad_input_exits_2_and_writes_nothing(lab64_build, tmp_path):
 # ---- over the lab
 
 def _session(lab, name):
-    from netmiko import ConnectHandler
-
-    from zcube_deploy.access import lab_credentials
-
-    host, port = lab.endpoints[name]
-    user, password, secret = lab_credentials()
-    return ConnectHandler(device_type="ruijie_os", host=host, port=port, username=user, password=password, secret=secret,
-                          allow_agent=False, use_keys=False, ssh_config_file=None, conn_timeout=10)
+    return lab_session(lab, name)  # conftest's: no 2 s waits for the config mode
 
 
 def _running_all(lab, names) -> dict[str, str]:

@@ -260,8 +260,9 @@ def twin_up(plan_path: str, out_dir: str, slow_bfd: bool | None = None) -> dict:
 def twin_test(twin_dir: str, pairs: int | None, seed: int, fail: list[str], mode: str, gpu_pairs: int,
               report_path: str | None, log: Callable[[str], None], drain: str | None = None, drain_order: str = "drain",
               settle: float | None = None, probe_period_ms: float = 100.0, probe_rate: int = 3000,
-              undrain_order: str = "staged") -> tuple[TwinReport, Path, list[str]]:
+              undrain_order: str = "staged", every_gpu_pair: bool = False) -> tuple[TwinReport, Path, list[str]]:
     """Real packets through the twin; writes the JSON report. Returns (the typed report, its path, names of failed checks).
+    ``every_gpu_pair``: the baseline on one port pair of every GPU pair of each island instead of port pairs.
 
     ``drain`` (``switch:NAME`` or ``link:CABLE``): after the failures, the drain measured under continuous probes
     (drain/twin.py), in ``drain_order`` (``drain``: zcube drain's; the others are known-bad orders)."""
@@ -272,7 +273,7 @@ def twin_test(twin_dir: str, pairs: int | None, seed: int, fail: list[str], mode
     twin_build.require_support()
     then = (lambda s: [drain_twin.measure(s, drain, drain_order, settle, probe_period_ms, probe_rate, undrain_order, log=log)]) \
         if drain else None
-    rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log, then=then)
+    rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log, then=then, every_gpu_pair=every_gpu_pair)
     path = Path(report_path or Path(twin_dir) / "test-report.json")
     path.write_text(json.dumps(rep.as_dict(), indent=1, sort_keys=True) + "\n")
     return rep, path, [c.name for c in rep.checks if not c.ok]

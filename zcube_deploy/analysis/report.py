@@ -11,6 +11,7 @@ from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
 from zcube_deploy.analysis.failures import State, monte_carlo, path_statistics
 from zcube_deploy.analysis.routed import DENSE_GPU_LIMIT, RoutedModel, bgp_single_failures
 from zcube_deploy.analysis.roft import analyze_roft
+from zcube_deploy.analysis.roft import single_failure_elements as roft_single_failure_elements
 from zcube_deploy.analysis.single import single_failures
 from zcube_deploy.errors import PlanFileError
 from zcube_deploy.plan.model import projection
@@ -119,7 +120,14 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
 
 def single_failure_elements(plan: dict) -> list[dict]:
     """The single-failure rows exactly as `zcube analyze` reports them (``single_failures.elements``):
-    mode bgp's reconverged counts, mode static's recounted with the host fallbacks."""
+    mode bgp's reconverged counts, mode static's recounted with the host fallbacks; a ROFT's from analysis/roft.py.
+    A plan mixing designs (a migration stage) is refused as analyze refuses it."""
+    roles = {s["group"] for s in plan["switches"]}
+    if roles <= ROFT_ROLES:
+        return roft_single_failure_elements(plan)
+    if not roles <= ZCUBE_ROLES:
+        raise PlanFileError(f"a plan of one design is needed; this one has switches of roles {', '.join(sorted(roles))} "
+                            "(a migration stage)")
     fab, rt = zcube_from_plan(plan)
     model = RoutedModel(plan, fab, rt)
     if model.reconverges:

@@ -93,6 +93,11 @@ def _single(rf: RoftFabric) -> list[dict]:
     return rows
 
 
+def single_failure_elements(plan: dict) -> list[dict]:
+    """A ROFT plan's single-failure rows (one per switch and per leaf-spine link), as analyze reports them."""
+    return _single(RoftFabric(plan))
+
+
 def _worst(rows: list[dict], kind: str) -> dict:
     sel = [r for r in rows if r["kind"] == kind]
     if not sel:

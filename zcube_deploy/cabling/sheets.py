@@ -18,7 +18,8 @@ COLOUR_LIKE = {"leaf": "odd"}
 def catalog_for_plan(cat: CablingCatalog, plan: dict) -> CablingCatalog:
     """``cat`` with the row colours of the plan's cable groups: the catalog's (odd, even, fabric) for a ZCube plan as they
     are; for a plan with ROFT switches the groups it has (leaf, fabric; all four in a migration stage)."""
-    roles = {sw["group"] for sw in plan["switches"]}
+    # the switches' roles and the cables' groups (a plan cut to some cables, as expand's new cables, has no switches)
+    roles = {sw["group"] for sw in plan["switches"]} | {c["group"] for c in plan["cables"] if c["kind"] == "host"}
     if not roles - set(cat.colours):
         return cat
     keep = {g: c for g, c in cat.colours.items() if g == "fabric" or g in roles}

@@ -13,6 +13,10 @@ def print_proof(directory: str, r: dict) -> None:
     out.print(f"routing proof from {directory} ({r['mode']}): {r['switches']} switches, {r['ports']} NIC ports")
     out.print(f"  NIC port pairs their tables route: {r['pairs_total']:,}; walked {r['checked']:,}; "
               f"delivered {r['delivered']:,}; at most {r['max_switches']} switches per path; path lengths {r['path_lengths']}")
+    from zcube_deploy.render.routing_proof import island_lines  # start-up time (the designs' planners)
+
+    for line in island_lines(r):
+        out.print(f"  {line}")
     for f in r["failures"]:
         out.print(f"  [red]FAIL[/] {f}")
     out.print("[green]routing proof passed[/]" if r["ok"] else "[red]routing proof FAILED[/]")
@@ -25,8 +29,9 @@ def print_proof(directory: str, r: dict) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @handle_errors
 def check_routing_cmd(directory: str, samples: int | None, seed: int, as_json: bool) -> None:
-    """Prove routing from the rendered files alone: walk packets between GPU ports of different groups."""
-    from zcube_deploy.render.routing_proof import prove_routing
+    """Prove routing from the rendered files alone: walk packets between the NIC ports of each island (a design's
+    switches) against its design's paths."""
+    from zcube_deploy.render.routing_proof import prove_routing  # start-up time (the designs' planners)
 
     r = prove_routing(directory, samples=samples, seed=seed)
     if as_json:

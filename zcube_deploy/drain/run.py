@@ -39,6 +39,7 @@ from pathlib import Path
 from zcube_deploy.access import endpoints
 from zcube_deploy.drain.blast import Blast, Element, blast_radius, parse_element
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.roles import design_of
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import push_all
@@ -317,12 +318,21 @@ def _host_step(record: dict, i: int, shut: dict, graceful: bool, blast: Blast, o
     return not moved["failed"]
 
 
+def refuse_a_stage(plan: dict) -> None:
+    """A migration stage's plan is not drained (exit 2): its units leave service by the stage's moves."""
+    if design_of(plan) == "stage":
+        raise InputErrors(Problem("PLAN", "drain takes a ZCube or a ROFT plan; this one is a migration stage's (design stage)",
+                                  "a stage's moves take its units out of service themselves (docs/migrate.md); drain in the "
+                                  "plan of the fabric as it runs"), "cannot drain")
+
+
 def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
     """Drain ``element_text`` (``switch:NAME`` or ``link:CABLE``); returns the record (written as it goes, unless dry run).
 
     Other drains on the same switches stay as they are: each step's config carries their ports too,
     and before each step a dry run proves the switch is exactly in the state the drains expect."""
 
+    refuse_a_stage(plan)
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
     if path.exists():

@@ -32,6 +32,7 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.expand.changes import change_sets
 from zcube_deploy.expand.growth import HINT, Growth, compare_growth
 from zcube_deploy.plan.io import write_plan
+from zcube_deploy.plan.roles import design_of
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.render import render_all
@@ -39,6 +40,7 @@ from zcube_deploy.render import render_all
 REPORT = "expand.json"
 CHANGES = "changes"
 NEW_CABLES = "new-cables"
+STAGE = "stage"  # a migration stage's plan (zcube migrate)
 
 
 @dataclass
@@ -50,6 +52,24 @@ class Prepared:
 def _refuse(problems: list[Problem], title: str) -> InputErrors:
     """Every problem, one line each, and once what an expansion may do."""
     return InputErrors(problems, f"{title} ({HINT})")
+
+
+DESIGN_NAMES = {"zcube": "ZCube", "roft": "ROFT"}
+
+
+def check_same_design(old: dict, new: dict) -> None:
+    """Expand grows a plan within its own design (ZCube or ROFT); a plan of another design, or a migration stage's
+    plan, is refused at once (exit 2) with what to use instead, not with every row that would change."""
+    was, will = design_of(old), design_of(new)
+    if was == will and was != STAGE:
+        return
+    if STAGE in (was, will):
+        raise InputErrors(Problem("design", f"a migration stage's plan is not grown ({was} -> {will})",
+                                  "finish the migration (zcube migrate's stages), then expand the ZCube it built"), "cannot expand")
+    name = DESIGN_NAMES.get(was, was)
+    hint = f"to move {name} to ZCube use zcube migrate" if will == "zcube" else f"no command moves a {name} to a {DESIGN_NAMES.get(will, will)}"
+    raise InputErrors(Problem("design", f"expand grows a plan of the same design; this one is {name}, the new one "
+                              f"{DESIGN_NAMES.get(will, will)}", hint), "cannot expand")
 
 
 def _texts(folder: Path, suffix: str) -> dict[str, str]:
@@ -64,6 +84,7 @@ def _body(text: str) -> str:
 def prepare(old: dict, new: dict, out_dir: str | Path, catalog: str | None = None) -> Prepared:
     """Check the growth, compute and check the change sets, and write DIR (module docstring). Raises
     InputErrors (exit 2) listing every problem; DIR then holds nothing of this run."""
+    check_same_design(old, new)
     growth = compare_growth(old, new)
     if growth.problems:
         raise _refuse(growth.problems, f"cannot expand: {len(growth.problems)} existing rows would move or go")

@@ -171,7 +171,12 @@ def pair_problems(plan_from: dict, plan_to: dict, from_path: str, to_path: str) 
         problems.append(Problem(f"{to_path}: servers", f"{len(moved)} server(s) sit elsewhere than in FROM: {', '.join(moved[:5])}",
                                 "the servers stay where they are: give TO the racks and U of FROM"))
     clash = sorted({s["name"] for s in plan_from["switches"]} & {s["name"] for s in plan_to["switches"]})
-    if clash:
+    if clash and all(s["group"] in ("odd", "even") for s in plan_from["switches"]):
+        problems.append(Problem(f"{to_path}: switches", f"switch name(s) also in FROM: {', '.join(clash[:5])}: FROM is a ZCube "
+                                "with TO's switches, the same fabric, not one to migrate from",
+                                "to grow a ZCube use zcube expand; to compare two plans, zcube diff; zcube migrate moves a "
+                                "running ROFT to a new ZCube"))
+    elif clash:
         problems.append(Problem(f"{to_path}: switches", f"switch name(s) also in FROM: {', '.join(clash[:5])}",
                                 "a stage plan holds switches of both plans: name them apart (switch_naming)"))
     mg = sorted({s["mgmt_address"] for s in plan_from["switches"]} & {s["mgmt_address"] for s in plan_to["switches"]})

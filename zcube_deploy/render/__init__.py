@@ -18,6 +18,7 @@ from zcube_deploy.errors import InputErrors, InvalidPlanFile, PlanFileError, Pro
 from zcube_deploy.plan.consistency import View, server_row, switch_row
 from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
+from zcube_deploy.plan.roles import design_of
 from zcube_deploy.platforms import switch_renderer
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view, sysctl_view
@@ -31,7 +32,7 @@ PLAN_FIELDS = projection(
 # rendering from plan.json (read_shared): what the main process reads (the devices' names, racks and
 # ASNs: enough to select and index them); the switches and servers are read by whoever renders them
 SHARED_FIELDS = projection(
-    switches={"name", "rack", "asn", "routing_mode"}, servers={"name", "rack"}, port_map=None, models=None, settings=None, sizing=None,
+    switches={"name", "rack", "asn", "routing_mode", "group", "plane"}, servers={"name", "rack"}, port_map=None, models=None, settings=None, sizing=None,
     cluster=None, inputs=None, tool_version=None, routing=None,
 )
 _ROWS = {"switches": projection(switches=None), "servers": projection(servers=None)}
@@ -305,6 +306,9 @@ def _publish(plan: dict, out: Path, stage: Path, hashes: dict[str, str], only: s
         "tool_version": plan["tool_version"],
         "cluster": plan["cluster"]["name"],
         "inventory_sha256": plan["inputs"]["inventory_sha256"],
+        # what `zcube check-routing` holds the files to: the plan's design and each switch's role and plane
+        "design": design_of(plan),
+        "roles": {s["name"]: [s["group"], s["plane"]] for s in sorted(plan["switches"], key=lambda s: s["name"])},
         "files": dict(sorted(files.items())),
     }
     manifest_path.unlink(missing_ok=True)

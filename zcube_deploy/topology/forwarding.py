@@ -157,10 +157,14 @@ class Network:
         self.tables: dict[str, dict[int, dict[int, list[int]]]] = {}
         self.host_routes: dict[tuple[str, str], list[tuple[int, ...]]] = {}
         self.host_address: dict[tuple[str, str], int] = {}
+        self._connected_memo: dict[tuple[str, int], bool] = {}  # (device, address) -> connected_to (walk_all asks often)
+        self._next_memo: dict[tuple[str, int], tuple[list[int], list | str]] = {}  # (device, id of a route's hops) -> owners
 
     def add_switch(self, name: str, interfaces: list[tuple[str, int, int]], routes: list[tuple[int, int, int]]) -> None:
         """``interfaces``: (port, address, prefix len); ``routes``: (network, prefix len, next hop)."""
         conn = self.connected.setdefault(name, {})
+        self._connected_memo.clear()
+        self._next_memo.clear()
         for port, addr, plen in interfaces:
             self.owner[addr] = name
             self.port_of[addr] = (name, port)
@@ -181,10 +185,11 @@ class Network:
         return device in self.connected
 
     def connected_to(self, device: str, addr: int) -> bool:
-        for plen, nets in self.connected[device].items():
-            if addr & MASKS[plen] in nets:
-                return True
-        return False
+        key = (device, addr)
+        hit = self._connected_memo.get(key)
+        if hit is None:
+            hit = self._connected_memo[key] = any(addr & MASKS[plen] in nets for plen, nets in self.connected[device].items())
+        return hit
 
     def lookup(self, device: str, dst: int) -> list[int]:
         for plen, nets in self.tables[device].items():
@@ -253,9 +258,24 @@ class Network:
             hops = self.lookup(device, dst)
             if not hops:
                 return paths, f"black hole at {device}: no route"
+            nexts = self._next_switches(device, hops)
+            if isinstance(nexts, str):
+                return paths, nexts
+            stack.extend((nxt, path) for nxt in nexts)
+        return sorted(paths), None
+
+    def _next_switches(self, device: str, hops: list[int]) -> list[str | None] | str:
+        """The owners of a route's next hops, in walking order, or the next hop that is not directly connected
+        (memoised per route: at glm-1k a leaf's route has 64 next hops and every walk meets it)."""
+        key = (device, id(hops))
+        memo = self._next_memo.get(key)
+        if memo is None or memo[0] is not hops:
             for h in hops:
                 if not self.connected_to(device, h):
-                    return paths, f"next hop {ntoa(h)} not directly connected at {device}"
-            stack.extend((nxt, path) for nxt in sorted({self.owner.get(h) for h in hops}, key=str, reverse=True))
-        return sorted(paths), None
+                    memo = (hops, f"next hop {ntoa(h)} not directly connected at {device}")
+                    break
+            else:
+                memo = (hops, sorted({self.owner.get(h) for h in hops}, key=str, reverse=True))
+            self._next_memo[key] = memo
+        return memo[1]
 

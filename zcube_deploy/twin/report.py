@@ -23,11 +23,21 @@ def baseline_table(report: TwinReport) -> Table:
     b = report.baseline
     t = Table(title=f"twin {report.cluster} ({report.routing}): baseline", title_justify="left")
     expected = b.expected.replace(" or ", "/")  # "2", or a ROFT's "1/3"
-    for col in ("pairs tested", "of", "unreachable", f"< {expected} switches" if expected == "2" else "< predicted",
-                f"pred != {expected}", "s"):
+    islands = len(b.islands) > 1  # a migration stage: a row per island (its design's paths), then all
+    if islands:
+        t.add_column("island")
+        expected = "design"
+    for col in ("GPU pairs tested" if b.unit == "GPU pairs" else "pairs tested", "of", "unreachable", f"< {expected} switches" if expected == "2" else "< predicted",
+                f"pred !=\n{expected}" if islands else f"pred != {expected}", "s"):
         t.add_column(col, justify="right")
-    t.add_row(str(b.pairs_tested), str(b.pairs_total), str(b.unreachable), str(b.fewer_than_2_switches),
+    if islands:
+        for name, isl in b.islands.items():
+            t.add_row(f"{name} {isl['switches_per_path'].replace(' or ', '/')}", str(isl["pairs_tested"]), "",
+                      str(isl["unreachable"]), "", "", "")
+    t.add_row(*(["all"] if islands else []), str(b.pairs_tested), str(b.pairs_total), str(b.unreachable), str(b.fewer_than_2_switches),
               str(b.predicted_not_2_switches), f"{b.seconds:.1f}")
+    if b.out_of_service.get("gpus"):
+        t.caption = f"{b.out_of_service['gpus']} GPU(s) out of service (no NIC port in the plan): not probed"
     return t
 
 

@@ -25,8 +25,10 @@ from typing import Protocol
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from zcube_deploy import designs
 from zcube_deploy.analysis import predict
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.roles import ROLES
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
 from zcube_deploy.twin import build, failures, fib, netns, traffic
@@ -51,15 +53,22 @@ class Ports:
         self.ns_of = {a: state["namespaces"][p["server"]] for a, p in self.by_addr.items()}
         self.gpu_keys = sorted(self.gpus)
 
+    def island_of(self, address: str) -> str:
+        """The island of a port: the design of its switch's role (a migration stage's ROFT side or ZCube side)."""
+        return designs.island_of(self.by_addr[address]["group"])
+
     def cross_group_pairs(self, n: int | None, seed: int) -> tuple[list[tuple[str, str]], int]:
-        """Ordered cross-group port pairs of each plane between different servers (a ROFT's: every two ports of a plane;
-        all, or a seeded sample of n), and how many exist. Pairs inside one server are left out: its kernel delivers them locally, they never
-        reach the fabric (and GPUs of one server talk over NVLink)."""
-        blocks = []
-        for plane in sorted({p["plane"] for p in self.by_addr.values()}):
-            odd, even, leaf = ([a for a, p in sorted(self.by_addr.items()) if p["plane"] == plane and p["group"] == g]
-                               for g in ("odd", "even", "leaf"))
-            blocks += [(odd, even), (even, odd), (leaf, leaf)]  # a ROFT's ports (leaf) reach every port of their plane
+        """Ordered port pairs of each plane between different servers that the design of their island says reach each
+        other (``designs.PathRule.reaches``: ZCube odd <-> even, a ROFT's leaf -> leaf; a migration stage's two islands
+        apart, never a pair across them); all, or a seeded sample of n, and how many exist. Pairs inside one server are
+        left out: its kernel delivers them locally, they never reach the fabric (and GPUs of one server talk over NVLink)."""
+        by_role: dict[tuple[int, str], list[str]] = {}
+        for a, p in sorted(self.by_addr.items()):
+            by_role.setdefault((p["plane"], p["group"]), []).append(a)
+        reach = {(pl, r): designs.path_rule(designs.island_of(r)).reaches.get(r, ()) for pl, r in by_role}
+        order = list(ROLES)  # odd, even, then a ROFT's leaf: the blocks in the order the seeded samples have always used
+        keys = sorted(by_role, key=lambda k: (k[0], order.index(k[1]) if k[1] in order else len(order), k[1]))
+        blocks = [(by_role[k], by_role[(k[0], to)]) for k in keys for to in reach[k] if (k[0], to) in by_role]
         sizes = [len(a) * len(b) for a, b in blocks]
         grand = sum(sizes)
         srv = {a: p["server"] for a, p in self.by_addr.items()}
@@ -67,8 +76,7 @@ class Ports:
         for p in self.by_addr.values():
             key = (p["server"], p["plane"], p["group"])
             per_server[key] = per_server.get(key, 0) + 1
-        partner = {"odd": "even", "even": "odd", "leaf": "leaf"}
-        same = sum(c * per_server.get((s, pl, partner[g]), 0) for (s, pl, g), c in per_server.items())
+        same = sum(c * per_server.get((s, pl, to), 0) for (s, pl, g), c in per_server.items() for to in reach[(pl, g)])
         total = grand - same
 
         def at(i):
@@ -90,6 +98,35 @@ class Ports:
                 if srv[x] != srv[y]:
                     chosen.add(i)
         return [at(i) for i in sorted(chosen)], total
+
+    def gpu_pair_ports(self) -> tuple[list[tuple[str, str]], int]:
+        """One port pair per GPU pair of each island (unordered, GPUs of different servers): the first port of GPU a
+        (by address) whose design reaches a port of GPU b on its plane, to the first such port of b; and how many GPU
+        pairs there are (a GPU pair without such a port pair is left out of the list and so counts as not reached)."""
+        ports = {g: [(self.by_addr[a]["plane"], self.by_addr[a]["group"], a) for a in sorted(addrs)] for g, addrs in self.gpus.items()}
+        reach = {r: designs.path_rule(designs.island_of(r)).reaches.get(r, ()) for r in {p["group"] for p in self.by_addr.values()}}
+        by_island: dict[str, list[tuple[str, int]]] = {}
+        for g in self.gpu_keys:
+            by_island.setdefault(self.island_of(ports[g][0][2]), []).append(g)
+        out, total = [], 0
+        for gpus in by_island.values():
+            for i, a in enumerate(gpus):
+                for b in gpus[i + 1:]:
+                    if a[0] == b[0]:
+                        continue
+                    total += 1
+                    pair = next(((x, y) for pl, r, x in ports[a] for pl2, r2, y in ports[b] if pl == pl2 and r2 in reach[r]), None)
+                    if pair:
+                        out.append(pair)
+        return out, total
+
+    def out_of_service(self, plan: dict) -> dict:
+        """The GPUs of the plan's servers without a NIC port in the plan (a stage's units out of service): not probed."""
+        per_server = plan["models"]["server"]["gpus"]
+        cabled = {gpu for gpu in self.gpus}
+        gpus = [(srv["name"], g) for srv in plan["servers"] for g in range(per_server) if (srv["name"], g) not in cabled]
+        return {"gpus": len(gpus), "servers": sorted({s for s, _ in gpus}),
+                "note": "no NIC port in the plan: out of service, not probed" if gpus else "every GPU in service"}
 
     def gpu_port_pairs(self, a: tuple, b: tuple) -> list[tuple[str, str]]:
         """Ordered port pairs between GPUs a and b (same plane), both directions."""
@@ -247,7 +284,10 @@ class Baseline:
     predicted_not_2_switches: int
     examples: list[list[str]]
     seconds: float
-    expected: str = "2"  # the switches a healthy path crosses: ZCube's "2", a ROFT's "1 or 3"
+    expected: str = "2"  # the switches a healthy path crosses: ZCube's "2", a ROFT's "1 or 3"; per island in a stage
+    islands: dict = field(default_factory=dict)  # island (design) -> pairs tested / of / unreachable / expected switches
+    out_of_service: dict = field(default_factory=dict)  # GPUs without a NIC port in the plan: not probed, said so
+    unit: str = "port pairs"  # or "GPU pairs" (--every-gpu-pair: one port pair per GPU pair of each island)
 
     @property
     def ok(self) -> bool:
@@ -442,11 +482,14 @@ def open_session(out_dir: str | Path, mode: str, seed: int, gpu_pairs: int, log)
     return Session(state, plan, Ports(plan, state), frr.routing_mode(plan), mode, seed, gpu_pairs, log)
 
 
-def measure_baseline(s: Session, pairs: int | None) -> Baseline:
-    """Cross-group port pairs with TTL 3 (must be answered) and TTL 2 (must not), against the predicted paths."""
+def measure_baseline(s: Session, pairs: int | None, every_gpu_pair: bool = False) -> Baseline:
+    """Port pairs of each island with TTL h + 1 (must be answered) and TTL h (must not), h the predicted path's
+    switches, which must be one its island's design takes (``designs.PathRule.switches_per_path``). With
+    ``every_gpu_pair``: one port pair per GPU pair of each island (Ports.gpu_pair_ports), every one."""
     t0 = time.monotonic()
-    pp, total = s.ports.cross_group_pairs(pairs, s.seed)
-    roft = any(s.ports.by_addr[a]["group"] == "leaf" for a, _ in pp)
+    pp, total = s.ports.gpu_pair_ports() if every_gpu_pair else s.ports.cross_group_pairs(pairs, s.seed)
+    island = {p: s.ports.island_of(p[0]) for p in pp}
+    allowed = {isl: designs.path_rule(isl).switches_per_path for isl in set(island.values())}
     fw = predict.Forwarding(s.plan)
     pred_hops = {}
     for p in pp:
@@ -455,8 +498,12 @@ def measure_baseline(s: Session, pairs: int | None) -> Baseline:
     # a pair whose path crosses h switches: TTL h + 1 must be answered, TTL h must not (ZCube: h = 2 for every pair)
     bucket = {p: h if h >= 1 else 2 for p, h in pred_hops.items()}  # (a pair predicted unrouted is pinged as ZCube's)
     ttls = sorted(set(bucket.values()))
-    s.log(f"baseline: {len(pp)} of {total} {'same-plane' if roft else 'cross-group'} port pairs, TTL "
-          + ", ".join(f"{h + 1} then {h}" for h in ttls))
+    said = {isl: " or ".join(str(h) for h in sorted(a)) for isl, a in allowed.items()}
+    kinds = " and ".join(f"{isl} island" for isl in sorted(allowed)) if len(allowed) > 1 else \
+        ("same-plane" if "roft" in allowed else "cross-group")
+    oos = s.ports.out_of_service(s.plan)
+    s.log(f"baseline: {len(pp)} of {total} {kinds} {'GPU pairs (a port pair each)' if every_gpu_pair else 'port pairs'}, TTL " + ", ".join(f"{h + 1} then {h}" for h in ttls)
+          + (f"; {oos['gpus']} GPU(s) out of service, not probed" if oos["gpus"] else ""))
     reach, short = {}, {}
     for h in ttls:
         these = [p for p in pp if bucket[p] == h]
@@ -468,11 +515,14 @@ def measure_baseline(s: Session, pairs: int | None) -> Baseline:
     t_ping = time.monotonic() - t0
     unreachable = [p for p in pp if not reach[p]]
     shorter = [p for p in pp if reach[p] and short.get(p)]
-    allowed = {1, 3} if roft else {2}
-    return Baseline(pairs_tested=len(pp), pairs_total=total, unreachable=len(unreachable), fewer_than_2_switches=len(shorter),
-                    predicted_not_2_switches=sum(1 for p in pp if pred_hops[p] not in allowed),
+    per_island = {isl: {"pairs_tested": sum(1 for p in pp if island[p] == isl), "unreachable": sum(1 for p in unreachable if island[p] == isl),
+                        "switches_per_path": said[isl]} for isl in sorted(allowed)}
+    return Baseline(pairs_tested=len(pp), pairs_total=total, unreachable=len(unreachable) + total - len(pp) if every_gpu_pair else len(unreachable),
+                    fewer_than_2_switches=len(shorter), unit="GPU pairs" if every_gpu_pair else "port pairs",
+                    predicted_not_2_switches=sum(1 for p in pp if pred_hops[p] not in allowed[island[p]]),
                     examples=[list(p) for p in (unreachable + shorter)[:10]], seconds=round(t_ping, 2),
-                    expected="1 or 3" if roft else "2")
+                    expected="; ".join(f"{said[i]} ({i} island)" for i in sorted(said)) if len(said) > 1 else next(iter(said.values()), "2"),
+                    islands=per_island, out_of_service=oos)
 
 
 def _fib_watch(s: Session, f: failures.Failure) -> tuple[list[str], dict[str, set[str]], set[str]]:
@@ -560,11 +610,11 @@ def measure_failure(s: Session, f: failures.Failure, k: int) -> FailureMeasureme
 
 def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list[str] | None = None, mode: str = "carrier",
         gpu_pairs: int = GPU_PAIRS_PER_FAILURE, log=lambda *_: None,
-        then: Callable[[Session], list[Measurement]] | None = None) -> TwinReport:
+        then: Callable[[Session], list[Measurement]] | None = None, every_gpu_pair: bool = False) -> TwinReport:
     """The baseline, then each failure in turn (injected, measured, repaired), then ``then``'s measurements."""
     s = open_session(out_dir, mode, seed, gpu_pairs, log)
     fails = failures.parse(fail or [], s.state, seed)
-    baseline = measure_baseline(s, pairs)
+    baseline = measure_baseline(s, pairs, every_gpu_pair)
     s.fib_before = fib.shape(_tables(s.state))
     results = []
     for k, f in enumerate(fails):
