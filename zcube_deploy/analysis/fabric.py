@@ -77,7 +77,8 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
-    """The installed GPUs, switches, fabric links and routing of a one-plane ZCube plan."""
+    """The installed GPUs, switches, fabric links and routing of a one-plane ZCube plan, in steps: switches
+    and fabric links, the installed GPUs' two ports, then each switch's pinned link per destination."""
     if plan.get("sizing", {}).get("planes", 1) != 1:
         raise PlanFileError("analyze supports one-plane plans (2-port NICs); this plan has "
                             f"{plan['sizing']['planes']} planes")
@@ -86,15 +87,10 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
     idx = {n: i for i, n in enumerate(names)}
     group = np.array([s["group"] == "odd" for s in switches])
     fabric_cables = sorted((c for c in plan["cables"] if c["kind"] == "fabric"), key=lambda c: c["id"])
-    link_of_cable = {c["id"]: i for i, c in enumerate(fabric_cables)}
     lu = np.array([idx[c["a"]["device"]] for c in fabric_cables], dtype=np.int64)
     lv = np.array([idx[c["b"]["device"]] for c in fabric_cables], dtype=np.int64)
-    # GPUs: both NIC ports, in server/GPU order
-    gpus: dict[tuple[str, int], dict[int, dict]] = {}
-    for srv in plan["servers"]:
-        for nic in srv.get("nics", ()):
-            gpus.setdefault((srv["name"], nic["gpu"]), {})[nic["nic_port"]] = nic
-    keys = [k for k in gpus if 1 in gpus[k] and 2 in gpus[k]]
+    gpus = _installed_gpus(plan)
+    keys = list(gpus)
     port_switch = np.array([[idx[gpus[k][1]["switch"]], idx[gpus[k][2]["switch"]]] for k in keys], dtype=np.int64).reshape(-1, 2)
     gpu_names = [f"{k[0]}/gpu{k[1]}" for k in keys]
     port_names = [(f"{k[0]}:{gpus[k][1]['port']}", f"{k[0]}:{gpus[k][2]['port']}") for k in keys]
@@ -107,37 +103,64 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
     addr2 = np.array([aton(gpus[k][2]["address"]) for k in keys], dtype=np.int64)
     odd = np.flatnonzero(group)
     even = np.flatnonzero(~group)
-    withdrawn: dict[int, list[tuple[str, str]]] = {}
+    lf = _LinkFinder(idx, lu, lv, {c["id"]: i for i, c in enumerate(fabric_cables)},
+                     pinned_tables(plan.get("routing") or {"mode": "static"}, switches))
+    fwd_all = np.stack([lf.links_towards(switches[o], addr2, port_switch[:, 1]) for o in odd])  # (S_odd, N)
+    rev_all = np.stack([lf.links_towards(switches[e], addr1, port_switch[:, 0]) for e in even])  # (S_even, N)
+    # classes: same switch and same links from every switch of the other group
+    ekey = np.vstack([port_switch[:, 1][None, :], fwd_all]).T
+    okey = np.vstack([port_switch[:, 0][None, :], rev_all]).T
+    ekeys, ec = unique_rows(ekey)
+    okeys, oc = unique_rows(okey)
+    routing = Routing(oc=oc.ravel(), ec=ec.ravel(), oc_switch=okeys[:, 0], ec_switch=ekeys[:, 0], odd=odd, even=even,
+                      fwd=ekeys[:, 1:].T.copy(), rev=okeys[:, 1:].T.copy(), withdrawn_prefixes=lf.withdrawn,
+                      pinned=lf.pinned)
+    return fab, routing
 
-    pinned = pinned_tables(plan.get("routing") or {"mode": "static"}, switches)
 
-    sorted_at: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per destination array: (order, addresses in order)
+def _installed_gpus(plan: dict) -> dict[tuple[str, int], dict[int, dict]]:
+    """(server, GPU) -> {NIC port 1: its NIC row, 2: ...} for every GPU with both ports, in server/GPU order."""
+    gpus: dict[tuple[str, int], dict[int, dict]] = {}
+    for srv in plan["servers"]:
+        for nic in srv.get("nics", ()):
+            gpus.setdefault((srv["name"], nic["gpu"]), {})[nic["nic_port"]] = nic
+    return {k: v for k, v in gpus.items() if 1 in v and 2 in v}
 
-    def dst_key(dst: np.ndarray) -> int:
-        if id(dst) not in sorted_at:
+
+class _LinkFinder:
+    """Each switch's fabric link per destination address, from its pinned routes; collects the prefixes
+    each link carries (what its failure withdraws)."""
+
+    def __init__(self, idx: dict[str, int], lu: np.ndarray, lv: np.ndarray, link_of_cable: dict[str, int], pinned: dict):
+        self.idx, self.lu, self.lv, self.link_of_cable, self.pinned = idx, lu, lv, link_of_cable, pinned
+        self.withdrawn: dict[int, list[tuple[str, str]]] = {}
+        self._sorted_at: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per destination array: (order, addresses in order)
+
+    def _sorted(self, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if id(dst) not in self._sorted_at:
             order = np.argsort(dst, kind="stable")
-            sorted_at[id(dst)] = (order, dst[order])
-        return id(dst)
+            self._sorted_at[id(dst)] = (order, dst[order])
+        return self._sorted_at[id(dst)]
 
-    def links_towards(sw: dict, dst: np.ndarray, dst_switch: np.ndarray) -> np.ndarray:
+    def links_towards(self, sw: dict, dst: np.ndarray, dst_switch: np.ndarray) -> np.ndarray:
         """Fabric link used by switch ``sw`` for each destination address (longest prefix match
         over its pinned primary entries; a reconverging routing kind pins none)."""
         peer_link: dict[int, int] = {}
         for itf in sw["interfaces"]:
-            if itf.get("kind") == "fabric" and itf.get("cable") in link_of_cable:
-                peer_link[aton(itf["peer"]["address"])] = link_of_cable[itf["cable"]]
-        entries = [e for e in pinned[sw["name"]] if e.source != SOURCE_FALLBACK]
+            if itf.get("kind") == "fabric" and itf.get("cable") in self.link_of_cable:
+                peer_link[aton(itf["peer"]["address"])] = self.link_of_cable[itf["cable"]]
+        entries = [e for e in self.pinned[sw["name"]] if e.source != SOURCE_FALLBACK]
         for e in entries:
             if len(e.next_hops) != 1:
                 raise PlanFileError(f"{sw['name']} {e.prefix}: a pinned route with {len(e.next_hops)} next hops (ECMP) is not modelled")
         links = [peer_link.get(e.next_hops[0], -1) for e in entries]
         for e, link in zip(entries, links):
             if link >= 0:
-                withdrawn.setdefault(link, []).append((sw["name"], e.prefix))
+                self.withdrawn.setdefault(link, []).append((sw["name"], e.prefix))
         # each entry covers [lo, lo + 2^(32 - len)): a range of the sorted addresses, all found at once;
         # the ranges are written shortest prefix first and, among equal lengths, the first entry last,
         # so the longest match wins and of equal ones the first (the table's order)
-        order, addrs = sorted_at[dst_key(dst)]
+        order, addrs = self._sorted(dst)
         plen = np.array([e.prefix_len for e in entries], dtype=np.int64)
         lo = np.array([e.network & MASKS[e.prefix_len] for e in entries], dtype=np.int64)
         i0 = np.searchsorted(addrs, lo).tolist()
@@ -148,23 +171,11 @@ def zcube_from_plan(plan: dict) -> tuple[Fabric, Routing]:
         out = np.empty(len(dst), dtype=np.int64)
         out[order] = in_order
         ok = out >= 0
-        me = idx[sw["name"]]
-        u, v, d = lu[out[ok]], lv[out[ok]], dst_switch[ok]
+        me = self.idx[sw["name"]]
+        u, v, d = self.lu[out[ok]], self.lv[out[ok]], dst_switch[ok]
         if not (((u == me) | (v == me)) & ((u == d) | (v == d))).all():
             raise PlanFileError(f"{sw['name']}: a route to the other group does not use a direct link to the destination's switch")
         return out
-
-    fwd_all = np.stack([links_towards(switches[o], addr2, port_switch[:, 1]) for o in odd])  # (S_odd, N)
-    rev_all = np.stack([links_towards(switches[e], addr1, port_switch[:, 0]) for e in even])  # (S_even, N)
-    # classes: same switch and same links from every switch of the other group
-    ekey = np.vstack([port_switch[:, 1][None, :], fwd_all]).T
-    okey = np.vstack([port_switch[:, 0][None, :], rev_all]).T
-    ekeys, ec = unique_rows(ekey)
-    okeys, oc = unique_rows(okey)
-    routing = Routing(oc=oc.ravel(), ec=ec.ravel(), oc_switch=okeys[:, 0], ec_switch=ekeys[:, 0], odd=odd, even=even,
-                      fwd=ekeys[:, 1:].T.copy(), rev=okeys[:, 1:].T.copy(), withdrawn_prefixes=withdrawn,
-                      pinned=pinned)
-    return fab, routing
 
 
 def dual_plane_clos(n_gpus: int, h: int, k: int) -> Fabric:
