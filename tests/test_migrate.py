@@ -434,3 +434,22 @@ def test_rebreak_rows_name_the_parts(small):
     for r in rows:
         if r["kind"] != "switch":
             assert r["part"] == (parts_from[r["was"]] if r["was"] else parts_to[r["cable"]]), r
+
+
+def test_stage_host_files_name_each_island(small):
+    """In a stage plan a server's instances can sit on both islands: its host file says so and gives each fabric's words
+    with the roles of its ports; a server wholly on one island has that island's words only."""
+    plan = json.loads((small / "out" / "stage-01" / "plan.json").read_text())
+    kinds = set()
+    for srv in plan["servers"]:
+        roles = {n["group"] for n in srv["nics"]}
+        head = (small / "out" / "stage-01" / "hosts" / f"{srv['name']}.yaml").read_text().split("network:")[0]
+        if roles >= {"leaf", "odd"}:
+            assert "ROFT and ZCube NIC ports" in head and "ROFT ports (leaf): each port" in head
+            assert "ZCube ports (even, odd): each port" in head
+        elif roles == {"leaf"}:
+            assert "ROFT NIC ports" in head and "odd" not in head
+        else:
+            assert "ZCube NIC ports" in head and "rail leaf" not in head
+        kinds.add(frozenset(roles))
+    assert frozenset({"leaf", "odd", "even"}) in kinds
