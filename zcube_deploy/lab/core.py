@@ -285,6 +285,11 @@ class LabModel:
         return self._bgp_model
 
     def routing(self, st) -> tuple:
-        return self.bgp_model(), self.name_of(st)
+        """(the protocol model, the switch's name) for ``st``'s routing outputs: the whole lab's model, or the switch's
+        own when it runs no BGP (its answers then depend on no other switch: the simulator's ``speaks_bgp``)."""
+        name = self.name_of(st)
+        if not self.sim.bgp.speaks_bgp(st):
+            return self.sim.bgp.alone(name), name
+        return self.bgp_model(), name
 
     enable_secret = ""
