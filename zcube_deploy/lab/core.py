@@ -142,7 +142,7 @@ class LabModel:
         me = self.name_of(st)
         if (me, port) in self.wiring.forced_down:
             return False
-        return any(self._end_up(*peer) for _, peer in self.wiring.peers((me, port)))
+        return any(self._end_up(*peer) for peer in self.wiring.far_ends((me, port)))
 
     def neighbors(self, st) -> list:
         me = self.name_of(st)
