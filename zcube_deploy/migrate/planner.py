@@ -178,13 +178,15 @@ def _ordered(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, s
     """The migration's stages and roles, ordered around the clashes of places when an order exists within one stage
     of the lower bound; else the fewest stages, whatever the places (then some roles stand in temporary places).
     Returns (the choice, how the places were met: "free" no clash, "ordered", "none exists" the exhaustive search
-    proved no order, "none found" the search was not exhaustive)."""
+    proved no order (every switch on a place has hosts: which spines the FROM island keeps is the search's choice,
+    so with a spine on a place it proves nothing), "none found" otherwise)."""
     if not occ:
         return _solve(src, dst, units, cap, opts, servers)[0], "free"
     got, exhaustive = _solve(src, dst, units, cap, opts, servers, occ, around=True)
     if got is not None and len(got.batches) <= stage_lower_bound(len(units), cap) + 1:
         return got, "ordered"
-    why = "none within one stage of the bound" if got is not None else "none exists" if exhaustive else "none found"
+    exact = exhaustive and all(y in src.edges for ys in occ.values() for y in ys)  # a spine's need is the cover's choice
+    why = "none within one stage of the bound" if got is not None else "none exists" if exact else "none found"
     return _solve(src, dst, units, cap, opts, servers, occ)[0], why
 
 

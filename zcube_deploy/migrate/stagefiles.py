@@ -103,7 +103,8 @@ def _switch_row(step: int, w: SwitchWork) -> dict:
 
 def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels) -> dict:
     """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only."""
-    was = old.at(m.old_cable, m.old) if action != "plug" else None
+    was = (new.at(m.cable, m.old) if m.action == "replug" or (m.temporary and m.action == "remove") else old.at(m.old_cable, m.old)) \
+        if action != "plug" else None
     will = new.at(m.cable, m.new) if action != "unplug" else None
     src = m.old if action != "plug" else None
     dst = m.new if action != "unplug" else None
