@@ -174,9 +174,10 @@ def _away(search: Search, batches: list[list[int]], bind: dict[str, str], need: 
 
 
 def _ordered(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, servers: dict,
-             occ: dict[str, list[str]]) -> tuple[_Choice | None, str]:
+             occ: dict[str, list[str]], temporary: bool) -> tuple[_Choice | None, str]:
     """The migration's stages and roles, ordered around the clashes of places when an order exists within one stage
-    of the lower bound; else the fewest stages, whatever the places (then some roles stand in temporary places).
+    of the lower bound; else the fewest stages, whatever the places (then some roles stand in temporary places, and
+    with ``temporary`` the choice among sequences counts their re-plugs).
     Returns (the choice, how the places were met: "free" no clash, "ordered", "none exists" the exhaustive search
     proved no order (every switch on a place has hosts: which spines the FROM island keeps is the search's choice,
     so with a spine on a place it proves nothing), "none found" otherwise)."""
@@ -187,7 +188,7 @@ def _ordered(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, s
         return got, "ordered"
     exact = exhaustive and all(y in src.edges for ys in occ.values() for y in ys)  # a spine's need is the cover's choice
     why = "none within one stage of the bound" if got is not None else "none exists" if exact else "none found"
-    return _solve(src, dst, units, cap, opts, servers, occ)[0], why
+    return _solve(src, dst, units, cap, opts, servers, occ if temporary else None)[0], why
 
 
 def _units(plan_from: dict, plan_to: dict, unit: str) -> list[Unit]:
@@ -219,7 +220,7 @@ def plan_migration(plan_from: dict, plan_to: dict, opts: Options, from_path: str
     space = Space(plan_to["models"]["switch"]["u_height"], plan_to["models"]["server"]["u_height"], servers,
                   {r["name"]: (r["u_height"], bool(r.get("allow_switches", True))) for r in plan_to["layout"]["racks"]})
     occ = occupants(src, dst, space.switch_u)
-    got, met = _ordered(src, dst, units, cap, opts, servers, occ)
+    got, met = _ordered(src, dst, units, cap, opts, servers, occ, catalog is not None)
     if got is None:
         raise InputErrors(_why_not(plan_from, plan_to, src, dst, units, cap, opts, servers), "the capacity floor cannot be met")
     last = len(got.batches)
