@@ -29,16 +29,18 @@ from plan import REFERENCE
 ROOT = Path(__file__).resolve().parents[1]
 PLANNING = r"""
 import sys
+from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.migrate.invariants import check_migration
 from zcube_deploy.migrate.planner import Options, plan_migration
 from zcube_deploy.migrate.report import summary
 from zcube_deploy.plan.io import read_plan
 src, dst, unit = sys.argv[1:4]
-mig = plan_migration(read_plan(src), read_plan(dst), Options(0.75, unit, 0))
+plan_to = read_plan(dst)
+mig = plan_migration(read_plan(src), plan_to, Options(0.75, unit, 0), catalog=plan_catalog(plan_to, None, accept_changed=True)[0])
 broken = {name: len(p) for name, p in check_migration(mig).items() if p}
 doc = summary(mig, src, dst)
-# the 16k pair's TO stands where its ROFT's leaves serve (zcube migrate refuses it: rack_space); planned and checked all the same
-print(doc["stages"], doc["stages_lower_bound"], doc["cable_touches"], doc["cable_touches_lower_bound"], "broken:", broken)
+print(doc["stages"], doc["stages_lower_bound"], doc["cable_touches"], doc["cable_touches_lower_bound"], doc["cable_touches_temporary"],
+      len(mig.temp), mig.places_met, "conflicts:", len(mig.rack_conflicts), "broken:", broken)
 """
 
 

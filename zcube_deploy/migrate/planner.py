@@ -16,16 +16,22 @@ own, which spares, floor or unit size would make it possible.
 from __future__ import annotations
 
 import math
+from itertools import permutations
 from dataclasses import dataclass, field
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.migrate.bounds import stage_lower_bound, touch_lower_bound
 from zcube_deploy.migrate.fabric import Side, Unit, build_units, gpus_per_server, parse_unit, read_side, require_pair
-from zcube_deploy.migrate.moves import Move, Places, migration_moves, touches_of
+from zcube_deploy.migrate.moves import Move, Places, migration_moves, touches, touches_of
 from zcube_deploy.migrate.places import Geometry, Laid, Temp, TempPlanner, occupants, place_free
 from zcube_deploy.migrate.racks import Space, SwitchWork, switch_work
 from zcube_deploy.migrate.roles import Kept, assign_roles, physicals, reracked
 from zcube_deploy.migrate.search import Search
+
+
+PERMUTED_STAGES = 4  # with temporary places, every order of a sequence of at most this many stages is weighed (4! = 24)
+RANKED = 4  # with temporary places, the best this many sequences (by their counted touches) are planned out in full
+RANKED_CABLES = 20000  # ... when the two plans have at most this many NIC-port cables (glm-1k 4,096; 16k 65,536)
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,7 @@ class _Choice:
     places: Places
     proven: bool
     search: Search
+    rest: list = field(default_factory=list)  # the runners-up, best first (weighed again with their temporary places)
 
 
 def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, servers: dict,
@@ -141,8 +148,8 @@ def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, ser
     phys = {p.name: p for p in physicals(src, opts.spares)}
     cores = set(src.cores)
     kept = Kept(src, dst)
-    best = None
-    for batches in found.alternatives or [found.batches]:
+    scored = []
+    for batches in _candidates(found.alternatives or [found.batches], bool(occ) and not around):
         need, free = _free_stages(search, batches)
         bind = assign_roles(src, dst, opts.spares, need, free, kept)
         if bind is None:
@@ -152,9 +159,28 @@ def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, ser
         score = (sum(1 for x in bind.values() if phys[x].spare), sum(1 for x in bind.values() if x in cores),
                  touches_of(_stages(search, batches, free, need), places) + _away(search, batches, bind, need, free, occ or {}),
                  sum(1 for r, x in bind.items() if reracked(phys[x], dst, r)))
-        if best is None or score < best[0]:
-            best = (score, _Choice(batches, bind, need, free, places, found.proven, search))
-    return (None if best is None else best[1]), found.proven
+        scored.append((score, len(scored), _Choice(batches, bind, need, free, places, found.proven, search)))
+    if not scored:
+        return None, found.proven
+    ranked = [c for _, _, c in sorted(scored, key=lambda x: x[:2])]
+    many = len(src.host) + len(dst.host) > RANKED_CABLES  # planning each out costs seconds at 16k: the best count only
+    ranked[0].rest = ranked[1:RANKED] if occ and not around and not many else []
+    return ranked[0], found.proven
+
+
+def _candidates(alternatives: list[list[list[int]]], reorder: bool) -> list[list[list[int]]]:
+    """The sequences the role choice weighs: the search's, and with ``reorder`` (roles may stand in temporary places)
+    every order of the first one's stages (at most PERMUTED_STAGES stages): which place frees when depends on the
+    order, and the search ranks sequences by switches and cables, not by places (an order the switches cannot
+    serve gets no role assignment and drops out)."""
+    out = list(alternatives)
+    if reorder and len(alternatives[0]) <= PERMUTED_STAGES:
+        seen = {tuple(map(tuple, b)) for b in out}
+        for order in permutations(alternatives[0]):
+            if tuple(map(tuple, order)) not in seen:
+                seen.add(tuple(map(tuple, order)))
+                out.append(list(order))
+    return out
 
 
 def _away(search: Search, batches: list[list[int]], bind: dict[str, str], need: dict[str, int], free: dict[str, int],
@@ -224,9 +250,7 @@ def plan_migration(plan_from: dict, plan_to: dict, opts: Options, from_path: str
     if got is None:
         raise InputErrors(_why_not(plan_from, plan_to, src, dst, units, cap, opts, servers), "the capacity floor cannot be met")
     last = len(got.batches)
-    temp, laid = _temporary(plan_to, src, dst, got, occ, space, catalog) if catalog is not None else ({}, {})
-    got.places.temp, got.places.laid = temp, laid
-    moves = migration_moves(_stages(got.search, got.batches, got.free, got.need), got.places)
+    got, temp, laid, moves = _with_places(plan_to, src, dst, [got] + got.rest, occ, space, catalog, opts)
     found = Migration(src, dst, units, cap, got.batches, got.bind, got.need, got.free, moves, got.proven, opts,
                       space=space, places_met=met, temp=temp, laid=laid)
     found.lower = {"stages": stage_lower_bound(len(units), cap), "touches": touch_lower_bound(src, dst, opts.spares)}
@@ -236,19 +260,41 @@ def plan_migration(plan_from: dict, plan_to: dict, opts: Options, from_path: str
     return found
 
 
+def _with_places(plan_to: dict, src: Side, dst: Side, choices: list[_Choice], occ: dict[str, list[str]], space: Space, catalog,
+                 opts: Options) -> tuple[_Choice, dict[str, Temp], dict[str, Laid], list[list[Move]]]:
+    """The choice, its temporary places (none without ``catalog``), the cables laid to them and its moves: of the
+    ``choices`` (best first by counted touches; more than one only when roles stand in temporary places), the one
+    whose moves touch the fewest cables once its temporary places and their cables are laid out (the counts cannot
+    see which cables a temporary place makes longer or swaps), the same spares and spines first; InputErrors (exit
+    2) when none finds its temporary places."""
+    phys = {p.name: p for p in physicals(src, opts.spares)}
+    best, problems = None, []
+    for c in choices:
+        temp, laid, why = _temporary(plan_to, src, dst, c, occ, space, catalog) if catalog is not None else ({}, {}, [])
+        if why:
+            problems = problems or why
+            continue
+        c.places.temp, c.places.laid = temp, laid
+        moves = migration_moves(_stages(c.search, c.batches, c.free, c.need), c.places)
+        key = (sum(1 for x in c.bind.values() if phys[x].spare), sum(1 for x in c.bind.values() if x in src.cores),
+               touches([m for stage in moves for m in stage]))
+        if best is None or key < best[0]:
+            best = (key, c, temp, laid, moves)
+    if best is None:
+        raise InputErrors(problems, "the racks cannot hold both fabrics")
+    return best[1:]
+
+
 def _temporary(plan_to: dict, src: Side, dst: Side, got: _Choice, occ: dict[str, list[str]], space: Space,
-               catalog) -> tuple[dict[str, Temp], dict[str, Laid]]:
-    """The temporary places of the roles that enter service before their place is free, and the cables laid to them
-    (places.py); InputErrors (exit 2) when a role finds none."""
+               catalog) -> tuple[dict[str, Temp], dict[str, Laid], list[Problem]]:
+    """The temporary places of the roles that enter service before their place is free, the cables laid to them
+    (places.py), and the roles that find none (problems)."""
     late = {r: t for r, t in place_free(occ, got.bind, got.free).items() if t > got.need[r]}
     if not late:
-        return {}, {}
+        return {}, {}, []
     moved_in = {p: t for t, batch in enumerate(got.batches, start=1) for u in batch for p in got.search.units[u].ports}
     tp = TempPlanner(src, dst, Geometry(plan_to, catalog), space.switch_u, space.servers, space.server_u, moved_in, got.need)
-    temp, laid, problems = tp.plan(late, got.bind, got.free)
-    if problems:
-        raise InputErrors(problems, "the racks cannot hold both fabrics")
-    return temp, laid
+    return tp.plan(late, got.bind, got.free)
 
 
 def _why_not(plan_from: dict, plan_to: dict, src: Side, dst: Side, units: list[Unit], cap: int, opts: Options,
