@@ -219,7 +219,9 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         shutil.rmtree(rec, ignore_errors=True)
         fresh.rename(rec)  # never a mix of this run's and an earlier run's outputs
     v = run_verify(plan, None, replay_dir=str(rec), only=opts.only, drained=opts.drained)
-    findings = [dict(f, source="verify") for f in v["findings"]]
+    # verify's not_checked findings (one per switch and reason) are not copied: audit gives its own below, one per
+    # switch and check, from the same summary (both counted, a skipped check was two findings)
+    findings = [dict(f, source="verify") for f in v["findings"] if f["kind"] != FindingKind.NOT_CHECKED]
     for check, reasons in sorted(v["summary"].get("not_checked", {}).items()):
         for r in reasons:
             for n in r["names"]:

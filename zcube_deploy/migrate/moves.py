@@ -49,6 +49,7 @@ class Move:
     length_m: float
     medium: str
     temporary: bool = False  # a cable of a temporary place swapped for the planned one (removed, installed)
+    part: str = ""  # the part of a new cable laid to a temporary place (places.Laid), where it is not the planned one
 
 
 class Places:
@@ -198,8 +199,9 @@ def migration_moves(stages: list[tuple[list[Unit], list[FabricCable], list[Fabri
         for n in sorted(new, key=lambda c: (c.length_m, c.id)):
             g = by_id.get(served.get(n.id, ""))
             if g is None or g.stage < t:
+                laid = "" if g or n.id not in pl.laid else pl.laid[n.id].part
                 moves += [Move(t, "install", n.kind, n.id, g.id if g else None, None, None, end,
-                               g.length_m if g else n.length_m, n.medium) for end in n.ends]
+                               g.length_m if g else n.length_m, n.medium, part=laid) for end in n.ends]
                 continue
             used_now.add(g.id)
             if g.port is not None and g.port == n.port:  # the port's own cable: only its switch end moves
@@ -209,15 +211,16 @@ def migration_moves(stages: list[tuple[list[Unit], list[FabricCable], list[Fabri
         for g in sorted(gone, key=lambda c: (c.length_m, c.id)):
             if g.id not in used_now:
                 moves += [Move(t, "remove", g.kind, g.id, g.id, None, end, None, g.length_m, g.medium) for end in g.ends]
-        out.append(moves + _replugs(t, [n for _, new in per_stage[:t - 1] for n in new], pl))
+        out.append(moves + _replugs(t, [n for _, new in per_stage[:t - 1] for n in new], pl, served))
     return out
 
 
-def _replugs(t: int, laid: list[_Cable], pl: Places) -> list[Move]:
+def _replugs(t: int, laid: list[_Cable], pl: Places, served: dict[str, str]) -> list[Move]:
     """The work of stage ``t`` on the cables laid before it (``laid``: the wanted cables of the earlier stages) with an
     end on a role moving from its temporary place to its own in it: that end unplugged there and plugged at the same
     port of the role's own place (the other end stays, unless it moves too); a cable of another medium than the
-    planned one (places.Laid.swap) removed and the planned cable installed instead."""
+    planned one (places.Laid.swap) removed and the planned cable installed instead. ``served``: TO cable -> the FROM
+    cable that serves it (reuse.best_match); the part of a cable laid new is the laid one's."""
     moving = {r for r, tp in pl.temp.items() if tp.until == t}
     planned = {h.cable: h for h in pl.dst.host.values()} | {c.id: c for c in pl.dst.fabric}
     out = []
@@ -227,15 +230,17 @@ def _replugs(t: int, laid: list[_Cable], pl: Places) -> list[Move]:
         before = [pl.to_end(e.device, e.port, t - 1) for e in c.ends]
         after = [pl.to_end(e.device, e.port, t) for e in c.ends]
         x = pl.laid.get(c.id)
+        part = x.part if x is not None and c.id not in served else ""
         if x is not None and x.swap:
             want = planned[c.id]
-            out += [Move(t, "remove", c.kind, c.id, c.id, None, e, None, c.length_m, c.medium, temporary=True) for e in before]
+            out += [Move(t, "remove", c.kind, c.id, c.id, None, e, None, c.length_m, c.medium, temporary=True, part=part) for e in before]
             out += [Move(t, "install", c.kind, c.id, None, None, None, e, want.length_m, want.medium, temporary=True) for e in after]
             continue
         for b, a in zip(before, after):
             if b.device in moving:
                 other = after[1] if a is after[0] else after[0]
-                out.append(Move(t, "replug", c.kind, c.id, None, None if other.device in moving else other, b, a, c.length_m, c.medium))
+                out.append(Move(t, "replug", c.kind, c.id, None, None if other.device in moving else other, b, a, c.length_m, c.medium,
+                                part=part))
     return out
 
 

@@ -33,6 +33,7 @@ class SwitchWork:
     new: End | None  # where it goes (rack), or where the work is done (rebreak: port = the cages; console)
     detail: str
     medium: str = ""
+    cages: tuple[int, ...] = ()  # rebreak: the cages the row covers (stagefiles names the parts they need)
 
 
 @dataclass(frozen=True)
@@ -51,21 +52,28 @@ def _lanes(pm: dict, split: range) -> dict[int, str]:
     return {c: f"{pm['lanes_per_cage']} x {pm['speed']}" if c in split else whole for c in range(1, pm["cages"] + 1)}
 
 
-def cage_changes(pm_old: dict, pm_new: dict, split_old: range, split_new: range, media: dict[int, str]) -> list[tuple[str, str, str]]:
-    """(cages, "old mode -> new mode", media of the new role's cables there) for each run of consecutive cages whose
-    breakout changes between two port maps (``media``: cage -> the media of the cables it takes in the new role)."""
+def cage_changes(pm_old: dict, pm_new: dict, split_old: range, split_new: range, media: dict[int, str],
+                 media_old: dict[int, str] | None = None) -> list[tuple[str, str, str, tuple[int, ...]]]:
+    """(cages, what changes, media, the cages) for each run of consecutive cages whose breakout changes between two port
+    maps ("400G -> 2 x 200G") or, with ``media_old`` (cage -> the medium of the cables it takes before), whose medium
+    changes under the same breakout ("2 x 200G stays": an optic fitted or taken out, another breakout cable). ``media``:
+    cage -> the medium of the cables it takes in the new role. A run has one change and one medium before and after
+    (so one part action per row); media reads "SMF -> DAC" when it changes, else the medium ("" for a cage with no
+    cable in the new role)."""
     old, new = _lanes(pm_old, split_old), _lanes(pm_new, split_new)
+    before = media_old or {}
     runs: list[list] = []
     for c in sorted(set(old) | set(new)):
-        if old.get(c) == new.get(c):
+        was, now = before.get(c, ""), media.get(c, "")
+        if old.get(c) == new.get(c) and (media_old is None or was == now):
             continue
-        change = f"{old.get(c, 'none')} -> {new.get(c, 'none')}"
-        if runs and runs[-1][1] == c - 1 and runs[-1][2] == change:
+        change = f"{old.get(c, 'none')} -> {new.get(c, 'none')}" if old.get(c) != new.get(c) else f"{new[c]} stays"
+        medium = f"{was or 'no cable'} -> {now or 'no cable'}" if media_old is not None and was != now else now
+        if runs and runs[-1][1] == c - 1 and runs[-1][2:] == [change, medium]:
             runs[-1][1] = c
-            runs[-1][3].add(media.get(c, ""))
         else:
-            runs.append([c, c, change, {media.get(c, "")}])
-    return [(f"{a}" if a == b else f"{a}-{b}", change, "/".join(sorted(m for m in ms if m))) for a, b, change, ms in runs]
+            runs.append([c, c, change, medium])
+    return [(f"{a}" if a == b else f"{a}-{b}", change, medium, tuple(range(a, b + 1))) for a, b, change, medium in runs]
 
 
 class Racks:
@@ -167,13 +175,14 @@ def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict
             pm_old = maps_from.get(src.switches[x].role) if x in src.switches else None
             if pm_old is None:  # FROM's plan has no port map (a hand-made one): every cage as the role's port map says
                 work.append(SwitchWork(t, "rebreak", x, None, End(r, "every cage", where.rack, where.u),
-                                       "break out as the role's port map says (FROM's port map is not in its plan)"))
+                                       "break out as the role's port map says (FROM's port map is not in its plan)",
+                                       cages=tuple(range(1, pm_new["cages"] + 1))))
             else:
-                for cages, change, medium in cage_changes(pm_old, pm_new, split_cages(pm_old), split_cages(pm_new),
-                                                          _media(plan_to, r, pm_new)):
+                for cages, change, medium, run in cage_changes(pm_old, pm_new, split_cages(pm_old), split_cages(pm_new),
+                                                               _media(plan_to, r, pm_new), _media(plan_from, x, pm_old)):
+                    what = f"break out anew: {change}" if "->" in change else f"breakout {change}, the cable type changes"
                     work.append(SwitchWork(t, "rebreak", x, None, End(r, f"cages {cages}", where.rack, where.u),
-                                           f"break out anew: {change}; swap the optic or breakout cable"
-                                           + (f" ({medium})" if medium else " (no cable here yet)"), medium))
+                                           f"{what} ({medium or 'no cable here yet'})", medium, run))
             work.append(SwitchWork(t, "console", x, None, where,
                                    f"paste console/{r}.txt: hostname {r}, management address {mgmt[r]}"))
         out.append(work)

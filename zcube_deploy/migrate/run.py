@@ -16,6 +16,7 @@ from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.errors import InputErrors, InvariantViolation, Problem
 from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.migrate.invariants import check_migration
+from zcube_deploy.migrate.parts import CageParts
 from zcube_deploy.migrate.planner import Migration, Options, plan_migration
 from zcube_deploy.migrate.report import summary
 from zcube_deploy.migrate.stagefiles import Labels, walking_rows, write_labels_csv, write_move_workbook, write_moves_csv, write_report
@@ -82,7 +83,9 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
     plan_from, plan_to = read_plan(from_path), read_plan(to_path)
     cat, _ = plan_catalog(plan_to, None, accept_changed=True)
     mig, doc = plan_and_check(plan_from, plan_to, from_path, to_path, opts, cat)
-    old, new = Labels(CableRows(_all_ports(plan_from), plan_catalog(plan_from, None, accept_changed=True)[0])), Labels(CableRows(plan_to, cat))
+    cat_from, _ = plan_catalog(plan_from, None, accept_changed=True)
+    old = Labels(CableRows(_all_ports(plan_from), cat_from), CageParts(plan_from, cat_from))
+    new = Labels(CableRows(plan_to, cat), CageParts(plan_to, cat))
     rank = {r["name"]: i for i, r in enumerate(plan_to["layout"]["racks"])}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
