@@ -118,7 +118,8 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
     eps, kh = endpoints(opts.lab_path, opts.known_hosts)
     mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
     targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
-    _, errors = collect(targets, creds, kh, concurrency=opts.concurrency, timeout=opts.timeout, record=rec, platform=platform)
+    # recorded only: verify's replay reads the recordings next, on its own processes
+    _, errors = collect(targets, creds, kh, concurrency=opts.concurrency, timeout=opts.timeout, record=rec, platform=platform, read=False)
     return errors
 
 
