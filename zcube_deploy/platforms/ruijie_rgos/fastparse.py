@@ -429,10 +429,16 @@ def scoped_sections(text: str, owns=None) -> list[str]:
     """The config's top-level sections inside ``owns`` (volatile lines dropped, as hier_config's input:
     hconfig.strip_volatile), each as its text, sorted: audit's fast test of two configs for drift, on every
     running config of every run. The general reader's sections give the same (tests/test_rgos_sections.py)."""
+    return sorted(sec for sec in config_sections(text) if owns is None or owns(sec.split("\n", 1)[0]))
+
+
+def config_sections(text: str) -> list[str]:
+    """Every top-level section of the config (volatile lines dropped: hconfig.strip_volatile), each as its text
+    (its top-level line first), in the config's order."""
     sections: list[list[str]] = []
     for line in strip_volatile(text).splitlines():
         if not line.startswith(" "):
             sections.append([line])
         elif sections:
             sections[-1].append(line)
-    return sorted("\n".join(sec) for sec in sections if owns is None or owns(sec[0]))
+    return ["\n".join(sec) for sec in sections]
