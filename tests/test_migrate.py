@@ -139,13 +139,15 @@ def beside(bundled_roft):
                           Options(0.75, "4-gpu", 0))
 
 
-def test_rack_space_known_bad_glm1k_in_place(bundled_roft, glm1k_plan):
-    """glm-1k's odd switches sit where the ROFT's pod-0 leaves stand, and those serve until the last stage: the planner
-    says so (rack_conflicts: the CLI's exit 2) and the invariant, replaying the rack work U by U, finds the clash."""
+def test_glm1k_in_place_without_a_catalog_is_a_rack_conflict(bundled_roft, glm1k_plan):
+    """glm-1k's odd switches sit where the ROFT's leaves stand; planned without a cabling catalog (no temporary place
+    can be laid out) the planner says so (rack_conflicts: the CLI's exit 2) and the invariant, replaying the rack work
+    U by U, finds the clash: a role racked where a switch the ROFT island still uses stands (tests/test_migrate_places.py
+    plans it with temporary places)."""
     mig = plan_migration(bundled_roft, glm1k_plan, Options(0.75, "4-gpu", 0))
-    assert any("ZC-O001's place AN1 U37-40 is held by RO-L03" in c for c in mig.rack_conflicts), mig.rack_conflicts
+    assert mig.rack_conflicts and not mig.temp
     found = [p.message for p in check_migration(mig)["rack_space"]]
-    assert any("racked at AN1 U37 where RO-L03" in m for m in found), found
+    assert any(re.search(r"racked at AN1 U\d+ where RO-L\d+ stand", m) for m in found), found
 
 
 def test_rack_space_holds_beside_roft_and_its_known_bad_cases(beside):

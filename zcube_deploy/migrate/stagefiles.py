@@ -110,9 +110,18 @@ def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
             "_short_old": "", "_short_new": w.new.port if w.new else "", "_new_label": None}
 
 
+def _part(m: Move, old: Labels, new: Labels) -> str:
+    """The part of the cable a row handles: FROM's when it was one, a cable laid to a temporary place's own part (blank
+    for a re-plugged or stand-in cable that was FROM's: its id may be another FROM cable's), else TO's."""
+    if m.part or m.action == "replug" or m.temporary and m.action == "remove":
+        return m.part
+    return old.part.get(m.old_cable, "") if m.old_cable else new.part.get(m.cable, "")
+
+
 def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels) -> dict:
     """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only."""
-    was = old.at(m.old_cable, m.old) if action != "plug" else None
+    was = (new.at(m.cable, m.old) if m.action == "replug" or (m.temporary and m.action == "remove") else old.at(m.old_cable, m.old)) \
+        if action != "plug" else None
     will = new.at(m.cable, m.new) if action != "unplug" else None
     src = m.old if action != "plug" else None
     dst = m.new if action != "unplug" else None
@@ -124,7 +133,7 @@ def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels) -> dic
         "plug_port": dst.port if dst else "", "plug_label": _text(will),
         "stays_device": m.stays.device if m.stays and action != "unplug" else "", "stays_port": m.stays.port if m.stays and action != "unplug" else "",
         "medium": m.medium, "length_m": m.length_m,
-        "part": old.part.get(m.old_cable, "") if m.old_cable else new.part.get(m.cable, ""),  # the cable handled: FROM's when it was one
+        "part": _part(m, old, new),
         "_short_old": (was[3] if was else old.short.get(src.port, src.port)) if src else "",
         "_short_new": (will[3] if will else new.short.get(dst.port, dst.port)) if dst else "",
         "_new_label": will,
