@@ -31,7 +31,7 @@ from zcube_deploy.migrate.search import Search
 
 PERMUTED_STAGES = 4  # with temporary places, every order of a sequence of at most this many stages is weighed (4! = 24)
 RANKED = 4  # with temporary places, the best this many sequences (by their counted touches) are planned out in full
-RANKED_CABLES = 20000  # ... when the two plans have at most this many NIC-port cables (glm-1k 4,096; 16k 65,536)
+RANKED_CABLES = 20000  # ... (and the stage orders weighed) when the plans have at most this many NIC-port cables (glm-1k 4,096)
 
 
 @dataclass(frozen=True)
@@ -148,8 +148,9 @@ def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, ser
     phys = {p.name: p for p in physicals(src, opts.spares)}
     cores = set(src.cores)
     kept = Kept(src, dst)
+    many = len(src.host) + len(dst.host) > RANKED_CABLES  # planning each out costs seconds at 16k: the search's sequences only
     scored = []
-    for batches in _candidates(found.alternatives or [found.batches], bool(occ) and not around):
+    for batches in _candidates(found.alternatives or [found.batches], bool(occ) and not around and not many):
         need, free = _free_stages(search, batches)
         bind = assign_roles(src, dst, opts.spares, need, free, kept)
         if bind is None:
@@ -163,7 +164,6 @@ def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, ser
     if not scored:
         return None, found.proven
     ranked = [c for _, _, c in sorted(scored, key=lambda x: x[:2])]
-    many = len(src.host) + len(dst.host) > RANKED_CABLES  # planning each out costs seconds at 16k: the best count only
     ranked[0].rest = ranked[1:RANKED] if occ and not around and not many else []
     return ranked[0], found.proven
 
