@@ -142,7 +142,7 @@ class LabModel:
         me = self.name_of(st)
         if (me, port) in self.wiring.forced_down:
             return False
-        return any(self._end_up(*peer) for _, peer in self.wiring.peers((me, port)))
+        return any(self._end_up(*peer) for peer in self.wiring.far_ends((me, port)))
 
     def neighbors(self, st) -> list:
         me = self.name_of(st)
@@ -285,6 +285,11 @@ class LabModel:
         return self._bgp_model
 
     def routing(self, st) -> tuple:
-        return self.bgp_model(), self.name_of(st)
+        """(the protocol model, the switch's name) for ``st``'s routing outputs: the whole lab's model, or the switch's
+        own when it runs no BGP (its answers then depend on no other switch: the simulator's ``speaks_bgp``)."""
+        name = self.name_of(st)
+        if not self.sim.bgp.speaks_bgp(st):
+            return self.sim.bgp.alone(name), name
+        return self.bgp_model(), name
 
     enable_secret = ""
