@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos import l3_facts
@@ -183,3 +185,16 @@ def test_running_config_rejects_what_interface_addresses_rejects(line):
     with pytest.raises(ValueError) as b:
         running_config(text)
     assert str(a.value) == str(b.value)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.lists(st.integers(0, 300).map(str) | st.text("0123456789", min_size=1, max_size=4), min_size=3, max_size=5).map(".".join),
+                 st.text("0123456789.²٣ -", max_size=18)))
+def test_the_canonical_address_test_is_ntoa_of_parse(text):
+    """running_config takes an address as written when it is the dotted quad ntoa writes (no leading zero, octets <=
+    255, ASCII digits): exactly when ntoa(parse(text)) == text."""
+    from zcube_deploy.ipv4 import ntoa, parse
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import _canonical
+
+    a = parse(text) if all(c in "0123456789." for c in text) else None
+    assert bool(_canonical(text)) == (a is not None and ntoa(a) == text)

@@ -497,3 +497,26 @@ def test_analyze_a_stage_island_by_island(small, tmp_path):
     assert bad["problems"] and all(p.startswith("ROFT island") for p in bad["problems"])
     assert bad["islands"]["roft"]["analysis"] is None and bad["islands"]["roft"]["reachability"]["unreachable_routed"] > 0
     assert bad["islands"]["zcube"]["analysis"] is not None and bad["cross_island"]["checked"] is False
+
+
+def test_analyze_exits_1_when_an_island_of_a_stage_does_not_reach_itself(small, tmp_path, monkeypatch):
+    """The CLI's side of the island check: a ROFT island counted with unreachable pairs (the count made to say so) is
+    printed as not analysed, with why, and the command exits 1; the ZCube island is still analysed."""
+    from click.testing import CliRunner
+
+    from zcube_deploy.analysis import report
+    from zcube_deploy.cli import cli
+
+    real = report.healthy_reachability
+
+    def broken(island, design):
+        got = real(island, design)
+        return {**got, "unreachable_routed": 7} if design == "roft" else got
+
+    monkeypatch.setattr(report, "healthy_reachability", broken)
+    r = CliRunner().invoke(cli, ["analyze", str(small / "out" / "stage-01" / "plan.json"), "-o", str(tmp_path / "a"),
+                                 "--samples", "2", "--probabilities", "0.01"])
+    assert r.exit_code == 1, r.output
+    assert "not analysed: ROFT island: 7 of" in " ".join(r.output.split()) and "ZCube (any path)" in r.output
+    doc = json.loads((tmp_path / "a" / "analyze.json").read_text())
+    assert doc["islands"]["roft"]["analysis"] is None and doc["islands"]["zcube"]["analysis"] is not None

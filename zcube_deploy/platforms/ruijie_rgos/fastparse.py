@@ -345,6 +345,10 @@ _ODD_SPACE = re.compile(r"[^\S \n]")  # whitespace other than space and newline 
 _CFG_ITF = re.compile(r"^interface (.+?)\s*$")
 
 
+# a dotted quad as ntoa writes it (four octets <= 255 without leading zeros): ntoa(parse(x)) == x exactly for these
+_canonical = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])").fullmatch
+
+
 def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
     """(``interface_addresses(text)``, the BGP part of ``bgp_parse.parse_config(text)`` that verify reads:
     {"asn", "neighbors", "addresses", "bfd_ports", "fall_over_bfd"} as observations.observe_bgp gives it)
@@ -384,14 +388,15 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
             m = _ADDR.match(line)
             if m:
                 cur_a.append(_address(m.group(1), m.group(2), line, text, "show running-config") if m.group(2) not in _PLEN
-                             or ntoa(_aton(m.group(1)) or 0) != m.group(1) else f"{m.group(1)}/{_PLEN[m.group(2)]}")
+                             or not _canonical(m.group(1)) else f"{m.group(1)}/{_PLEN[m.group(2)]}")
         if block == "itf":
             words = line.split()
             if words[:2] == ["ip", "address"] and len(words) == 4:
-                a = _aton(words[2])
+                canonical = _canonical(words[2])
+                a = 0 if canonical else _aton(words[2])
                 plen = masks[words[3]] if words[3] in masks else masks.setdefault(words[3], _mask_len(words[3]))
                 if a is not None and plen is not None:
-                    cur_i[0] = ntoa(a)
+                    cur_i[0] = words[2] if canonical else ntoa(a)
             elif words[0] == "bfd" and len(words) == 7 and words[1] == "interval" and words[3] == "min_rx" and words[5] == "multiplier":
                 if all(w.isdigit() for w in (words[2], words[4], words[6])):
                     cur_i[1] = True
@@ -429,10 +434,16 @@ def scoped_sections(text: str, owns=None) -> list[str]:
     """The config's top-level sections inside ``owns`` (volatile lines dropped, as hier_config's input:
     hconfig.strip_volatile), each as its text, sorted: audit's fast test of two configs for drift, on every
     running config of every run. The general reader's sections give the same (tests/test_rgos_sections.py)."""
+    return sorted(sec for sec in config_sections(text) if owns is None or owns(sec.split("\n", 1)[0]))
+
+
+def config_sections(text: str) -> list[str]:
+    """Every top-level section of the config (volatile lines dropped: hconfig.strip_volatile), each as its text
+    (its top-level line first), in the config's order."""
     sections: list[list[str]] = []
     for line in strip_volatile(text).splitlines():
         if not line.startswith(" "):
             sections.append([line])
         elif sections:
             sections[-1].append(line)
-    return sorted("\n".join(sec) for sec in sections if owns is None or owns(sec[0]))
+    return ["\n".join(sec) for sec in sections]
