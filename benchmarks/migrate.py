@@ -1,7 +1,8 @@
-"""Benchmark `zcube migrate` planning: glm-1k's ROFT -> glm-1k-beside-roft (glm-1k's ZCube in the network racks the
-ROFT leaves free: glm-1k itself is refused, its racks cannot hold both fabrics; 4-GPU units, floor 0.75) and a 16k ROFT
-(zcube-16k's 2,048 servers as a 2-plane ROFT: 128 leaves per plane, 64 spines per plane) -> zcube-16k
-(whole servers, floor 0.75).
+"""Benchmark `zcube migrate` planning: glm-1k's ROFT -> glm-1k (the bundled pair: glm-1k's switches stand where the
+ROFT's serve, so some roles stand in temporary places; 4-GPU units, floor 0.75), the same ROFT -> glm-1k-beside-roft
+(glm-1k's ZCube in the network racks the ROFT leaves free) and a 16k ROFT (zcube-16k's 2,048 servers as a 2-plane
+ROFT: 128 leaves per plane, 64 spines per plane) -> zcube-16k (whole servers, floor 0.75; its switches too stand
+where the ROFT's serve).
 
 Planning = reading both plans, the stage search, the role assignment, the moves, the switches' rack work and the
 invariants checked apart (plan_migration, check_migration; what `zcube migrate` runs before it writes), in a child
@@ -10,7 +11,7 @@ not part of it. Targets (2-core machine): glm-1k <= 10 s, 16k <= 120 s. Each cas
 (default 3), interleaved with the fixed reference job of benchmarks/plan.py; reported: min and median,
 the reference's, their ratio, the CPU time (user + system) of both, and the machine's load average when the case
 started.
-Run: python benchmarks/migrate.py [--repeat N] [--cases glm-1k,16k]
+Run: python benchmarks/migrate.py [--repeat N] [--cases glm-1k,glm-1k-beside,16k]
 """
 
 from __future__ import annotations
@@ -29,16 +30,18 @@ from plan import REFERENCE
 ROOT = Path(__file__).resolve().parents[1]
 PLANNING = r"""
 import sys
+from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.migrate.invariants import check_migration
 from zcube_deploy.migrate.planner import Options, plan_migration
 from zcube_deploy.migrate.report import summary
 from zcube_deploy.plan.io import read_plan
 src, dst, unit = sys.argv[1:4]
-mig = plan_migration(read_plan(src), read_plan(dst), Options(0.75, unit, 0))
+plan_to = read_plan(dst)
+mig = plan_migration(read_plan(src), plan_to, Options(0.75, unit, 0), catalog=plan_catalog(plan_to, None, accept_changed=True)[0])
 broken = {name: len(p) for name, p in check_migration(mig).items() if p}
 doc = summary(mig, src, dst)
-# the 16k pair's TO stands where its ROFT's leaves serve (zcube migrate refuses it: rack_space); planned and checked all the same
-print(doc["stages"], doc["stages_lower_bound"], doc["cable_touches"], doc["cable_touches_lower_bound"], "broken:", broken)
+print(doc["stages"], doc["stages_lower_bound"], doc["cable_touches"], doc["cable_touches_lower_bound"], doc["cable_touches_temporary"],
+      len(mig.temp), mig.places_met, "conflicts:", len(mig.rack_conflicts), "broken:", broken)
 """
 
 
@@ -65,15 +68,18 @@ def _plan(inventory: Path, out: Path) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--cases", default="glm-1k,16k")
+    ap.add_argument("--cases", default="glm-1k,glm-1k-beside,16k")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         cases = []
-        if "glm-1k" in args.cases:
-            cases.append(("glm-1k", _plan(ROOT / "inventories" / "glm-1k-roft.yaml", tmp / "r1k"),
-                          _plan(ROOT / "inventories" / "glm-1k-beside-roft.yaml", tmp / "z1k"), "4-gpu", 10.0))
-        if "16k" in args.cases:
+        wanted = args.cases.split(",")
+        r1k = _plan(ROOT / "inventories" / "glm-1k-roft.yaml", tmp / "r1k") if {"glm-1k", "glm-1k-beside"} & set(wanted) else None
+        if "glm-1k" in wanted:
+            cases.append(("glm-1k", r1k, _plan(ROOT / "inventories" / "glm-1k.yaml", tmp / "z1k"), "4-gpu", 10.0))
+        if "glm-1k-beside" in wanted:
+            cases.append(("beside", r1k, _plan(ROOT / "inventories" / "glm-1k-beside-roft.yaml", tmp / "b1k"), "4-gpu", 10.0))
+        if "16k" in wanted:
             cases.append(("16k", _plan(roft_16k(tmp), tmp / "r16k"), _plan(ROOT / "inventories" / "zcube-16k.yaml", tmp / "z16k"),
                           "server", 120.0))
         print(f"zcube migrate planning: {args.repeat} runs per case, interleaved with the reference job")

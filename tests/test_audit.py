@@ -340,3 +340,17 @@ def test_a_thousand_seeded_drifts_in_the_lab_are_all_found_with_their_kind(glm1k
     running = {sw["name"]: (tmp_path / "r1" / sw["name"] / "show_running-config.txt").read_text() for sw in plan["switches"]}
     general = [f for n in sorted(running) for f in _general_findings(plan, intended, n, running[n])]
     assert json.dumps(sorted(general, key=lambda f: f["id"])) == json.dumps(sorted(config, key=lambda f: f["id"])).replace(', "source": "config"', "")
+
+
+def test_a_check_verify_skipped_is_one_not_checked_finding_per_switch_and_check(built, tmp_path):
+    """Verify's own not_checked findings are not copied beside audit's: each (switch, check) verify could not run
+    is one finding in audit.json (naming the check), and the summary counts each once (it counted them twice)."""
+    out, plan, intended = built
+    write_running(tmp_path / "rec", intended)  # the running configs only: LLDP, link state and routes not recorded
+    r = audit_once(plan, str(out / "plan.json"), tmp_path / "a", AuditOptions(out, replay_dir=str(tmp_path / "rec")))
+    doc = json.loads((tmp_path / "a" / "audit.json").read_text())
+    nc = [f for f in doc["findings"] if f["kind"] == "not_checked"]
+    keys = Counter((f.get("device"), f.get("check")) for f in nc)
+    assert nc and set(keys.values()) == {1} and None not in {k[1] for k in keys}, keys.most_common(3)
+    assert {d for d, _ in keys} == set(intended) and {c for _, c in keys} >= {"cabling", "routes"}
+    assert doc["summary"]["not_checked"] == len(nc) == len(doc["findings"]) and not r.clean

@@ -186,7 +186,8 @@ def test_twin_baseline_on_every_gpu_pair_of_each_island(small_pair, monkeypatch)
 @pytest.mark.slow  # about 60-90 s: each stage's twin (18 and 16 FRR switches, 4 servers) up, every GPU pair, down
 def test_twin_of_every_stage_carries_each_islands_gpu_pairs(small_pair, tmp_path):
     """issue 27's proof in the twin, on roft-small -> zcube-small in 4-GPU units: after each stage, every GPU pair of
-    each island answered over its design's path (0 unreachable), none across the islands probed, none out of service."""
+    each island answered over its design's path (0 unreachable), none across the islands probed, none out of service;
+    and every port pair of each island walked on the kernels' FIBs (--fib-walk), the same GPU pairs reaching."""
     from zcube_deploy.platforms.frr import runtime
     from zcube_deploy.twin import build, netns
 
@@ -201,10 +202,14 @@ def test_twin_of_every_stage_carries_each_islands_gpu_pairs(small_pair, tmp_path
             r = run_zcube("twin", "up", str(small_pair / "mig" / stage / "plan.json"), "-o", str(d))
             assert r.returncode == 0, r.stderr
             prefix = json.loads((d / "twin.json").read_text())["prefix"]
-            r = run_zcube("twin", "test", str(d), "--every-gpu-pair")
+            r = run_zcube("twin", "test", str(d), "--every-gpu-pair", "--fib-walk")
             rep = json.loads((d / "test-report.json").read_text())
             assert r.returncode == 0 and rep["ok"], r.stdout + r.stderr
             seen[stage] = rep["baseline"]
+            walk = next(m for m in rep["measurements"] if m["kind"] == "fib_walk")  # every port pair on the kernels' FIBs
+            assert walk["stable"] and not walk["problems"] and all(c["ok"] for c in walk["checks"])
+            assert {k: (v["gpu_pairs"], v["gpu_pairs_unreachable"]) for k, v in walk["islands"].items()} == \
+                {k: (v["pairs_tested"], 0) for k, v in rep["baseline"]["islands"].items()}
         finally:
             if (d / "twin.json").exists():
                 assert run_zcube("twin", "down", str(d)).returncode == 0

@@ -139,3 +139,31 @@ def test_an_interface_mtu_is_set_and_removed_and_the_global_one_too():
     assert config(sess, ["exit", "mtu forwarding 9216"]) == ["", ""] and "\nmtu forwarding 9216\n" in st.running_config(header=False)
     assert config(sess, ["no mtu forwarding"]) == [""] and "mtu forwarding" not in st.running_config(header=False)
     assert INVALID in config(sess, ["no mtu 9216"])[0]  # in global mode `no mtu` takes `forwarding` only
+
+
+def test_show_ip_route_installs_a_static_route_only_on_an_up_subnet_and_sorts_the_table():
+    """Connected and local routes of the up routed ports, a static route only while its next hop is in one of their
+    subnets (a /31 and a /24 here: the next hop is looked up under each connected prefix length), a discard route
+    always, a host mask read as ``ipaddress`` reads it, every entry in address order."""
+    up = {"TwoHundredGigabitEthernet 0/1:1": True, "TwoHundredGigabitEthernet 0/1:2": True}
+    st = SwitchState(model="RG-TEST", interface_names=PORTS, abbreviations={}, serial="G1TEST")
+    sess = Session(st, enable_secret="", lldp=lambda *_: "", link_up=lambda _, port: up.get(port, True))
+    sess.mode = "enable"
+    assert not any(config(sess, [
+        "interface TwoHundredGigabitEthernet 0/1:1", " no switchport", " ip address 10.1.0.1 255.255.255.254", "exit",
+        "interface TwoHundredGigabitEthernet 0/1:2", " no switchport", " ip address 10.2.0.1 255.255.255.0", "exit",
+        "ip route 10.9.0.0 255.255.0.0 10.1.0.0", "ip route 10.8.0.0 0.0.0.255 10.2.0.77", "ip route 10.7.0.0 255.255.255.0 10.3.0.1",
+        "ip route 10.6.0.0 255.255.255.240 Null 0", "end"]))
+    table = [ln for ln in sess.feed("show ip route").splitlines() if ln[:6] in ("C     ", "L     ", "S     ")]
+    assert table == [
+        "C     10.1.0.0/31 is directly connected, TwoHundredGigabitEthernet 0/1:1",
+        "L     10.1.0.1/32 is directly connected, TwoHundredGigabitEthernet 0/1:1",
+        "C     10.2.0.0/24 is directly connected, TwoHundredGigabitEthernet 0/1:2",
+        "L     10.2.0.1/32 is directly connected, TwoHundredGigabitEthernet 0/1:2",
+        "S     10.6.0.0/28 is directly connected, Null 0",
+        "S     10.8.0.0/24 [1/0] via 10.2.0.77",
+        "S     10.9.0.0/16 [1/0] via 10.1.0.0",
+    ]
+    up["TwoHundredGigabitEthernet 0/1:1"] = False  # its link goes down: its subnet and the route through it go
+    table = [ln for ln in sess.feed("show ip route").splitlines() if ln[:6] in ("C     ", "L     ", "S     ")]
+    assert not any("10.1.0." in ln or "10.9.0.0" in ln for ln in table) and "S     10.8.0.0/24 [1/0] via 10.2.0.77" in table

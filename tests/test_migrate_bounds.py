@@ -19,8 +19,8 @@ import pytest
 
 from zcube_deploy.migrate.bounds import stage_lower_bound, touch_lower_bound
 from zcube_deploy.migrate.fabric import FabricCable, HostEnd, Side, SwitchInfo, Unit
-from zcube_deploy.migrate.moves import touches
-from zcube_deploy.migrate.planner import Options, _solve
+from zcube_deploy.migrate.moves import migration_moves, touches
+from zcube_deploy.migrate.planner import Options, _solve, _stages
 from zcube_deploy.migrate.roles import fits, physicals, reracked
 from zcube_deploy.migrate.search import Search
 
@@ -156,11 +156,12 @@ def test_stage_bound_and_planner_against_every_order(cap, core):
         orders = list(_orders([u.id for u in units], cap))
         assert min(len(o) for o in orders) == stage_lower_bound(len(units), cap)
         feasible = [len(o) for o in orders if _feasible(search, o)]
-        mig = _solve(src, dst, units, cap, Options(0.0, "server", 0), {f"s{i}": ("A", i + 1) for i in range(4)})
+        mig, _ = _solve(src, dst, units, cap, Options(0.0, "server", 0), {f"s{i}": ("A", i + 1) for i in range(4)})
         if not feasible:
             assert mig is None
             continue
         assert mig is not None and mig.proven and len(mig.batches) == min(feasible) >= stage_lower_bound(len(units), cap)
-        assert touches([m for stage in mig.moves for m in stage]) >= touch_lower_bound(src, dst, 0)["touches"]
+        moves = migration_moves(_stages(mig.search, mig.batches, mig.free, mig.need), mig.places)
+        assert touches([m for stage in moves for m in stage]) >= touch_lower_bound(src, dst, 0)["touches"]
         tight += min(feasible) == stage_lower_bound(len(units), cap)
     assert tight >= 4

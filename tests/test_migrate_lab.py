@@ -1,4 +1,5 @@
-"""zcube migrate end to end in the lab, as docs/migrate.md's walk-through runs it: roft-small -> zcube-small.
+"""zcube migrate end to end in the lab, as docs/migrate.md's walk-through runs it: roft-small -> zcube-small, and
+roft-small -> zcube-small-inplace (TO's switches where the ROFT's serve: temporary places, moved in stage 2).
 
 A lab started from the ROFT plan (`zcube lab up`, a subprocess) is pushed and verified clean; then for every stage:
 `zcube lab fix LAB --stage DIR/stage-NN` (the moves, each switch's cages broken out for its role and its console
@@ -29,13 +30,14 @@ def _ok(r, *codes: int) -> subprocess.CompletedProcess:
     return r
 
 
-@pytest.fixture(scope="module")
-def walk(tmp_path_factory):
-    """roft-small built (plan + configs), zcube-small planned, migrated in 4-GPU units at a floor of 0.5; a lab of
-    the ROFT running (stopped after the module's tests)."""
-    d = tmp_path_factory.mktemp("walk")
+@pytest.fixture(scope="module", params=["zcube-small.yaml", "zcube-small-inplace.yaml"])
+def walk(request, tmp_path_factory):
+    """roft-small built (plan + configs), zcube-small planned (or zcube-small-inplace: its switches where the ROFT's
+    serve, so some roles stand in temporary places and move in stage 2), migrated in 4-GPU units at a floor of 0.5; a
+    lab of the ROFT running (stopped after the module's tests)."""
+    d = tmp_path_factory.mktemp(f"walk-{request.param.removesuffix('.yaml')}")
     _ok(run_zcube("build", str(ROOT / "tests" / "inventories" / "roft-small.yaml"), "-o", str(d / "roft")))
-    _ok(run_zcube("plan", str(ROOT / "tests" / "inventories" / "zcube-small.yaml"), "-o", str(d / "zcube")))
+    _ok(run_zcube("plan", str(ROOT / "tests" / "inventories" / request.param), "-o", str(d / "zcube")))
     _ok(run_zcube("migrate", str(d / "roft" / "plan.json"), str(d / "zcube" / "plan.json"), "-o", str(d / "mig"),
                   "--unit", "4-gpu", "--capacity-floor", "0.5"))
     env = {**os.environ, "NO_COLOR": "1"}
@@ -120,6 +122,9 @@ def test_the_lab_goes_from_roft_to_zcube_stage_by_stage_with_verify_clean_after_
     assert verify(d, "roft/plan.json", "v-roft")["findings"] == []
     doc = json.loads((d / "mig" / "migrate.json").read_text())
     assert doc["stages"] == 2
+    if "inplace" in str(d):  # roles in temporary places in stage 1, moved (their cables re-plugged) in stage 2
+        assert doc["temporary_places"] and all(tp["moves_in_stage"] == 2 for tp in doc["temporary_places"])
+        assert "from its temporary place" in (d / "mig" / "stage-02" / "moves.csv").read_text()
     # out of order: refused, nothing applied, the next stage named
     r = _ok(run_zcube("lab", "fix", str(d / "lab"), "--stage", str(d / "mig" / "stage-02")), 2)
     assert "stage 02 is not next" in r.stderr and "stage-01 next" in r.stderr, r.stderr

@@ -29,7 +29,10 @@ def glm_mig(glm_roft, glm1k_plan):
     return plan_migration(glm_roft, glm1k_plan, Options(0.75, "4-gpu", 0))
 
 
-def test_glm1k_meets_the_issue_targets(glm_mig):
+def test_glm1k_meets_the_issue_targets_rack_space_aside(glm_mig):
+    """Planned without a cabling catalog (so without temporary places: the racks aside), the stages and touches meet
+    the targets; with the racks as they are (tests/test_migrate_places.py) the temporary places' re-plugs and swaps
+    add touches beyond 1.05 x the bound (docs/migrate.md)."""
     doc = summary(glm_mig, "F", "T")
     assert doc["stages"] <= doc["stages_lower_bound"] + 1 and doc["stages"] == doc["stages_lower_bound"] == 4
     assert doc["cable_touches"] <= 1.05 * doc["cable_touches_lower_bound"]

@@ -192,6 +192,17 @@ def test_roft_lab_push_verify_clean_then_miscabled_over_ssh(small_build, tmp_pat
                                       ("bgp", (uplink["id"],))]), [f["what"] for f in findings]
 
 
+def test_roft_host_files_say_rail_leaf_not_odd_switch(small_build):
+    """A ROFT host's netplan and sysctl headers speak of the ROFT (its rail leaf, its plane's aggregate), never of
+    ZCube's odd (rail) switch or even group (known-bad: the ZCube words the header had before)."""
+    out, plan = small_build
+    for srv in plan["servers"]:
+        head = (out / "hosts" / f"{srv['name']}.yaml").read_text().split("network:")[0]
+        assert f"{srv['name']} (rack {srv['rack']} U{srv['u']}): ROFT NIC ports" in head and "rail leaf" in head
+        assert "odd" not in head and "even group" not in head and "ZCube" not in head, srv["name"]
+        assert "kernel settings for the ROFT NIC ports" in (out / "hosts" / f"{srv['name']}.sysctl.conf").read_text()
+
+
 def test_roft_cut_sheets_and_labels(small_build):
     """Cabling on a ROFT plan: every cable on the sheets with its short port names, leaf rows in the rail colour, spines'
     ports named from the spine's own port map, and the summary telling the ROFT's shape."""

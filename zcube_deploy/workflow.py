@@ -260,20 +260,24 @@ def twin_up(plan_path: str, out_dir: str, slow_bfd: bool | None = None) -> dict:
 def twin_test(twin_dir: str, pairs: int | None, seed: int, fail: list[str], mode: str, gpu_pairs: int,
               report_path: str | None, log: Callable[[str], None], drain: str | None = None, drain_order: str = "drain",
               settle: float | None = None, probe_period_ms: float = 100.0, probe_rate: int = 3000,
-              undrain_order: str = "staged", every_gpu_pair: bool = False) -> tuple[TwinReport, Path, list[str]]:
+              undrain_order: str = "staged", every_gpu_pair: bool = False, fib_walk: bool = False) -> tuple[TwinReport, Path, list[str]]:
     """Real packets through the twin; writes the JSON report. Returns (the typed report, its path, names of failed checks).
     ``every_gpu_pair``: the baseline on one port pair of every GPU pair of each island instead of port pairs.
+    ``fib_walk``: after the baseline, every in-service port pair of each island walked on the kernels' FIBs (twin/fibwalk.py).
 
     ``drain`` (``switch:NAME`` or ``link:CABLE``): after the failures, the drain measured under continuous probes
     (drain/twin.py), in ``drain_order`` (``drain``: zcube drain's; the others are known-bad orders)."""
     from zcube_deploy.drain import twin as drain_twin
     from zcube_deploy.twin import build as twin_build
+    from zcube_deploy.twin import fibwalk
     from zcube_deploy.twin import test as twin_run
 
     twin_build.require_support()
     then = (lambda s: [drain_twin.measure(s, drain, drain_order, settle, probe_period_ms, probe_rate, undrain_order, log=log)]) \
         if drain else None
-    rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log, then=then, every_gpu_pair=every_gpu_pair)
+    first = (lambda s: [fibwalk.measure(s)]) if fib_walk else None
+    rep = twin_run.run(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, log=log, then=then, every_gpu_pair=every_gpu_pair,
+                       first=first)
     path = Path(report_path or Path(twin_dir) / "test-report.json")
     path.write_text(json.dumps(rep.as_dict(), indent=1, sort_keys=True) + "\n")
     return rep, path, [c.name for c in rep.checks if not c.ok]

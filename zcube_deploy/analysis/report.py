@@ -8,17 +8,18 @@ from pathlib import Path
 import numpy as np
 
 from zcube_deploy.analysis.fabric import dual_plane_clos, zcube_from_plan
-from zcube_deploy.analysis.failures import State, monte_carlo, path_statistics
+from zcube_deploy.analysis.failures import State, monte_carlo, pairs, path_statistics, physical_lost_pairs
+from zcube_deploy.analysis.islands import gpus_by_ports, island_designs, island_plan
 from zcube_deploy.analysis.routed import DENSE_GPU_LIMIT, RoutedModel, bgp_single_failures
-from zcube_deploy.analysis.roft import analyze_roft
+from zcube_deploy.analysis.roft import RoftFabric, analyze_roft
 from zcube_deploy.analysis.roft import single_failure_elements as roft_single_failure_elements
 from zcube_deploy.analysis.single import single_failures
 from zcube_deploy.errors import PlanFileError
 from zcube_deploy.plan.model import projection
-from zcube_deploy.plan.roles import ROFT_ROLES, ZCUBE_ROLES
+from zcube_deploy.plan.roles import ROFT_ROLES, ZCUBE_ROLES, design_of
 from zcube_deploy.topology.forwarding import SWITCH_FIELDS
 
-PLAN_FIELDS = projection(switches={"name", "group", "index", "interfaces"} | SWITCH_FIELDS, servers={"name": None, "nics": None},
+PLAN_FIELDS = projection(switches={"name", "group", "index", "plane", "interfaces"} | SWITCH_FIELDS, servers={"name": None, "nics": None},
                          cables={"id", "kind", "a", "b"}, sizing=None, models=None, cluster=None, routing=None,
                          settings=None)
 DEFAULT_PROBABILITIES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
@@ -70,8 +71,10 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
     if roles <= ROFT_ROLES:
         return analyze_roft(plan, probabilities, samples, seed)
     if not roles <= ZCUBE_ROLES:
-        raise PlanFileError(f"analyze takes a plan of one design; this one has switches of roles {', '.join(sorted(roles))} "
-                            "(a migration stage): analyze the FROM and TO plans instead")
+        if design_of(plan) == "stage":
+            return analyze_stage(plan, probabilities, samples, seed)
+        raise PlanFileError(f"analyze takes a plan of one design or a migration stage's (design: stage); this one is "
+                            f"{design_of(plan)!r} with switches of roles {', '.join(sorted(roles))}")
     fab, rt = zcube_from_plan(plan)
     sw = plan["models"]["switch"]
     h = plan["sizing"]["logical_ports"]  # switch ports at the NIC speed; the Clos uplinks run at twice that
@@ -115,6 +118,58 @@ def analyze_plan(plan: dict, probabilities=DEFAULT_PROBABILITIES, samples: int =
         "single_failures": {"switch": _single_summary(singles, "switch"), "fabric_link": _single_summary(singles, "fabric_link"),
                             "elements": singles},
         "random_link_failures": monte_carlo(fab, rt, clos, list(probabilities), samples, seed, routed_lost),
+    }
+
+
+ISLAND_NAMES = {"roft": "ROFT", "zcube": "ZCube"}
+CROSS_ISLAND_WHY = ("a migration stage keeps its two islands apart (no cable, no route between them: docs/migrate.md); "
+                    "their GPU pairs are not expected to reach, so they are neither counted as lost nor as reached")
+
+
+def healthy_reachability(island: dict, design: str) -> dict:
+    """An island's GPU pairs with nothing failed: how many have no routed path and no path at all (the counts the
+    failure analysis starts from; ``unreachable_routed`` None when the routed count is beyond the model's limit)."""
+    both, one = gpus_by_ports(island)
+    if design == "roft":
+        rf = RoftFabric(island)
+        fab, routed = rf.fab, rf.routed_lost_pairs
+    else:
+        fab, rt = zcube_from_plan(island)
+        routed = RoutedModel(island, fab, rt).lost
+    healthy = State.healthy(fab)
+    return {"gpus": both, "gpus_with_one_port": one, "gpu_pairs": pairs(fab.n_gpus), "unreachable_routed": routed(healthy),
+            "unreachable_any_path": physical_lost_pairs(fab, healthy)}
+
+
+def analyze_stage(plan: dict, probabilities, samples: int, seed: int) -> dict:
+    """A migration stage's plan: each island (islands.island_plan) on its own, as a plan of its design, with its GPU
+    pairs' reachability when nothing has failed, then its failure analysis (left out, with the reason, for an island
+    that does not reach itself healthy); the pairs across the islands are reported as not checked, out of scope
+    (CROSS_ISLAND_WHY), never as lost or reached. ``problems``: what makes the stage fail its own islands (exit 1)."""
+    islands: dict[str, dict] = {}
+    problems: list[str] = []
+    for design in island_designs(plan):
+        sub = island_plan(plan, design)
+        name = ISLAND_NAMES[design]
+        reach = healthy_reachability(sub, design)
+        bad = [f"{name} island: {reach[k]:,} of {reach['gpu_pairs']:,} GPU pairs {what} with nothing failed"
+               for k, what in (("unreachable_routed", "without a routed path"), ("unreachable_any_path", "without any path")) if reach[k]]
+        if reach["gpus_with_one_port"]:
+            bad.append(f"{name} island: {reach['gpus_with_one_port']} GPU(s) with one NIC port on the island (in no pair counted)")
+        if reach["unreachable_routed"] is None:
+            bad.append(f"{name} island: the routed reachability was not counted (beyond the routed model's limit)")
+        problems += bad
+        islands[design] = {"name": name, "reachability": reach, "analysis": None if bad else analyze_plan(sub, probabilities, samples, seed),
+                           "not_analysed": "; ".join(bad) or None}
+    gpus = [isl["reachability"]["gpus"] for isl in islands.values()]
+    cross = sum(a * b for i, a in enumerate(gpus) for b in gpus[i + 1:])
+    return {
+        "design": "stage",
+        "plan": {"cluster": plan["cluster"].get("name"), "gpus": sum(gpus), "switches": len(plan["switches"]), "islands": len(islands)},
+        "parameters": {"probabilities": list(probabilities), "samples": samples, "seed": seed},
+        "islands": islands,
+        "cross_island": {"gpu_pairs": cross, "checked": False, "status": "not checked: out of scope", "why": CROSS_ISLAND_WHY},
+        "problems": problems,
     }
 
 
@@ -175,21 +230,30 @@ def _static_with_fallbacks(model: RoutedModel, singles: list[dict], fab) -> bool
     return True
 
 
+def _series(doc: dict, prefix: str = "") -> list[tuple[list[dict], str, str, str, str]]:
+    """(rows, key, label, colour, marker) of each curve of the plot: a ROFT's two, a ZCube's three (and the Clos's), a
+    stage's of each island analysed (labelled by island, the ZCube island's in other colours)."""
+    if doc.get("design") == "stage":
+        return [c for d, isl in sorted(doc["islands"].items()) if isl["analysis"]
+                for c in _series(isl["analysis"], f"{isl['name']} island: ")]
+    rows = doc["random_link_failures"]
+    if doc.get("design") == "roft":
+        return [(rows, "roft", f"{prefix}ROFT (any live path)", "tab:blue", "o"), (rows, "roft_routed", f"{prefix}ROFT (eBGP as rendered)", "tab:cyan", "s")]
+    colours = ("tab:green", "tab:olive") if prefix else ("tab:blue", "tab:cyan")
+    return [(rows, "zcube", f"{prefix}ZCube (any live path)", colours[0], "o"),
+            (rows, "zcube_routed", f"{prefix}ZCube ({doc.get('routing', {}).get('mode', 'static')} routing as rendered)", colours[1], "s"),
+            (rows, "dual_plane_clos", f"{prefix}dual-plane Clos, same size", "tab:red", "^")]
+
+
 def plot_unreachability(doc: dict, path: Path) -> Path:
     import matplotlib  # start-up time (~0.5 s), and the Agg backend is chosen before pyplot loads
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = doc["random_link_failures"]
-    p = np.array([r["p"] for r in rows])
     fig, ax = plt.subplots(figsize=(7.5, 5), dpi=110)
-    roft = doc.get("design") == "roft"
-    series = ((("roft", "ROFT (any live path)", "tab:blue", "o"), ("roft_routed", "ROFT (eBGP as rendered)", "tab:cyan", "s")) if roft else
-              (("zcube", "ZCube (any live path)", "tab:blue", "o"),
-               ("zcube_routed", f"ZCube ({doc.get('routing', {}).get('mode', 'static')} routing as rendered)", "tab:cyan", "s"),
-               ("dual_plane_clos", "dual-plane Clos, same size", "tab:red", "^")))
-    for key, label, colour, marker in series:
+    p = np.array(doc["parameters"]["probabilities"], dtype=float)
+    for rows, key, label, colour, marker in _series(doc):
         mean = np.array([r[key]["mean"] for r in rows])
         lo = np.array([r[key]["ci95"][0] for r in rows])
         hi = np.array([r[key]["ci95"][1] for r in rows])
@@ -198,7 +262,7 @@ def plot_unreachability(doc: dict, path: Path) -> Path:
             ax.errorbar(p[ok], mean[ok], yerr=[mean[ok] - np.maximum(lo[ok], mean[ok] * 1e-3), hi[ok] - mean[ok]],
                         label=label, color=colour, marker=marker, capsize=3, linewidth=1.2)
     fine = np.geomspace(p.min(), p.max(), 50)
-    if not roft:  # ZCube's and the Clos's models
+    if doc.get("design", "zcube") == "zcube":  # ZCube's and the Clos's models
         ax.plot(fine, 2 * fine ** 2, "--", color="tab:blue", alpha=0.5, label="model 2p^2")
         ax.plot(fine, 4 * fine ** 2, "--", color="tab:red", alpha=0.5, label="model 4p^2")
     ax.set_xscale("log")
@@ -207,7 +271,8 @@ def plot_unreachability(doc: dict, path: Path) -> Path:
     ax.set_ylabel("fraction of GPU pairs unreachable")
     plan = doc["plan"]
     par = doc["parameters"]
-    ax.set_title(f"{plan['cluster']}: {plan['gpus']:,} GPUs, {par['samples']} trials per p (95% CI)", fontsize=10)
+    where = f" on {plan['islands']} islands (each island's own GPU pairs)" if doc.get("design") == "stage" else ""
+    ax.set_title(f"{plan['cluster']}: {plan['gpus']:,} GPUs{where}, {par['samples']} trials per p (95% CI)", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

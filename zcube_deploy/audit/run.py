@@ -117,7 +117,8 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
     eps, kh = endpoints(opts.lab_path, opts.known_hosts)
     mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
     targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
-    _, errors = collect(targets, creds, kh, concurrency=opts.concurrency, timeout=opts.timeout, record=rec, platform=platform)
+    # recorded only: verify's replay reads the recordings next, on its own processes
+    _, errors = collect(targets, creds, kh, concurrency=opts.concurrency, timeout=opts.timeout, record=rec, platform=platform, read=False)
     return errors
 
 
@@ -219,7 +220,9 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         shutil.rmtree(rec, ignore_errors=True)
         fresh.rename(rec)  # never a mix of this run's and an earlier run's outputs
     v = run_verify(plan, None, replay_dir=str(rec), only=opts.only, drained=opts.drained)
-    findings = [dict(f, source="verify") for f in v["findings"]]
+    # verify's not_checked findings (one per switch and reason) are not copied: audit gives its own below, one per
+    # switch and check, from the same summary (both counted, a skipped check was two findings)
+    findings = [dict(f, source="verify") for f in v["findings"] if f["kind"] != FindingKind.NOT_CHECKED]
     for check, reasons in sorted(v["summary"].get("not_checked", {}).items()):
         for r in reasons:
             for n in r["names"]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 from rich.table import Table
 
@@ -42,7 +44,7 @@ def _single_failures_narrow(columns: list[str], rows: list[tuple[str, list[str]]
     return t
 
 
-def print_roft_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
+def print_roft_analysis(doc: dict, samples: int, seed: int) -> None:
     p = doc["plan"]
     out.print(f"[bold]{p['cluster']}[/] (ROFT): {p['gpus']:,} GPUs, {p['switches']} switches ({p['leaves_per_plane']} leaves + "
               f"{p['spines_per_plane']} spines per plane), {p['fabric_links']:,} leaf-spine links; routed: {doc['routing']['routed_means']}")
@@ -59,15 +61,29 @@ def print_roft_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
     print_wide(t)
     for what, why in doc["not_applicable"].items():
         out.print(f"not applicable: {what}: {why}")
-    out.print(f"written: [bold]{js}[/] (per-element tables), [bold]{png}[/]")
 
 
-def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
+def print_stage_analysis(doc: dict, samples: int, seed: int) -> None:
+    """A migration stage: each island's reachability with nothing failed, then its analysis; the pairs across islands
+    not checked (out of scope)."""
+    p = doc["plan"]
+    out.print(f"[bold]{p['cluster']}[/] (migration stage): {p['gpus']:,} GPUs in service on {p['islands']} islands, {p['switches']} switches")
+    for isl in doc["islands"].values():
+        r = isl["reachability"]
+        out.rule(f"{isl['name']} island")
+        out.print(f"{isl['name']} island: {r['gpus']:,} GPUs, {r['gpu_pairs']:,} GPU pairs; with nothing failed "
+                  f"{r['unreachable_routed']} without a routed path, {r['unreachable_any_path']:,} without any path")
+        if isl["analysis"]:
+            ISLAND_PRINTERS[isl["analysis"].get("design", "zcube")](isl["analysis"], samples, seed)
+        if isl["not_analysed"]:
+            out.print(f"[red]not analysed[/]: {isl['not_analysed']}")
+    c = doc["cross_island"]
+    out.rule("across the islands")
+    out.print(f"{c['gpu_pairs']:,} GPU pairs across the islands: {c['status']} ({c['why']})")
+
+
+def print_zcube_analysis(doc: dict, samples: int, seed: int) -> None:
     from zcube_deploy.analysis.report import SINGLE_FAILURE_COLUMNS, single_failure_rows  # start-up time (numpy)
-
-    if doc.get("design") == "roft":
-        print_roft_analysis(doc, samples, seed, js, png)
-        return
 
     ps = doc["path_statistics"]
     cg = ps["cross_group"]
@@ -89,6 +105,14 @@ def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
     print_wide(t)
     if not doc["routing"].get("routed_exact", True):
         out.print(f"note: ZCube ({doc['routing']['mode']} routing) counts {doc['routing']['routed_means']}")
+
+
+ISLAND_PRINTERS = {"roft": print_roft_analysis, "zcube": print_zcube_analysis}
+PRINTERS = {**ISLAND_PRINTERS, "stage": print_stage_analysis}
+
+
+def print_analysis(doc: dict, samples: int, seed: int, js, png) -> None:
+    PRINTERS[doc.get("design", "zcube")](doc, samples, seed)
     out.print(f"written: [bold]{js}[/] (per-element tables), [bold]{png}[/]")
 
 
@@ -107,3 +131,5 @@ def analyze_cmd(plan_path: str, out_dir: str, samples: int, seed: int, probabili
     probs = workflow.failure_probabilities(probabilities)
     doc, js, png = workflow.analyze(plan_path, out_dir, probs, samples, seed)
     print_analysis(doc, samples, seed, js, png)
+    if doc.get("problems"):  # a migration stage whose islands do not reach themselves
+        sys.exit(1)

@@ -36,6 +36,7 @@ def twin_up_cmd(plan_path: str, out_dir: str, slow_bfd: bool | None) -> None:
 @click.argument("twin_dir", metavar="DIR", type=click.Path(file_okay=False))
 @click.option("--pairs", type=int, default=None, help="a seeded sample of N cross-group port pairs (default: all)")
 @click.option("--every-gpu-pair", is_flag=True, help="the baseline on every GPU pair of each island, one port pair each")
+@click.option("--fib-walk", is_flag=True, help="also walk every in-service port pair of each island on the kernels' FIBs")
 @click.option("--fail", "fail", multiple=True, help="link:CABLE, switch:NAME or random:N (each injected and repaired in turn)")
 @click.option("--mode", type=click.Choice(["carrier", "silent"]), default="carrier", show_default=True,
               help="carrier loss (link down) or silent drop (nftables, link stays up)")
@@ -53,7 +54,7 @@ def twin_up_cmd(plan_path: str, out_dir: str, slow_bfd: bool | None) -> None:
 @click.option("--probe-rate", type=int, default=3000, show_default=True,
               help="echoes per second in all: the probed port pairs are rate x period")
 @handle_errors
-def twin_test_cmd(twin_dir: str, pairs: int | None, every_gpu_pair: bool, fail: tuple, mode: str, seed: int, gpu_pairs: int, report_path: str | None,
+def twin_test_cmd(twin_dir: str, pairs: int | None, every_gpu_pair: bool, fib_walk: bool, fail: tuple, mode: str, seed: int, gpu_pairs: int, report_path: str | None,
                   drain: str | None, drain_order: str, settle: float | None, undrain_order: str, probe_period: float,
                   probe_rate: int) -> None:
     """Real packets through the twin in DIR; failures compared with `zcube analyze`'s prediction. Exit 1 when a check fails."""
@@ -62,7 +63,7 @@ def twin_test_cmd(twin_dir: str, pairs: int | None, every_gpu_pair: bool, fail: 
     rep, path, bad = workflow.twin_test(twin_dir, pairs, seed, list(fail), mode, gpu_pairs, report_path,
                                         log=lambda m: err.print(f"[dim]{m}[/]"), drain=drain, drain_order=drain_order,
                                         settle=settle, probe_period_ms=probe_period, probe_rate=probe_rate,
-                                        undrain_order=undrain_order, every_gpu_pair=every_gpu_pair)
+                                        undrain_order=undrain_order, every_gpu_pair=every_gpu_pair, fib_walk=fib_walk)
     for t in twin_report.twin_test_tables(rep):
         out.print(t)
     if rep.bfd_note:

@@ -8,6 +8,7 @@ show outputs, routing protocols, site baseline) is the platform's simulator,
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from string import Template
@@ -19,6 +20,7 @@ from zcube_deploy.plan.roles import cage_of, port_map_for
 from zcube_deploy.platforms import simulator
 
 
+@lru_cache(maxsize=1 << 18)  # pure; every LLDP read of a switch asks again for each of its servers' NICs
 def synthetic_mac(*parts: str) -> str:
     """A stable, locally administered MAC for a device (and port)."""
     h = hashlib.sha256("/".join(parts).encode()).digest()
@@ -157,7 +159,9 @@ class LabModel:
         return out
 
     def _neighbor(self, port: str, cable_id: str, dev: str, pport: str) -> object | None:
-        short = self.abbrev.get(port, self.sim.short_name(port))
+        short = self.abbrev.get(port)
+        if short is None:
+            short = self.sim.short_name(port)
         peer = self.switches.get(dev)
         if peer is not None:
             return self.sim.lldp.Neighbor(

@@ -27,6 +27,7 @@ from zcube_deploy.plan.model import projection
 from zcube_deploy.safety import redact_secrets
 
 HOST = "127.0.0.1"
+STREAM_BYTES = 64 * 1024  # a long answer is written in pieces of about this size (two or three SSH packets)
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
 PLAN_FIELDS = projection(
     cables={"id", "kind", "a", "b"}, port_map=None, models=None, settings=None, addressing=None,
@@ -98,13 +99,27 @@ class _Shell(asyncssh.SSHServerSession):
                     self.chan.exit(0)
                     return
                 if not isinstance(out, str):  # a long answer, streamed: at most one window buffered per session
-                    for chunk in out:
-                        self._write(chunk)
-                        await self.can_write.wait()
+                    await self._stream(out)
                     out = ""
                 self._write((out + "\n" if out else "") + self.session.prompt())
         except (asyncio.CancelledError, ConnectionError, BrokenPipeError):
             pass
+
+    async def _stream(self, chunks) -> None:
+        """Write a long answer's chunks (a neighbour each) in pieces of about STREAM_BYTES: a write is an SSH packet or
+        more, and the packet's cost (framing, MAC, a send) is per write, not per byte; wait while the client's window is full."""
+        piece: list[str] = []
+        size = 0
+        for chunk in chunks:
+            piece.append(chunk)
+            size += len(chunk)
+            if size >= STREAM_BYTES:
+                self._write("".join(piece))
+                piece, size = [], 0
+                await self.can_write.wait()
+        if piece:
+            self._write("".join(piece))
+            await self.can_write.wait()
 
     def data_received(self, data: str, datatype) -> None:
         # Characters are echoed at once only while the device is idle; otherwise (type-ahead) the

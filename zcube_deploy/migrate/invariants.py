@@ -12,8 +12,10 @@ Given the two plans' sides, the units, the batches, the role assignment and the 
 - ``wiring``: replaying the moves on the FROM wiring, every move finds its cable where it says
   (before) and each stage ends with exactly the cables its islands need (after); the last stage
   ends with exactly TO's cables;
-- ``rack_space``: replaying the switches' rack work from FROM's places, no U holds two devices, every switch
-  the FROM island uses stands at its FROM place and every role in service at its TO place (U by U).
+- ``rack_space``: replaying the switches' rack work from FROM's places, no U holds two devices, a switch is
+  racked only into a rack that allows switches, inside its U, every switch the FROM island uses stands at its FROM
+  place and every role in service at its place for the stage (its temporary place until it moves, then its TO
+  place), U by U.
 
 Each check returns the problems it found (empty: it holds). Pure.
 """
@@ -137,7 +139,7 @@ def check_wiring(mig: Migration) -> list[Problem]:
         renamed = {x: r for r, x in mig.bind.items() if mig.need_stage[r] == t}
         for m in moves:
             where = f"stage {t} {m.action} {m.old_cable or m.cable}"
-            if m.action in ("move", "remove"):
+            if m.action in ("move", "remove", "replug"):
                 key = ("from", m.old_cable) if ("from", m.old_cable) in wiring else ("to", m.cable)  # re-laid end by end: TO id after the first
                 ends = wiring.get(key)
                 old = (m.old.device, m.old.port) if m.old else None
@@ -145,7 +147,7 @@ def check_wiring(mig: Migration) -> list[Problem]:
                     out.append(Problem(where, f"no cable {m.old_cable} at {old} to take out"))
                     continue
                 ends.discard(old)
-                if m.action == "move":
+                if m.action in ("move", "replug"):
                     ends.add((m.new.device, m.new.port))
                     wiring[("to", m.cable)] = wiring.pop(key)
                 elif not ends:
@@ -190,6 +192,10 @@ def check_rack_space(mig: Migration) -> list[Problem]:
                 out.append(Problem(f"stage {t}", f"{w.switch} is taken out of {w.old.rack} U{w.old.u}, where it does not stand"))
             if w.action == "rack":
                 spot = (w.new.rack, w.new.u)
+                height, allowed = sp.racks.get(spot[0], (None, True)) if sp.racks else (None, True)
+                if not allowed or (height is not None and not 1 <= spot[1] <= height - sp.switch_u + 1):
+                    out.append(Problem(f"stage {t}", f"{w.switch} racked at {spot[0]} U{spot[1]}, "
+                                       + ("a rack that allows no switch" if not allowed else f"outside the rack's {height} U")))
                 clash = sorted({x for c in _cells(spot, sp.switch_u) for x in held.get(c, ())} - {w.switch}
                                | {servers[c] for c in _cells(spot, sp.switch_u) if c in servers})
                 if at.get(w.switch) is not None or clash:
@@ -219,9 +225,11 @@ def _placed_after(mig: Migration, t: int, at: dict, servers: dict) -> list[Probl
             out.append(Problem(f"stage {t}", f"{s} serves the FROM island but does not stand at its place"))
     roles, _ = _to_island(mig, t)
     for r in sorted(roles):
-        if at.get(mig.bind.get(r)) != (mig.dst.switches[r].rack, mig.dst.switches[r].u):
+        tp = mig.temp.get(r)
+        place = (tp.rack, tp.u) if tp is not None and t < tp.until else (mig.dst.switches[r].rack, mig.dst.switches[r].u)
+        if at.get(mig.bind.get(r)) != place:
             out.append(Problem(f"stage {t}", f"{r} is in service but {mig.bind.get(r)} does not stand at its place "
-                               f"{mig.dst.switches[r].rack} U{mig.dst.switches[r].u}"))
+                               f"{place[0]} U{place[1]}" + (" (temporary)" if tp is not None and t < tp.until else "")))
     return out[:20]
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zcube_deploy.migrate.fabric import FabricCable, HostEnd, Side, Unit
+from zcube_deploy.migrate.places import Laid, Temp
 from zcube_deploy.migrate.reuse import Have, Want, best_match, serve_counts
 from zcube_deploy.migrate.roles import Physical, fits, reracked
 
@@ -38,7 +39,7 @@ class Move:
     """One technician action on one cable."""
 
     stage: int
-    action: str  # move | remove | install
+    action: str  # move | remove | install | replug (a switch leaving its temporary place: same port, its own place)
     kind: str  # host | fabric
     cable: str  # the cable's id after the action (TO id), or before it for a removal
     old_cable: str | None  # the FROM id it carried before (moved or removed cables)
@@ -47,14 +48,19 @@ class Move:
     new: End | None  # where it goes
     length_m: float
     medium: str
+    temporary: bool = False  # a cable of a temporary place swapped for the planned one (removed, installed)
+    part: str = ""  # the part of a new cable laid to a temporary place (places.Laid), where it is not the planned one
 
 
 class Places:
     """Where each device is, and what it is called, before and after it takes its TO role."""
 
-    def __init__(self, src: Side, dst: Side, servers: dict[str, tuple[str, int]], bind: dict[str, str], phys: dict[str, Physical]):
+    def __init__(self, src: Side, dst: Side, servers: dict[str, tuple[str, int]], bind: dict[str, str], phys: dict[str, Physical],
+                 temp: dict[str, Temp] | None = None, laid: dict[str, Laid] | None = None):
         self.src, self.dst, self.servers, self.bind, self.phys = src, dst, servers, bind, phys
         self.role_of = {x: r for r, x in bind.items()}
+        self.temp = temp or {}  # role -> its temporary place (places.Temp)
+        self.laid = laid or {}  # TO cable -> the cable laid while an end stands in a temporary place
 
     def _end(self, side: Side, device: str, port: str) -> End:
         rack, u = self.servers[device] if device in self.servers else (side.switches[device].rack, side.switches[device].u)
@@ -64,13 +70,22 @@ class Places:
         """An end as it is before the stage (FROM names and places)."""
         return self._end(self.src, device, port)
 
-    def to_end(self, device: str, port: str) -> End:
-        """An end as it is after (a switch in its TO role: the role's name, rack and U)."""
+    def to_end(self, device: str, port: str, stage: int = 10**9) -> End:
+        """An end as it is after stage ``stage`` (a switch in its TO role: the role's name, and its temporary place
+        until it moves, then the role's rack and U)."""
+        tp = self.temp.get(device)
+        if tp is not None and stage < tp.until:
+            return End(device, port, tp.rack, tp.u)
         return self._end(self.dst, device, port)
+
+    def cable(self, cable: str, length_m: float, medium: str) -> tuple[float, str]:
+        """(length, medium) of the cable laid as TO cable ``cable``: planned, or the one reaching a temporary place."""
+        x = self.laid.get(cable)
+        return (x.length_m, x.medium) if x is not None else (length_m, medium)
 
     def reracked(self, physical: str) -> bool:
         role = self.role_of.get(physical)
-        return role is not None and reracked(self.phys[physical], self.dst, role)
+        return role is not None and (role in self.temp or reracked(self.phys[physical], self.dst, role))
 
 
 @dataclass(frozen=True)
@@ -128,10 +143,12 @@ def _stage_cables(stage: int, units: list[Unit], leaving: list[FabricCable], nee
         if f is not None:
             gone.append(_Cable(f.cable, "host", (pl.from_end(*key), pl.from_end(f.switch, f.port)), f.length_m, f.medium, stage, key))
         if d is not None:
-            new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port)), d.length_m, d.medium, stage, key))
+            new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port, stage)), *pl.cable(d.cable, d.length_m, d.medium),
+                              stage, key))
     fab_gone, fab_new = _fabric_split(leaving, needed, pl)
     gone += [_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium, stage, None) for f in fab_gone]
-    new += [_Cable(t.id, "fabric", (pl.to_end(*t.a), pl.to_end(*t.b)), t.length_m, t.medium, stage, None) for t in fab_new]
+    new += [_Cable(t.id, "fabric", (pl.to_end(*t.a, stage), pl.to_end(*t.b, stage)), *pl.cable(t.id, t.length_m, t.medium), stage, None)
+            for t in fab_new]
     return gone, new
 
 
@@ -182,8 +199,9 @@ def migration_moves(stages: list[tuple[list[Unit], list[FabricCable], list[Fabri
         for n in sorted(new, key=lambda c: (c.length_m, c.id)):
             g = by_id.get(served.get(n.id, ""))
             if g is None or g.stage < t:
+                laid = "" if g or n.id not in pl.laid else pl.laid[n.id].part
                 moves += [Move(t, "install", n.kind, n.id, g.id if g else None, None, None, end,
-                               g.length_m if g else n.length_m, n.medium) for end in n.ends]
+                               g.length_m if g else n.length_m, n.medium, part=laid) for end in n.ends]
                 continue
             used_now.add(g.id)
             if g.port is not None and g.port == n.port:  # the port's own cable: only its switch end moves
@@ -193,7 +211,36 @@ def migration_moves(stages: list[tuple[list[Unit], list[FabricCable], list[Fabri
         for g in sorted(gone, key=lambda c: (c.length_m, c.id)):
             if g.id not in used_now:
                 moves += [Move(t, "remove", g.kind, g.id, g.id, None, end, None, g.length_m, g.medium) for end in g.ends]
-        out.append(moves)
+        out.append(moves + _replugs(t, [n for _, new in per_stage[:t - 1] for n in new], pl, served))
+    return out
+
+
+def _replugs(t: int, laid: list[_Cable], pl: Places, served: dict[str, str]) -> list[Move]:
+    """The work of stage ``t`` on the cables laid before it (``laid``: the wanted cables of the earlier stages) with an
+    end on a role moving from its temporary place to its own in it: that end unplugged there and plugged at the same
+    port of the role's own place (the other end stays, unless it moves too); a cable of another medium than the
+    planned one (places.Laid.swap) removed and the planned cable installed instead. ``served``: TO cable -> the FROM
+    cable that serves it (reuse.best_match); the part of a cable laid new is the laid one's."""
+    moving = {r for r, tp in pl.temp.items() if tp.until == t}
+    planned = {h.cable: h for h in pl.dst.host.values()} | {c.id: c for c in pl.dst.fabric}
+    out = []
+    for c in sorted(laid, key=lambda c: c.id):
+        if not any(e.device in moving for e in c.ends):
+            continue
+        before = [pl.to_end(e.device, e.port, t - 1) for e in c.ends]
+        after = [pl.to_end(e.device, e.port, t) for e in c.ends]
+        x = pl.laid.get(c.id)
+        part = x.part if x is not None and c.id not in served else ""
+        if x is not None and x.swap:
+            want = planned[c.id]
+            out += [Move(t, "remove", c.kind, c.id, c.id, None, e, None, c.length_m, c.medium, temporary=True, part=part) for e in before]
+            out += [Move(t, "install", c.kind, c.id, None, None, None, e, want.length_m, want.medium, temporary=True) for e in after]
+            continue
+        for b, a in zip(before, after):
+            if b.device in moving:
+                other = after[1] if a is after[0] else after[0]
+                out.append(Move(t, "replug", c.kind, c.id, None, None if other.device in moving else other, b, a, c.length_m, c.medium,
+                                part=part))
     return out
 
 
@@ -206,14 +253,24 @@ def _same(pl: Places, fc: FabricCable, tc: FabricCable) -> bool:
     return not (pl.reracked(fc.a[0]) or pl.reracked(fc.b[0]))
 
 
-def physical(m: Move) -> tuple[str, str]:
-    """The physical cable a move handles: the FROM cable it was (moved, removed, or drawn from the stock), else a new one."""
+def physical(m: Move) -> tuple:
+    """The physical cable a move handles: the FROM cable it was (moved, removed, or drawn from the stock), else a new one;
+    a re-plug (its switch leaving a temporary place) is a handling of its own, once per cable and stage."""
+    if m.action == "replug" or m.temporary:
+        return (m.action, m.cable, m.stage)
     return ("from", m.old_cable) if m.old_cable else ("new", m.cable)
 
 
 def touches(moves: list[Move]) -> int:
-    """Cables touched: each physical cable once, however many of its ends are handled."""
+    """Cables touched: each physical cable once, however many of its ends are handled, plus each re-plug of a cable
+    whose switch leaves a temporary place (a second handling: docs/migrate.md)."""
     return len({physical(m) for m in moves})
 
 
-__all__ = ["End", "Move", "Places", "migration_moves", "physical", "touches", "touches_of"]
+def replugged(moves: list[Move]) -> int:
+    """The touches switches leaving temporary places make (part of :func:`touches`): re-plugs, and the temporary
+    cables swapped for the planned ones (each removed, each planned one installed)."""
+    return len({physical(m) for m in moves if m.action == "replug" or m.temporary})
+
+
+__all__ = ["End", "Move", "Places", "migration_moves", "physical", "replugged", "touches", "touches_of"]

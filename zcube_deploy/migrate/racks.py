@@ -5,16 +5,18 @@ held by a switch the FROM island has let go (taken away when retired, parked whe
 still uses (a conflict: the racks cannot hold both fabrics at that stage; the migration is refused with it). Its
 cages are broken out as the role's port map says (a ROFT leaf's 400G uplink cages become 2 x 200G ZCube ports:
 the optic or breakout cable in each changed cage is swapped), and its console file sets the role's hostname and
-management address before the stage's push. :class:`Racks` follows where each physical switch stands; work is
+management address before the stage's push. A role whose place is still held when it enters service stands in
+a temporary place (places.py) and moves to its own place in the stage the place frees. :class:`Racks` follows where each physical switch stands; work is
 listed in the order it is done (every switch taken out before any is racked). Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from zcube_deploy.migrate.fabric import Side
 from zcube_deploy.migrate.moves import End
+from zcube_deploy.migrate.places import Temp, overlaps
 from zcube_deploy.plan.roles import port_map_for
 from zcube_deploy.render.views import split_cages
 
@@ -31,6 +33,7 @@ class SwitchWork:
     new: End | None  # where it goes (rack), or where the work is done (rebreak: port = the cages; console)
     detail: str
     medium: str = ""
+    cages: tuple[int, ...] = ()  # rebreak: the cages the row covers (stagefiles names the parts they need)
 
 
 @dataclass(frozen=True)
@@ -40,11 +43,7 @@ class Space:
     switch_u: int
     server_u: int
     servers: dict[str, tuple[str, int]]
-
-
-def overlaps(a: tuple[str, int], ha: int, b: tuple[str, int], hb: int) -> bool:
-    """Whether a device of ``ha`` U at ``a`` (rack, lowest U) and one of ``hb`` U at ``b`` share a U."""
-    return a[0] == b[0] and a[1] < b[1] + hb and b[1] < a[1] + ha
+    racks: dict[str, tuple[int, bool]] = field(default_factory=dict)  # rack -> (U height, allows switches)
 
 
 def _lanes(pm: dict, split: range) -> dict[int, str]:
@@ -53,32 +52,46 @@ def _lanes(pm: dict, split: range) -> dict[int, str]:
     return {c: f"{pm['lanes_per_cage']} x {pm['speed']}" if c in split else whole for c in range(1, pm["cages"] + 1)}
 
 
-def cage_changes(pm_old: dict, pm_new: dict, split_old: range, split_new: range, media: dict[int, str]) -> list[tuple[str, str, str]]:
-    """(cages, "old mode -> new mode", media of the new role's cables there) for each run of consecutive cages whose
-    breakout changes between two port maps (``media``: cage -> the media of the cables it takes in the new role)."""
+def cage_changes(pm_old: dict, pm_new: dict, split_old: range, split_new: range, media: dict[int, str],
+                 media_old: dict[int, str] | None = None) -> list[tuple[str, str, str, tuple[int, ...]]]:
+    """(cages, what changes, media, the cages) for each run of consecutive cages whose breakout changes between two port
+    maps ("400G -> 2 x 200G") or, with ``media_old`` (cage -> the medium of the cables it takes before), whose medium
+    changes under the same breakout ("2 x 200G stays": an optic fitted or taken out, another breakout cable). ``media``:
+    cage -> the medium of the cables it takes in the new role. A run has one change and one medium before and after
+    (so one part action per row); media reads "SMF -> DAC" when it changes, else the medium ("" for a cage with no
+    cable in the new role)."""
     old, new = _lanes(pm_old, split_old), _lanes(pm_new, split_new)
+    before = media_old or {}
     runs: list[list] = []
     for c in sorted(set(old) | set(new)):
-        if old.get(c) == new.get(c):
+        was, now = before.get(c, ""), media.get(c, "")
+        if old.get(c) == new.get(c) and (media_old is None or was == now):
             continue
-        change = f"{old.get(c, 'none')} -> {new.get(c, 'none')}"
-        if runs and runs[-1][1] == c - 1 and runs[-1][2] == change:
+        change = f"{old.get(c, 'none')} -> {new.get(c, 'none')}" if old.get(c) != new.get(c) else f"{new[c]} stays"
+        medium = f"{was or 'no cable'} -> {now or 'no cable'}" if media_old is not None and was != now else now
+        if runs and runs[-1][1] == c - 1 and runs[-1][2:] == [change, medium]:
             runs[-1][1] = c
-            runs[-1][3].add(media.get(c, ""))
         else:
-            runs.append([c, c, change, {media.get(c, "")}])
-    return [(f"{a}" if a == b else f"{a}-{b}", change, "/".join(sorted(m for m in ms if m))) for a, b, change, ms in runs]
+            runs.append([c, c, change, medium])
+    return [(f"{a}" if a == b else f"{a}-{b}", change, medium, tuple(range(a, b + 1))) for a, b, change, medium in runs]
 
 
 class Racks:
-    """Where each physical switch stands, stage by stage, and the rack work that moves it (:meth:`stage`)."""
+    """Where each physical switch stands, stage by stage, and the rack work that moves it (:meth:`stage`). A role in a
+    temporary place (``temp``: places.Temp) stands there from the stage it enters service and moves to its own place
+    in the stage ``until``."""
 
-    def __init__(self, src: Side, dst: Side, bind: dict[str, str], space: Space, spares: list[str]):
-        self.src, self.dst, self.bind, self.space = src, dst, bind, space
+    def __init__(self, src: Side, dst: Side, bind: dict[str, str], space: Space, spares: list[str], temp: dict[str, Temp]):
+        self.src, self.dst, self.bind, self.space, self.temp = src, dst, bind, space, temp
         self.at: dict[str, tuple[str, int] | None] = {s.name: (s.rack, s.u) for s in src.switches.values()}
         self.at.update({s: None for s in spares})
         self.name: dict[str, str] = {x: x for x in self.at}  # what each switch is called now
         self.role_of = {x: r for r, x in bind.items()}
+
+    def place(self, role: str, t: int) -> tuple[str, int]:
+        """Where ``role`` stands after stage ``t``: its temporary place before it moves, else its own."""
+        tp = self.temp.get(role)
+        return (tp.rack, tp.u) if tp is not None and t < tp.until else (self.dst.switches[role].rack, self.dst.switches[role].u)
 
     def _occupants(self, spot: tuple[str, int], me: str) -> list[str]:
         h = self.space.switch_u
@@ -87,19 +100,24 @@ class Racks:
     def stage(self, t: int, takers: list[str], retiring: list[str], busy: set[str], need: dict[str, int]) -> tuple[list[SwitchWork], list[str]]:
         """The rack work of stage ``t`` (``takers``: roles taken in it; ``retiring``: switches leaving the FROM island
         for good; ``busy``: switches the FROM island still uses after it): every switch leaving its place is taken out
-        first (a retired one taken away, one whose role comes later parked, a re-racked one moved), then each re-racked
-        switch is racked at its role's place. Returns (work, conflicts: a role's place held by a switch still in use)."""
+        first (a retired one taken away, one whose role comes later parked, a re-racked one moved, one leaving its
+        temporary place), then each is racked at its role's place for the stage. Returns (work, conflicts: a role's
+        place held by a switch still in use)."""
         out: list[SwitchWork] = []
         conflicts: list[str] = []
-        moving = [r for r in takers if self.at[self.bind[r]] != (self.dst.switches[r].rack, self.dst.switches[r].u)]
+        moving = [r for r in takers if self.at[self.bind[r]] != self.place(r, t)]
+        moving += sorted(r for r, tp in self.temp.items() if tp.until == t and r not in takers)
         leave: dict[str, str] = {x: "retired: take it away" for x in retiring if x not in self.role_of and self.at.get(x)}
         for r in moving:
             x = self.bind[r]
+            spot = self.place(r, t)
             if self.at[x] is not None:
-                leave[x] = f"re-racked as {r}: to {self.dst.switches[r].rack} U{self.dst.switches[r].u}"
+                why = "from its temporary place" if r in self.temp and self.temp[r].until == t else f"re-racked as {r}"
+                tp = self.temp.get(r)
+                leave[x] = f"{why}: to {spot[0]} U{spot[1]}" + (f" (a temporary place until stage {tp.until})" if tp and t < tp.until else "")
         for r in moving:
             x = self.bind[r]
-            spot = (self.dst.switches[r].rack, self.dst.switches[r].u)
+            spot = self.place(r, t)
             for y in self._occupants(spot, x):
                 if y in busy:
                     conflicts.append(f"{r}'s place {spot[0]} U{spot[1]}-{spot[1] + self.space.switch_u - 1} is held by {y}, "
@@ -113,13 +131,12 @@ class Racks:
             self.at[x] = None
         for r in moving:
             x = self.bind[r]
-            spot = (self.dst.switches[r].rack, self.dst.switches[r].u)
-            out.append(SwitchWork(t, "rack", x, None, End(r, "", *spot), f"{x} as {r}"))
+            spot = self.place(r, t)
+            out.append(SwitchWork(t, "rack", x, None, End(r, "", *spot), f"{x} as {r}" + (" (temporary place)" if r in self.temp and t < self.temp[r].until else "")))
             self.at[x] = spot
         for r in takers:
             self.name[self.bind[r]] = r
         return out, conflicts
-
 
 
 def _media(plan: dict, role: str, pm: dict) -> dict[int, str]:
@@ -133,10 +150,12 @@ def _media(plan: dict, role: str, pm: dict) -> dict[int, str]:
 
 
 def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict[str, str], need: dict[str, int],
-                free: dict[str, int], stages: int, space: Space, spares: list[str]) -> tuple[list[list[SwitchWork]], list[str]]:
+                free: dict[str, int], stages: int, space: Space, spares: list[str],
+                temp: dict[str, Temp] | None = None) -> tuple[list[list[SwitchWork]], list[str]]:
     """Every stage's switch work (racks, then cages, then console) and the rack conflicts found (a role's place held
-    by a switch the FROM island still uses then: the racks cannot hold both fabrics)."""
-    racks = Racks(src, dst, bind, space, spares)
+    by a switch the FROM island still uses then: the racks cannot hold both fabrics). ``temp``: the roles in
+    temporary places (places.Temp)."""
+    racks = Racks(src, dst, bind, space, spares, temp or {})
     maps_from = {g: port_map_for(plan_from, g) for g in {s["group"] for s in plan_from["switches"]}} \
         if plan_from.get("port_map") or plan_from.get("port_maps") else {}
     mgmt = {s["name"]: s["mgmt_address"] for s in plan_to["switches"]}
@@ -151,22 +170,23 @@ def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict
         conflicts += bad
         for r in takers:
             x = bind[r]
-            where = End(r, "", dst.switches[r].rack, dst.switches[r].u)
+            where = End(r, "", *racks.place(r, t))
             pm_new = port_map_for(plan_to, dst.switches[r].role)
             pm_old = maps_from.get(src.switches[x].role) if x in src.switches else None
             if pm_old is None:  # FROM's plan has no port map (a hand-made one): every cage as the role's port map says
                 work.append(SwitchWork(t, "rebreak", x, None, End(r, "every cage", where.rack, where.u),
-                                       "break out as the role's port map says (FROM's port map is not in its plan)"))
+                                       "break out as the role's port map says (FROM's port map is not in its plan)",
+                                       cages=tuple(range(1, pm_new["cages"] + 1))))
             else:
-                for cages, change, medium in cage_changes(pm_old, pm_new, split_cages(pm_old), split_cages(pm_new),
-                                                          _media(plan_to, r, pm_new)):
+                for cages, change, medium, run in cage_changes(pm_old, pm_new, split_cages(pm_old), split_cages(pm_new),
+                                                               _media(plan_to, r, pm_new), _media(plan_from, x, pm_old)):
+                    what = f"break out anew: {change}" if "->" in change else f"breakout {change}, the cable type changes"
                     work.append(SwitchWork(t, "rebreak", x, None, End(r, f"cages {cages}", where.rack, where.u),
-                                           f"break out anew: {change}; swap the optic or breakout cable"
-                                           + (f" ({medium})" if medium else " (no cable here yet)"), medium))
+                                           f"{what} ({medium or 'no cable here yet'})", medium, run))
             work.append(SwitchWork(t, "console", x, None, where,
                                    f"paste console/{r}.txt: hostname {r}, management address {mgmt[r]}"))
         out.append(work)
     return out, conflicts
 
 
-__all__ = ["Racks", "Space", "SwitchWork", "cage_changes", "overlaps", "switch_work"]
+__all__ = ["Racks", "Space", "SwitchWork", "cage_changes", "switch_work"]

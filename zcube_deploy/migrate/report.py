@@ -7,7 +7,7 @@ stage handles at the crew rate, an uncalibrated input (lifecycle.md: no public c
 
 from __future__ import annotations
 
-from zcube_deploy.migrate.moves import Move, touches
+from zcube_deploy.migrate.moves import Move, replugged, touches
 from zcube_deploy.migrate.planner import Migration
 from zcube_deploy.migrate.roles import physicals, reracked
 
@@ -40,6 +40,7 @@ def stage_report(mig: Migration, t: int) -> dict:
         "cables_removed": _count(moves, "remove"),
         "cables_installed": _count(moves, "install"),
         "cable_touches": touched,
+        "cable_touches_temporary": replugged(moves),
         "technician_hours": round(touched / mig.options.crew_rate, 2),
         "switches_leaving_from": freed,
         "roles_taken": [{"role": r, "switch": mig.bind[r], "reracked": reracked(phys[mig.bind[r]], mig.dst, r)} for r in taken],
@@ -76,6 +77,7 @@ def summary(mig: Migration, from_path: str, to_path: str, stage_plans_why_not: s
         "stages_lower_bound": mig.lower["stages"],
         "stages_fewest_proven": mig.proven,
         "cable_touches": total,
+        "cable_touches_temporary": replugged(all_moves),
         "cable_touches_lower_bound": lower["touches"],
         "cable_touches_bound": lower,
         "cables_kept": len(to_cables - touched_to),
@@ -87,6 +89,9 @@ def summary(mig: Migration, from_path: str, to_path: str, stage_plans_why_not: s
         "technician_hours": round(sum(touches(m) for m in mig.moves) / mig.options.crew_rate, 2),
         "roles": roles,
         "retired": retired,
+        "places": mig.places_met,
+        "temporary_places": [{"role": r, "switch": mig.bind[r], "rack": tp.rack, "u": tp.u, "from_stage": tp.since, "moves_in_stage": tp.until}
+                             for r, tp in sorted(mig.temp.items())],
         "stage_plans": {"written": stage_plans_why_not is None, "why_not": stage_plans_why_not},
         "stage_reports": [stage_report(mig, t) for t in range(1, len(mig.batches) + 1)],
     }
@@ -110,8 +115,10 @@ def bound_line(doc: dict) -> str:
     lb = doc["cable_touches_lower_bound"]
     ratio = f", x{doc['cable_touches'] / lb:.2f}" if lb else ""
     proven = "fewest proven" if doc["stages_fewest_proven"] else "not proven fewest"
+    temp = doc.get("cable_touches_temporary") or 0
+    away = f"; {temp} of them by {len(doc['temporary_places'])} switch(es) leaving temporary places" if temp else ""
     return (f"stages: {doc['stages']} (lower bound {doc['stages_lower_bound']}, {proven}); "
-            f"cable touches: {doc['cable_touches']} (lower bound {lb}{ratio})")
+            f"cable touches: {doc['cable_touches']} (lower bound {lb}{ratio}{away})")
 
 
 __all__ = ["MIGRATE_SCHEMA", "bound_line", "stage_report", "summary", "summary_rows"]

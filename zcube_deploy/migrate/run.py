@@ -16,6 +16,7 @@ from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.errors import InputErrors, InvariantViolation, Problem
 from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.migrate.invariants import check_migration
+from zcube_deploy.migrate.parts import CageParts
 from zcube_deploy.migrate.planner import Migration, Options, plan_migration
 from zcube_deploy.migrate.report import summary
 from zcube_deploy.migrate.stagefiles import Labels, walking_rows, write_labels_csv, write_move_workbook, write_moves_csv, write_report
@@ -25,9 +26,12 @@ from zcube_deploy.platforms import platform_module
 from zcube_deploy.render import render_all
 
 
-def plan_and_check(plan_from: dict, plan_to: dict, from_path: str, to_path: str, opts: Options) -> tuple[Migration, dict]:
-    """The migration between two plans, its invariants checked; (migration, migrate.json)."""
-    mig = plan_migration(plan_from, plan_to, opts, from_path, to_path)
+def plan_and_check(plan_from: dict, plan_to: dict, from_path: str, to_path: str, opts: Options, catalog=None) -> tuple[Migration, dict]:
+    """The migration between two plans, its invariants checked; (migration, migrate.json). ``catalog``: TO's cabling
+    catalog (the bundled one when None), for the cables of temporary places."""
+    if catalog is None:
+        catalog = plan_catalog(plan_to, None, accept_changed=True)[0]
+    mig = plan_migration(plan_from, plan_to, opts, from_path, to_path, catalog)
     if mig.rack_conflicts:
         raise InputErrors([Problem(f"{to_path}: switches", c) for c in mig.rack_conflicts[:10]]
                           + [Problem(to_path, f"{len(mig.rack_conflicts)} role(s) would be racked where a switch still serves",
@@ -77,9 +81,11 @@ def stage_dir(out: Path, t: int) -> Path:
 def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Options) -> dict:
     """Plan, check and write every stage's folder, then DIR/migrate.json; returns migrate.json."""
     plan_from, plan_to = read_plan(from_path), read_plan(to_path)
-    mig, doc = plan_and_check(plan_from, plan_to, from_path, to_path, opts)
     cat, _ = plan_catalog(plan_to, None, accept_changed=True)
-    old, new = Labels(CableRows(_all_ports(plan_from), plan_catalog(plan_from, None, accept_changed=True)[0])), Labels(CableRows(plan_to, cat))
+    mig, doc = plan_and_check(plan_from, plan_to, from_path, to_path, opts, cat)
+    cat_from, _ = plan_catalog(plan_from, None, accept_changed=True)
+    old = Labels(CableRows(_all_ports(plan_from), cat_from), CageParts(plan_from, cat_from))
+    new = Labels(CableRows(plan_to, cat), CageParts(plan_to, cat))
     rank = {r["name"]: i for i, r in enumerate(plan_to["layout"]["racks"])}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

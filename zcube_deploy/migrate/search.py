@@ -20,6 +20,11 @@ The units are grouped into *classes* (same FROM edges, same TO roles: interchang
 stage (breadth first over sets of moved pieces: the fewest stages is proven); large ones greedily
 (whole drains first), which finds a sequence but proves nothing when it finds none.
 
+With ``clashes`` (TO role -> the FROM switches standing on its place: places.occupants) a set of moved units is
+also infeasible when a role in service would stand where a switch the FROM island still uses stands: the search
+then orders the stages around the clashes, so every role's place is free when the role enters service (a
+property of the set of moved units too: a place is free once all the units using its switch have moved).
+
 Pure: no I/O, no clock, no randomness.
 """
 
@@ -139,8 +144,9 @@ class Cover:
 class Search:
     """The feasibility of sets of moved units, and the stage search over them."""
 
-    def __init__(self, src: Side, dst: Side, units: list[Unit], cap: int, spares: int):
+    def __init__(self, src: Side, dst: Side, units: list[Unit], cap: int, spares: int, clashes: dict[str, list[str]] | None = None):
         self.src, self.dst, self.units, self.cap, self.spares = src, dst, units, cap, spares
+        self.clashes = sorted((r, y) for r, ys in (clashes or {}).items() for y in ys)  # (TO role, FROM switch on its place)
         self.src_cover, self.dst_cover = Cover(src), Cover(dst)
         self.needs_src = [frozenset(src.host[p].switch for p in u.ports if p in src.host) for u in units]
         self.needs_dst = [frozenset(dst.host[p].switch for p in u.ports if p in dst.host) for u in units]
@@ -247,12 +253,20 @@ class Search:
             self._dst_of[mov] = (roles, self.dst_cover(roles) if roles else ())
         (edges, cores), (roles, tcores) = self._src_of[rem], self._dst_of[mov]
         out = None
-        if cores is not None and tcores is not None:
+        if cores is not None and tcores is not None and not self._held(edges, cores, roles, tcores):
             need = len(self.dst.switches) if counts == self.full else len(roles) + len(tcores)  # at the end every TO switch, hosts or not
             out = len(self.src.switches) - len(edges) - len(cores) + self.spares - need
             self._short[counts] = need - (len(self.src.edges) - len(edges))
         self._slack[counts] = out
         return out
+
+    def _held(self, edges: frozenset[str], cores: tuple[str, ...], roles: frozenset[str], tcores: tuple[str, ...]) -> bool:
+        """Whether a role in service stands where a switch the FROM island still uses stands (``clashes``): such a
+        set of moved units is not feasible when the search orders the stages around the clashes."""
+        if not self.clashes:
+            return False
+        live, busy = roles | set(tcores), edges | set(cores)
+        return any(r in live and y in busy for r, y in self.clashes)
 
     def _masks(self, counts: tuple[int, ...]) -> tuple[int, int]:
         """(bit mask of the FROM switches with hosts the remaining units use, of the roles the moved units use)."""

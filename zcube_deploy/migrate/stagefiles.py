@@ -18,23 +18,28 @@ from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.cabling.workbook import task_sheet
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.migrate.moves import End, Move
+from zcube_deploy.migrate.parts import CageParts, rebreak_parts
 from zcube_deploy.migrate.racks import SwitchWork
 from zcube_deploy.xlsx import neutral_row, new_workbook, save_workbook
 
 MOVE_COLUMNS = ["step", "action", "kind", "cable", "was", "unplug_rack", "unplug_u", "unplug_device", "unplug_port", "unplug_label",
-                "plug_rack", "plug_u", "plug_device", "plug_port", "plug_label", "stays_device", "stays_port", "medium", "length_m"]
+                "plug_rack", "plug_u", "plug_device", "plug_port", "plug_label", "stays_device", "stays_port", "medium", "length_m",
+                "part"]
 SHEET_COLUMNS = [("Step", 6), ("Do", 8), ("Cable", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("Label now", 22),
-                 ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 22)]
+                 ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 22), ("Part", 24)]
 LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
 
 
 class Labels:
-    """Label lines of each cable end of one plan, by (cable id, device, port)."""
+    """Label lines of each cable end of one plan, by (cable id, device, port); each cable's part; the parts at each
+    switch cage (``cages``, for the rebreak rows)."""
 
-    def __init__(self, rows: CableRows | None):
+    def __init__(self, rows: CableRows | None, cages: CageParts | None = None):
         self.ends: dict[tuple[str, str, str], tuple[str, tuple[str, str], str, str]] = {}
         self.order = rows.order if rows else {}
         self.short = rows.short if rows else {}
+        self.part = {r.cable: r.part for r in rows.rows} if rows else {}
+        self.cages = cages
         for r in rows.rows if rows else []:
             self.ends[(r.cable, r.a_device, r.a_port)] = ("A", r.label_a, r.group, r.a_short)
             self.ends[(r.cable, r.b_device, r.b_port)] = ("B", r.label_b, r.group, r.b_short)
@@ -84,26 +89,36 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
     for w in work:
         phase = {"unrack": 1, "rack": 2}.get(w.action, 3)
         here = w.old or w.new
-        keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, (0, 0), here.port,
+        keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, (w.cages[0] if w.cages else 0, 0), here.port,
                        w.action, "", w.switch), w.action, w))
     keyed.sort(key=lambda x: x[0])
-    return [_switch_row(step, w) if isinstance(w, SwitchWork) else _cable_row(step, action, w, old, new)
+    return [_switch_row(step, w, old, new) if isinstance(w, SwitchWork) else _cable_row(step, action, w, old, new)
             for step, (_, action, w) in enumerate(keyed, start=1)]
 
 
-def _switch_row(step: int, w: SwitchWork) -> dict:
+def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
     return {"step": step, "action": w.action, "kind": "switch", "cable": "", "was": w.switch,
             "unplug_rack": w.old.rack if w.old else "", "unplug_u": w.old.u if w.old else "", "unplug_device": w.old.device if w.old else "",
             "unplug_port": "", "unplug_label": w.detail if w.old else "",
             "plug_rack": w.new.rack if w.new else "", "plug_u": w.new.u if w.new else "", "plug_device": w.new.device if w.new else "",
             "plug_port": w.new.port if w.new else "", "plug_label": w.detail if w.new else "",
             "stays_device": "", "stays_port": "", "medium": w.medium, "length_m": "",
+            "part": rebreak_parts(w, old.cages, new.cages) if old.cages is not None and new.cages is not None else "",
             "_short_old": "", "_short_new": w.new.port if w.new else "", "_new_label": None}
+
+
+def _part(m: Move, old: Labels, new: Labels) -> str:
+    """The part of the cable a row handles: FROM's when it was one, a cable laid to a temporary place's own part (blank
+    for a re-plugged or stand-in cable that was FROM's: its id may be another FROM cable's), else TO's."""
+    if m.part or m.action == "replug" or m.temporary and m.action == "remove":
+        return m.part
+    return old.part.get(m.old_cable, "") if m.old_cable else new.part.get(m.cable, "")
 
 
 def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels) -> dict:
     """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only."""
-    was = old.at(m.old_cable, m.old) if action != "plug" else None
+    was = (new.at(m.cable, m.old) if m.action == "replug" or (m.temporary and m.action == "remove") else old.at(m.old_cable, m.old)) \
+        if action != "plug" else None
     will = new.at(m.cable, m.new) if action != "unplug" else None
     src = m.old if action != "plug" else None
     dst = m.new if action != "unplug" else None
@@ -115,6 +130,7 @@ def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels) -> dic
         "plug_port": dst.port if dst else "", "plug_label": _text(will),
         "stays_device": m.stays.device if m.stays and action != "unplug" else "", "stays_port": m.stays.port if m.stays and action != "unplug" else "",
         "medium": m.medium, "length_m": m.length_m,
+        "part": _part(m, old, new),
         "_short_old": (was[3] if was else old.short.get(src.port, src.port)) if src else "",
         "_short_new": (will[3] if will else new.short.get(dst.port, dst.port)) if dst else "",
         "_new_label": will,
@@ -151,10 +167,10 @@ def write_move_workbook(rows: list[dict], cat: CablingCatalog, cluster: str, sta
     """The moves as a printable sheet (cut-sheet layout) with Done and Checked tick columns."""
     wb = new_workbook()
     values = [(r["step"], r["action"], r["cable"] or r["was"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
-               r["unplug_label"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], r["plug_label"]) for r in rows]
+               r["unplug_label"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], r["plug_label"], r["part"]) for r in rows]
     task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster,
                legend="Do: remove; move (unplug here, plug there); unplug/plug (a move in two: the end hangs, labelled); install; "
-                      "unrack/rack (the switch); rebreak (cages anew: swap the optic); console (paste its file)")
+                      "unrack/rack (the switch); rebreak (cages anew: the optics and breakout parts to fit); console (paste its file)")
     save_workbook(wb, path)
 
 

@@ -8,6 +8,7 @@ After stage t the units moved so far are on the TO side, the others on the FROM 
 - the TO island: TO's rows for the roles in service (a switch that took a role is the role: its name,
   management address, loopback, rack and U), with the interfaces of their hosts and of the fabric links
   among them (static routes only through those links); TO's NIC ports of the moved units; TO's cables;
+- a role standing in a temporary place (places.py) at that place, its cables as laid there (length, medium, part);
 - TO's sections for the rest (cluster, layout, models, settings, addressing, sizing: the target's), the
   port maps of every role, TO's routing section (its ASN range widened to hold the FROM island's), each switch
   that routes otherwise (a ROFT leaf in eBGP while TO routes statically) with its own ``routing_mode``, counts of
@@ -87,6 +88,29 @@ def _own_mode(rows: list[dict], plan: dict, plan_mode: str) -> list[dict]:
     return out
 
 
+def _away(rows: list[dict], away: dict) -> list[dict]:
+    """TO's switch rows with each role in a temporary place (``away``: role -> places.Temp) at that place."""
+    return [dict(sw, rack=away[sw["name"]].rack, u=away[sw["name"]].u) if sw["name"] in away else sw for sw in rows]
+
+
+def _laid(cables: list[dict], away: dict, laid: dict) -> list[dict]:
+    """TO's cable rows with each end on a role in a temporary place at that place, and the cable laid there (its
+    length, medium and part: places.Laid) instead of the planned one."""
+    out = []
+    for c in cables:
+        ends = {k: c[k] for k in ("a", "b")}
+        if not any(e["device"] in away for e in ends.values()):
+            out.append(c)
+            continue
+        row = dict(c, **{k: dict(e, rack=away[e["device"]].rack, u=away[e["device"]].u) if e["device"] in away else e
+                         for k, e in ends.items()})
+        x = laid.get(c["id"])
+        if x is not None:
+            row.update(length_m=x.length_m, medium=x.medium, part=x.part)
+        out.append(row)
+    return out
+
+
 def stage_plans_blocked(plan_from: dict, plan_to: dict) -> str | None:
     """Why no stage plan can be written for these two plans (None: they can): every switch carries its own routing
     mode (``routing_mode``) when it differs from the plan's, so islands that route apart share a stage plan."""
@@ -105,9 +129,10 @@ def stage_plan(plan_from: dict, plan_to: dict, mig: Migration, t: int) -> dict:
         return cid
 
     mode = plan_to["routing"]["mode"]
+    away = {r: tp for r, tp in mig.temp.items() if r in to_sw and t < tp.until}
     switches = (_own_mode(_switch_rows(plan_from, from_sw, from_ports, from_id), plan_from, mode)
-                + _own_mode(_switch_rows(plan_to, to_sw, to_ports, same), plan_to, mode))
-    cables = _cables(plan_from, from_sw, from_ports, from_id) + _cables(plan_to, to_sw, to_ports, same)
+                + _own_mode(_away(_switch_rows(plan_to, to_sw, to_ports, same), away), plan_to, mode))
+    cables = _cables(plan_from, from_sw, from_ports, from_id) + _laid(_cables(plan_to, to_sw, to_ports, same), away, mig.laid)
     from_nics = {s["name"]: s["nics"] for s in plan_from["servers"]}
     servers = []
     for srv in sorted(plan_to["servers"], key=lambda s: s["index"]):

@@ -29,6 +29,16 @@ def _find(parent: dict, x):
     return root
 
 
+def run_length_m(ua: int, ub: int, horiz_m: float | None, height_a: int, height_b: int, u_pitch: float, lm) -> float:
+    """The estimated run between U ``ua`` and U ``ub`` (before rounding to a stock length): in one rack
+    (``horiz_m`` None) the U distance plus slack; between racks ``horiz_m`` apart along the tray, up from each end
+    (racks of ``height_a`` / ``height_b`` U) to the tray, along it, down again, plus the length model's slack."""
+    if horiz_m is None:
+        return abs(ua - ub) * u_pitch + lm.same_rack_slack_m
+    up = (height_a - ua) * u_pitch + (height_b - ub) * u_pitch + 2 * lm.tray_above_rack_m
+    return (horiz_m + up) * (1 + lm.slack_percent / 100) + lm.slack_m
+
+
 def cables_with_media(inv: ResolvedInventory, acc: dict) -> dict:
     """The wiring's cables, each a new row with its ends' rack and U, length, medium and part."""
     cat = inv.cabling
@@ -46,13 +56,12 @@ def cables_with_media(inv: ResolvedInventory, acc: dict) -> dict:
     def length(a: tuple[str, int], b: tuple[str, int]) -> float:
         (ra, ua), (rb, ub) = a, b
         if ra == rb:
-            return abs(ua - ub) * u_pitch + lm.same_rack_slack_m
+            return run_length_m(ua, ub, None, 0, 0, u_pitch, lm)
         key = (ra, rb)
         horiz = dist_cache.get(key)
         if horiz is None:
             horiz = dist_cache[key] = rack_distance(racks[ra], racks[rb], lay.rack_pitch_m, lay.row_spacing_m)
-        up = (racks[ra].u_height - ua) * u_pitch + (racks[rb].u_height - ub) * u_pitch + 2 * lm.tray_above_rack_m
-        return (horiz + up) * (1 + lm.slack_percent / 100) + lm.slack_m
+        return run_length_m(ua, ub, horiz, racks[ra].u_height, racks[rb].u_height, u_pitch, lm)
 
     parent: dict = {}
     legs = []

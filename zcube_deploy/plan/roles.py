@@ -22,6 +22,15 @@ ROLES: dict[str, tuple[str, str]] = {
     "leaf": ("roft", "rail leaf"),
     "spine": ("roft", "spine"),
 }
+# what a host's NIC-port files say of the fabric its ports are on, by the design of their switches' roles (render's
+# host files): the fabric's name and the lines saying what a port's routes reach
+HOST_WORDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "zcube": ("ZCube", ("Each port has its /31; the port on the odd (rail) switch reaches the even group's aggregate and",
+                        "vice versa; the policy rule \"from <port address>\" sends replies out of the port they came in on.")),
+    "roft": ("ROFT", ("Each port has its /31 on the rail leaf of its GPU in its pod (with two planes, the leaf of its",
+                      "plane) and reaches its plane's aggregate (every leaf's host block) through that leaf and the",
+                      "spines; the policy rule \"from <port address>\" sends replies out of the port they came in on.")),
+}
 ZCUBE_ROLES = frozenset(r for r, (d, _) in ROLES.items() if d == "zcube")
 ROFT_ROLES = frozenset(r for r, (d, _) in ROLES.items() if d == "roft")
 # the end of a fabric cable each role is: a ZCube cable runs odd (a) to even (b), a ROFT one leaf (a) to spine (b)
@@ -41,6 +50,23 @@ def role_words(role: str) -> str:
 def has_hosts(role: str) -> bool:
     """Whether switches of ``role`` carry host (NIC) links: every role but a ROFT spine."""
     return role != "spine"
+
+
+def host_words(roles: set[str]) -> tuple[str, list[str]]:
+    """(the fabric's name, the lines saying what the ports' routes reach) for a host whose NIC ports are on switches of
+    ``roles``: one design's words, or, for a host on both islands of a migration stage (instances of a server on
+    either side), each design's words after a line saying which ports are which."""
+    designs = sorted({ROLES[r][0] for r in roles if r in ROLES})
+    if len(designs) == 1:
+        name, lines = HOST_WORDS[designs[0]]
+        return name, list(lines)
+    names = " and ".join(HOST_WORDS[d][0] for d in designs)
+    out = [f"Ports on two fabrics in a migration stage: {names} (each port's switch role below)."]
+    for d in designs:
+        first = HOST_WORDS[d][1][0]
+        mine = ", ".join(sorted(r for r in roles if ROLES.get(r, ("",))[0] == d))
+        out += [f"{HOST_WORDS[d][0]} ports ({mine}): {first[0].lower()}{first[1:]}", *HOST_WORDS[d][1][1:]]
+    return names, out
 
 
 def port_map_for(plan: dict, role: str) -> dict:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from zcube_deploy.errors import RenderError
 from zcube_deploy.ipv4 import dotted_mask
-from zcube_deploy.plan.roles import port_map_for, role_words
+from zcube_deploy.plan.roles import host_words, port_map_for, role_words
 from zcube_deploy.platforms import known_platforms, platform_module
 from zcube_deploy.topology.forwarding import switch_mode
 from zcube_deploy.safety import DESCRIPTIONS_RE, check_description, check_interface, check_name
@@ -235,7 +235,9 @@ def server_view(index: PlanIndex, srv: dict) -> dict:
             in_table.setdefault(r["table"], []).append(r)
     for p in ports:
         p["terminal_routes"] = _terminal_routes(p["table"], in_table.get(p["table"], []))
-    return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name), "rack": srv["rack"], "u": srv["u"], "ports": ports}
+    fabric, about = host_words({n["group"] for n in nics})
+    return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name), "rack": srv["rack"], "u": srv["u"], "ports": ports,
+            "fabric": fabric, "about": about}
 
 
 TERMINAL_METRIC = 1000
@@ -261,5 +263,5 @@ def _outermost(prefixes: frozenset[str]) -> tuple[str, ...]:
 def sysctl_view(index: PlanIndex, srv: dict) -> dict:
     """The kernel settings the host routes need (docs/routing.md "Hosts"), per NIC port and for all."""
     names = sorted({index.nic_port(n["port"]) for n in srv["nics"]})
-    return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name),
+    return {"header": index.header, "hostname": _safe("hostname", srv["name"], check_name), "fabric": host_words({n["group"] for n in srv["nics"]})[0],
             "interfaces": ["all", "default"] + [n.replace(".", "/") for n in names]}

@@ -610,16 +610,19 @@ def measure_failure(s: Session, f: failures.Failure, k: int) -> FailureMeasureme
 
 def run(out_dir: str | Path, pairs: int | None = None, seed: int = 1, fail: list[str] | None = None, mode: str = "carrier",
         gpu_pairs: int = GPU_PAIRS_PER_FAILURE, log=lambda *_: None,
-        then: Callable[[Session], list[Measurement]] | None = None, every_gpu_pair: bool = False) -> TwinReport:
-    """The baseline, then each failure in turn (injected, measured, repaired), then ``then``'s measurements."""
+        then: Callable[[Session], list[Measurement]] | None = None, every_gpu_pair: bool = False,
+        first: Callable[[Session], list[Measurement]] | None = None) -> TwinReport:
+    """The baseline, then ``first``'s measurements of the healthy twin (e.g. the FIB walk: twin/fibwalk.py), then each
+    failure in turn (injected, measured, repaired), then ``then``'s measurements."""
     s = open_session(out_dir, mode, seed, gpu_pairs, log)
     fails = failures.parse(fail or [], s.state, seed)
     baseline = measure_baseline(s, pairs, every_gpu_pair)
+    healthy = tuple(first(s)) if first else ()
     s.fib_before = fib.shape(_tables(s.state))
     results = []
     for k, f in enumerate(fails):
         log(f"failure {k + 1}/{len(fails)}: {f.label} ({mode})")
         results.append(measure_failure(s, f, k))
-    extra = tuple(then(s)) if then else ()
+    extra = healthy + (tuple(then(s)) if then else ())
     return TwinReport(twin=s.state["dir"], cluster=s.state["cluster"], routing=s.routing, failure_mode=mode, seed=seed,
                       bfd=s.state.get("bfd"), baseline=baseline, failures=results, extra=extra)

@@ -19,7 +19,9 @@ from zcube_deploy.verify.observe import commands, observe, record_name
 
 
 def collect_device(name: str, host: str, port: int, creds, known_hosts: str | None, timeout: float,
-                   record: Path | None, platform: str = DEFAULT_PLATFORM) -> tuple[dict | None, str | None]:
+                   record: Path | None, platform: str = DEFAULT_PLATFORM, read: bool = True) -> tuple[dict | None, str | None]:
+    """(the switch's observation, or None and why not). ``read`` False: the outputs are only recorded (the
+    observation is {}: a caller that replays the recordings reads them there, on its own processes)."""
     drv = napalm_driver(platform)(host, creds.username, creds.password, timeout=int(timeout),
                                   optional_args={"port": port, "secret": creds.secret, "known_hosts": known_hosts, "read_timeout": 120})
     try:
@@ -37,6 +39,8 @@ def collect_device(name: str, host: str, port: int, creds, known_hosts: str | No
         make_private_dir(record)
         for cmd, text in outputs.items():
             write_private(record / name / record_name(cmd), text)
+    if not read:
+        return {}, None
     try:
         return observe(outputs, platform), None
     except UnreadableOutput as exc:  # the switch said something its platform's reader cannot take
@@ -44,14 +48,19 @@ def collect_device(name: str, host: str, port: int, creds, known_hosts: str | No
 
 
 def collect(targets: list[tuple[str, str, int]], creds, known_hosts: str | None, concurrency: int = 32, timeout: float = 30,
-            record: str | Path | None = None, platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, dict], dict[str, str]]:
+            record: str | Path | None = None, platform: str = DEFAULT_PLATFORM, read: bool = True) -> tuple[dict[str, dict], dict[str, str]]:
+    """({switch: observation}, {switch: why it could not be collected}) over SSH, ``concurrency`` sessions at once.
+    ``read`` False (with ``record``): the outputs are recorded and not read here (each observation is {}), for a
+    caller that replays the recordings anyway (audit): reading them in these threads would only do it twice."""
+    if not read and record is None:
+        raise ValueError("collect(read=False) records only: give record")
     rec = Path(record) if record else None
     observed, errors = {}, {}
     with tempfile.TemporaryDirectory(prefix="zcube-verify-") as tmp:  # (created owner-only)
         kh = per_host_known_hosts(known_hosts, [(t[1], t[2]) for t in targets], Path(tmp))
 
         def one(t):
-            return t[0], collect_device(t[0], t[1], t[2], creds, kh.get((t[1], t[2]), known_hosts), timeout, rec, platform)
+            return t[0], collect_device(t[0], t[1], t[2], creds, kh.get((t[1], t[2]), known_hosts), timeout, rec, platform, read)
 
         with ThreadPoolExecutor(max(1, concurrency)) as pool:
             for name, (obs, err) in pool.map(one, targets):

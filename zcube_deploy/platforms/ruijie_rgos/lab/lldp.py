@@ -36,55 +36,56 @@ def brief(neighbors: list[Neighbor]) -> str:
     return "\n".join(lines)
 
 
-def _block(n: Neighbor, index: int) -> list[str]:
-    def kv(k: str, v: str) -> str:
-        return f"  {k:<34}: {v}".rstrip() if v == "" else f"  {k:<34}: {v}"
+def _kv(k: str, v: str) -> str:
+    return f"  {k:<34}: {v}".rstrip() if v == "" else f"  {k:<34}: {v}"
 
+
+# the lines of a block that are the same for every neighbour, made once (a 512-port switch's detail has ~25,000 of them)
+_HEAD = [_kv("Device type", "LLDP Device"), _kv("Update time", "0days 0hours 1minutes 2seconds"), _kv("Aging time", "1minutes 58seconds"), ""]
+_MGMT = [_kv("Interface numbering subtype", "ifIndex"), _kv("Interface number", "0"), _kv("Object identifier", ""), "", ""]
+_TAIL = "\n".join(["",
+    "  802.1 organizationally information",
+    _kv("Port VLAN ID", ""),
+    _kv("Port and protocol VLAN ID(PPVID)", "0"),
+    _kv("    PPVID Supported", "YES"),
+    _kv("    PPVID Enabled", "NO"),
+    _kv("VLAN name of VLAN 0", ""),
+    _kv("Protocol Identity", ""),
+    "",
+    "",
+    "  802.3 organizationally information",
+    _kv("Auto-negotiation supported", ""),
+    _kv("Auto-negotiation enabled", ""),
+    _kv("PMD auto-negotiation advertised", ""),
+    _kv("Operational MAU type", ""),
+    _kv("PoE support", "NO"),
+    _kv("Link aggregation supported", ""),
+    _kv("Link aggregation enabled", ""),
+    _kv("Aggregation port ID", ""),
+    _kv("Maximum frame Size", ""),
+])
+
+
+def _block(n: Neighbor, index: int) -> list[str]:
     desc = n.system_description.split("\n")
     return [
-        kv("Neighbor index", str(index)),
-        kv("Device type", "LLDP Device"),
-        kv("Update time", "0days 0hours 1minutes 2seconds"),
-        kv("Aging time", "1minutes 58seconds"),
-        "",
-        kv("Chassis ID type", n.chassis_id_type),
-        kv("Chassis ID", n.chassis_id),
-        kv("System name", n.system_name),
-        kv("System description", desc[0]),
+        _kv("Neighbor index", str(index)),
+        *_HEAD,
+        _kv("Chassis ID type", n.chassis_id_type),
+        _kv("Chassis ID", n.chassis_id),
+        _kv("System name", n.system_name),
+        _kv("System description", desc[0]),
         *desc[1:],
-        kv("System capabilities supported", n.capabilities),
-        kv("System capabilities enabled", n.capabilities),
+        _kv("System capabilities supported", n.capabilities),
+        _kv("System capabilities enabled", n.capabilities),
         "",
-        kv("Management address subtype", "ipv4" if n.management_address else ""),
-        kv("Management address", n.management_address),
-        kv("Interface numbering subtype", "ifIndex"),
-        kv("Interface number", "0"),
-        kv("Object identifier", ""),
-        "",
-        "",
-        kv("Port ID type", n.port_id_type),
-        kv("Port ID", n.port_id),
-        kv("Port description", n.port_description),
-        "",
-        "  802.1 organizationally information",
-        kv("Port VLAN ID", ""),
-        kv("Port and protocol VLAN ID(PPVID)", "0"),
-        kv("    PPVID Supported", "YES"),
-        kv("    PPVID Enabled", "NO"),
-        kv("VLAN name of VLAN 0", ""),
-        kv("Protocol Identity", ""),
-        "",
-        "",
-        "  802.3 organizationally information",
-        kv("Auto-negotiation supported", ""),
-        kv("Auto-negotiation enabled", ""),
-        kv("PMD auto-negotiation advertised", ""),
-        kv("Operational MAU type", ""),
-        kv("PoE support", "NO"),
-        kv("Link aggregation supported", ""),
-        kv("Link aggregation enabled", ""),
-        kv("Aggregation port ID", ""),
-        kv("Maximum frame Size", ""),
+        _kv("Management address subtype", "ipv4" if n.management_address else ""),
+        _kv("Management address", n.management_address),
+        *_MGMT,
+        _kv("Port ID type", n.port_id_type),
+        _kv("Port ID", n.port_id),
+        _kv("Port description", n.port_description),
+        _TAIL,
     ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address, IPv4Network
 from typing import Callable
 
+from zcube_deploy.ipv4 import MASK_LENS, MASKS, ntoa, parse
 from zcube_deploy.platforms.ruijie_rgos.lab.state import VERSION, SwitchState
 
 
@@ -44,31 +45,48 @@ def _speed_of(name: str) -> str:
 
 
 def show_ip_route(sw: SwitchState, link_up: Callable[[SwitchState, str], bool], extra: list | None = None) -> str:
-    """Connected, local and static routes; a static route is installed only when its next hop is on an up subnet."""
+    """Connected, local and static routes; a static route is installed only when its next hop is on an up subnet.
+
+    Addresses as integers (zcube_deploy.ipv4): a 512-port switch has ~1,000 connected and static routes, and the
+    next hop of each static route is looked up by its network under each connected prefix length, not tried
+    against every connected subnet in turn."""
     lines = ["", "Codes:  C - Connected, L - Local, S - Static", "        R - RIP, O - OSPF, B - BGP, I - IS-IS", "",
              "Gateway of last resort is no set"]
-    connected: list[tuple[IPv4Network, str, str]] = []
+    entries: list[tuple[tuple[int, int], str]] = []  # ((network, prefix length), text): sorted as ip route sorts
+    connected: set[tuple[int, int]] = set()
     for itf in sw.interfaces.values():
         if not itf.address or itf.shutdown:
             continue
         if itf.physical and not itf.name.startswith("Mgmt") and not link_up(sw, itf.name):
             continue
-        net = IPv4Network(f"{itf.address[0]}/{itf.address[1]}", strict=False)
-        connected.append((net, itf.address[0], itf.name))
-    entries = []
-    for net, addr, name in connected:
-        entries.append((net, f"C     {net} is directly connected, {name}"))
-        entries.append((IPv4Network(f"{addr}/32"), f"L     {addr}/32 is directly connected, {name}"))
+        addr, plen = _address(itf.address[0]), _prefix_len(itf.address[1])
+        net = addr & MASKS[plen]
+        connected.add((net, plen))
+        entries.append(((net, plen), f"C     {ntoa(net)}/{plen} is directly connected, {itf.name}"))
+        entries.append(((addr, 32), f"L     {ntoa(addr)}/32 is directly connected, {itf.name}"))
+    lens = sorted({plen for _, plen in connected})
     for text in sw.routes:
         _, _, n, m, nh = text.split()[:5]
+        plen = _prefix_len(m)
+        net = _address(n) & MASKS[plen]
         if nh == "Null":
-            net = IPv4Network(f"{n}/{m}", strict=False)
-            entries.append((net, f"S     {net} is directly connected, Null 0"))
+            entries.append(((net, plen), f"S     {ntoa(net)}/{plen} is directly connected, Null 0"))
             continue
-        nh_ip = IPv4Address(nh)
-        if any(nh_ip in net for net, _, _ in connected):
-            net = IPv4Network(f"{n}/{m}", strict=False)
-            entries.append((net, f"S     {net} [1/0] via {nh}"))
-    entries += extra or []  # B routes (lab/bgp.py), as (network, text)
-    entries.sort(key=lambda e: (int(e[0].network_address), e[0].prefixlen))
+        hop = _address(nh)
+        if any((hop & MASKS[k], k) in connected for k in lens):
+            entries.append(((net, plen), f"S     {ntoa(net)}/{plen} [1/0] via {nh}"))
+    entries += [((int(net.network_address), net.prefixlen), text) for net, text in extra or ()]  # B routes (lab/bgp.py)
+    entries.sort(key=lambda e: e[0])
     return "\n".join(lines + [e[1] for e in entries])
+
+
+def _address(text: str) -> int:
+    """An address the CLI took (``ipaddress`` read it there), as an integer."""
+    value = parse(text)
+    return int(IPv4Address(text)) if value is None else value
+
+
+def _prefix_len(mask: str) -> int:
+    """The prefix length of a mask the CLI took: a netmask, or a host mask as ``ipaddress`` reads one."""
+    plen = MASK_LENS.get(mask)
+    return IPv4Network(f"0.0.0.0/{mask}").prefixlen if plen is None else plen

@@ -1,0 +1,167 @@
+"""zcube migrate when TO's switches stand where FROM's serving switches stand: stages ordered around the clashes
+when an order exists, else temporary places (zcube_deploy/migrate/places.py, docs/migrate.md).
+
+The bundled pair (inventories/glm-1k-roft.yaml -> inventories/glm-1k.yaml) and roft-small -> zcube-small-inplace
+(tests/inventories/) have the clash; the proof that no order exists is checked by enumeration on the small pair.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+
+import pytest
+
+from conftest import ROOT, run_zcube
+from zcube_deploy.catalog.cabling import plan_catalog
+from zcube_deploy.designs import build_plan
+from zcube_deploy.inventory import load_inventory
+from zcube_deploy.migrate.fabric import read_side
+from zcube_deploy.migrate.invariants import check_migration
+from zcube_deploy.migrate.places import occupants
+from zcube_deploy.migrate.planner import Options, _units, capacity, plan_migration
+from zcube_deploy.migrate.racks import switch_work
+from zcube_deploy.migrate.search import Search
+
+SMALL = ROOT / "tests" / "inventories"
+
+
+def _plan(path):
+    return build_plan(load_inventory(path))
+
+
+@pytest.fixture(scope="module")
+def glm_pair():
+    return _plan(ROOT / "inventories" / "glm-1k-roft.yaml"), _plan(ROOT / "inventories" / "glm-1k.yaml")
+
+
+@pytest.fixture(scope="module")
+def glm_mig(glm_pair):
+    roft, zc = glm_pair
+    return plan_migration(roft, zc, Options(0.75, "4-gpu", 0), catalog=plan_catalog(zc, None, accept_changed=True)[0])
+
+
+@pytest.fixture(scope="module")
+def small_pair():
+    return _plan(SMALL / "roft-small.yaml"), _plan(SMALL / "zcube-small-inplace.yaml")
+
+
+def test_glm1k_in_place_stands_roles_in_temporary_places_and_holds_every_invariant(glm_mig):
+    mig = glm_mig
+    assert mig.places_met == "none exists"  # the search, ordering the stages around the clashes, was exhaustive
+    assert not mig.rack_conflicts and all(not p for p in check_migration(mig).values())
+    assert len(mig.batches) == mig.lower["stages"] == 4
+    assert mig.temp and all(tp.rack in ("CN1", "DN1") and tp.since < tp.until <= 4 for tp in mig.temp.values())
+    racked = {(w.new.rack, w.new.u) for work in mig.work for w in work if w.action == "rack"}
+    assert {(tp.rack, tp.u) for tp in mig.temp.values()} <= racked
+    replugs = [m for stage in mig.moves for m in stage if m.action == "replug" or m.temporary]
+    assert replugs and {m.stage for m in replugs} == {tp.until for tp in mig.temp.values()}
+
+
+def test_a_role_racked_where_a_serving_switch_stands_is_refused_by_the_invariant(glm_mig, glm_pair):
+    """Known-bad: the same migration's rack work planned without its temporary places racks roles where ROFT leaves
+    that still serve stand; the rack_space invariant (U by U, apart from the planner) finds each."""
+    mig = glm_mig
+    roft, zc = glm_pair
+    work, conflicts = switch_work(roft, zc, mig.src, mig.dst, mig.bind, mig.need_stage, mig.free_stage, len(mig.batches),
+                                  mig.space, [], {})
+    assert conflicts
+    bad = dataclasses.replace(mig, work=work, temp={})
+    found = [p.message for p in check_migration(bad)["rack_space"]]
+    assert any(" where RO-L" in m and "stand" in m for m in found), found
+    # the temporary places dropped from the migration, the work kept: a role is not where the stage says it is
+    lost = dataclasses.replace(mig, temp={})
+    assert any("does not stand at its place" in p.message for p in check_migration(lost)["rack_space"])
+    # a temporary place moved into a compute rack (no switch allowed there)
+    t, k = next((t, k) for t, w in enumerate(mig.work) for k, x in enumerate(w) if x.action == "rack" and x.switch == mig.bind[min(mig.temp)])
+    r = mig.work[t][k]
+    moved = dataclasses.replace(r, new=dataclasses.replace(r.new, rack="A01", u=40))
+    bad = dataclasses.replace(mig, work=[w if i != t else w[:k] + [moved] + w[k + 1:] for i, w in enumerate(mig.work)])
+    assert any("allows no switch" in p.message for p in check_migration(bad)["rack_space"])
+
+
+def _independent_place_check(roft: dict, zc: dict, moved: set[int], units) -> bool:
+    """Whether, with the units in ``moved`` on TO, every role in service has its place free: no FROM leaf the
+    remaining units use and, when the FROM island needs a spine (two or more leaves), not every spine stands on a
+    place of a role in service. Re-derived from the plans (rack, U, U height), apart from places.py and search.py."""
+    h = zc["models"]["switch"]["u_height"]
+    to_sw = {n["switch"] for s in zc["servers"] for n in s["nics"] for u in moved if (s["name"], n["port"]) in units[u].ports}
+    from_sw = {n["switch"] for s in roft["servers"] for n in s["nics"] for u in range(len(units))
+               if u not in moved and (s["name"], n["port"]) in units[u].ports}
+    where = {s["name"]: (s["rack"], s["u"]) for s in roft["switches"] + zc["switches"]}
+
+    def clash(a: str, b: str) -> bool:
+        (ra, ua), (rb, ub) = where[a], where[b]
+        return ra == rb and ua < ub + h and ub < ua + h
+
+    if any(clash(r, y) for r in to_sw for y in from_sw):
+        return False
+    spines = [s["name"] for s in roft["switches"] if s["group"] == "spine"]
+    free_spines = [y for y in spines if not any(clash(r, y) for r in to_sw)]
+    return len(from_sw) < 2 or bool(free_spines)
+
+
+def test_no_order_frees_the_places_in_time_on_the_small_pair_by_enumeration(small_pair):
+    """The argument docs/migrate.md gives for glm-1k, checked by enumeration on roft-small -> zcube-small-inplace
+    (8 units of 4 GPUs, at most 4 out at once, so 2 stages): every first stage puts some role in service where a
+    switch the ROFT island still needs stands; the place-ordering search, exhaustive, finds none either; without the
+    places a sequence exists (the enumeration is not vacuous)."""
+    roft, zc = small_pair
+    units = _units(roft, zc, "4-gpu")
+    cap = capacity(len(units), 0.5)
+    assert (len(units), cap) == (8, 4)
+    firsts = [set(c) for n in range(1, cap + 1) for c in itertools.combinations(range(len(units)), n) if len(units) - n <= cap]
+    assert firsts and not any(_independent_place_check(roft, zc, s, units) for s in firsts)
+    src, dst = read_side(roft, "FROM"), read_side(zc, "TO")
+    occ = occupants(src, dst, zc["models"]["switch"]["u_height"])
+    around = Search(src, dst, units, cap, 0, occ).run()
+    assert not around.batches and around.proven
+    assert Search(src, dst, units, cap, 0).run().batches
+
+
+def test_small_in_place_pair_is_planned_with_temporary_places(small_pair):
+    roft, zc = small_pair
+    mig = plan_migration(roft, zc, Options(0.5, "4-gpu", 0), catalog=plan_catalog(zc, None, accept_changed=True)[0])
+    assert mig.places_met == "none found"  # spines stand on places: which one the ROFT island keeps is the search's choice
+    assert mig.temp and all(not p for p in check_migration(mig).values())
+
+
+def test_an_order_around_the_clashes_is_taken_when_one_exists():
+    """roft-small -> zcube-small: TO's switches stand where ROFT's leaves stand, and an order frees each place in
+    time (every role taken in place): no temporary place, no switch re-racked."""
+    roft, zc = _plan(SMALL / "roft-small.yaml"), _plan(SMALL / "zcube-small.yaml")
+    mig = plan_migration(roft, zc, Options(0.5, "4-gpu", 0), catalog=plan_catalog(zc, None, accept_changed=True)[0])
+    assert mig.places_met == "ordered" and not mig.temp
+    assert all(not p for p in check_migration(mig).values())
+    assert not any(w.action == "rack" for work in mig.work for w in work)
+
+
+def test_cli_migrates_the_bundled_pair_with_temporary_places(tmp_path):
+    """Issue 27's "done when": `zcube migrate` on the bundled glm-1k-roft -> glm-1k gives the stages with their
+    workbooks; a stage plan has each role in a temporary place at that place, its cables as laid there."""
+    for name, inv in (("roft", "glm-1k-roft.yaml"), ("out", "glm-1k.yaml")):
+        r = run_zcube("plan", str(ROOT / "inventories" / inv), "-o", str(tmp_path / name))
+        assert r.returncode == 0, r.stderr
+    r = run_zcube("migrate", str(tmp_path / "roft"), str(tmp_path / "out"), "-o", str(tmp_path / "mig"), "--unit", "4-gpu")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "leaving temporary places" in r.stdout
+    doc = json.loads((tmp_path / "mig" / "migrate.json").read_text())
+    assert doc["stages"] == doc["stages_lower_bound"] == 4 and doc["places"] == "none exists"
+    assert 0 < doc["cable_touches_temporary"] < doc["cable_touches"]
+    assert doc["cable_touches"] >= doc["cable_touches_lower_bound"]
+    assert doc["cable_touches_temporary"] == sum(s["cable_touches_temporary"] for s in doc["stage_reports"])
+    for t in range(1, 5):
+        d = tmp_path / "mig" / f"stage-{t:02d}"
+        assert (d / "moves.xlsx").is_file() and (d / "labels.csv").is_file() and (d / "configs").is_dir()
+        plan = json.loads((d / "plan.json").read_text())
+        at = {s["name"]: (s["rack"], s["u"]) for s in plan["switches"]}
+        for tp in doc["temporary_places"]:
+            if tp["from_stage"] <= t < tp["moves_in_stage"]:
+                assert at[tp["role"]] == (tp["rack"], tp["u"])
+                ends = [e for c in plan["cables"] for e in (c["a"], c["b"]) if e["device"] == tp["role"]]
+                assert ends and all((e["rack"], e["u"]) == (tp["rack"], tp["u"]) for e in ends)
+            elif t >= tp["moves_in_stage"]:
+                assert at[tp["role"]] != (tp["rack"], tp["u"])
+    moves = (tmp_path / "mig" / "stage-02" / "moves.csv").read_text()
+    assert "from its temporary place" in moves
