@@ -8,7 +8,6 @@ show outputs, routing protocols, site baseline) is the platform's simulator,
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from string import Template
@@ -20,11 +19,9 @@ from zcube_deploy.plan.roles import cage_of, port_map_for
 from zcube_deploy.platforms import simulator
 
 
-@lru_cache(maxsize=1 << 18)  # pure; every LLDP read of a switch asks again for each of its servers' NICs
 def synthetic_mac(*parts: str) -> str:
     """A stable, locally administered MAC for a device (and port)."""
-    h = hashlib.sha256("/".join(parts).encode()).digest()
-    return ":".join(f"{b:02x}" for b in (0x02, h[0], h[1], h[2], h[3], h[4]))
+    return "02:%02x:%02x:%02x:%02x:%02x" % tuple(hashlib.sha256("/".join(parts).encode()).digest()[:5])
 
 
 def unit_serial(name: str, unit: int) -> str:
