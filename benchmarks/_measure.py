@@ -44,7 +44,7 @@ def report(rows: list[dict], title: str) -> None:
               + (f"   target {r['target']}" if r.get("target") else "") + extra)
 
 
-def size_args(sizes: list[str], plan_dir: bool = False) -> argparse.Namespace:
+def size_args(sizes: list[str], plan_dir: bool = False, configured: bool = False) -> argparse.Namespace:
     """``--only SIZE`` (one of ``sizes``: run that case only) and ``--runs N`` (default 3); with ``plan_dir``,
     ``--plan DIR`` too (a folder already holding the case's plan.json and configs/: not planned again)."""
     ap = argparse.ArgumentParser()
@@ -53,6 +53,8 @@ def size_args(sizes: list[str], plan_dir: bool = False) -> argparse.Namespace:
     if plan_dir:
         ap.add_argument("--plan", default=None, help="a rendered plan's folder to use instead of planning the case")
         ap.add_argument("--offline", default=None, help="offline runs only, from this recording folder (made when missing)")
+    if configured:
+        ap.add_argument("--configured", action="store_true", help="a lab started configured with the rendered configs (no push)")
     return ap.parse_args()
 
 

@@ -7,6 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rgos_oracles as oracles
 from conftest import run_zcube
@@ -228,6 +230,7 @@ def test_the_fast_path_agrees_with_the_remediation(built):
     """drift_rows's text comparison answers only "no drift", and only when hier_config's remediation is empty too."""
     from zcube_deploy.platforms.ruijie_rgos import drift as rgos_drift
     from zcube_deploy.platforms.ruijie_rgos.driver import remediation_lines
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import scoped_sections
 
     _, plan, intended = built
     sw = plan["switches"][0]
@@ -236,7 +239,7 @@ def test_the_fast_path_agrees_with_the_remediation(built):
     sections = text.split("\n!\n")
     reordered = "\n!\n".join(sections[:1] + sections[1:][::-1])  # the same sections, another order
     for running in (text, reordered, text + "snmp-server location x\n", text.replace(" no shutdown", " shutdown", 1)):
-        fast = rgos_drift.scoped_sections(running, scope.owns) == rgos_drift.scoped_sections(text, scope.owns)
+        fast = scoped_sections(running, scope.owns) == scoped_sections(text, scope.owns)
         assert not fast or remediation_lines(running, text, scope.owns) == []
         assert (rgos_drift.drift_rows(running, text, scope.owns) == []) == (remediation_lines(running, text, scope.owns) == [])
 
@@ -354,3 +357,29 @@ def test_a_check_verify_skipped_is_one_not_checked_finding_per_switch_and_check(
     assert nc and set(keys.values()) == {1} and None not in {k[1] for k in keys}, keys.most_common(3)
     assert {d for d, _ in keys} == set(intended) and {c for _, c in keys} >= {"cabling", "routes"}
     assert doc["summary"]["not_checked"] == len(nc) == len(doc["findings"]) and not r.clean
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_fast_test_of_two_configs_is_the_scoped_sections_comparison(built, data):
+    """drift_rows's "no drift" test (the sections the two configs hold a different number of times, each asked to the
+    scope) answers as the comparison of the two configs' sorted scoped sections does, on configs made of a rendered
+    config's sections dropped, repeated, reordered, edited and joined by site lines; duplicates included (a set
+    would miss a repeated planned section)."""
+    from zcube_deploy.platforms.ruijie_rgos.drift import differing_sections
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import config_sections, scoped_sections
+
+    _, plan, intended = built
+    name = data.draw(st.sampled_from(sorted(intended)[:4]))
+    sw = next(s for s in plan["switches"] if s["name"] == name)
+    scope = ManagedScope.for_switch(plan, sw, RGOS.top_level_lines(intended[name]), "ruijie_rgos")
+    secs = config_sections(intended[name])
+    site = ["snmp-server location x", "ip route 0.0.0.0 0.0.0.0 172.16.0.1", "ip route 10.0.0.64 255.255.255.240 10.200.0.7"]
+    pool = secs + site + [s.replace(" description", " description edited", 1) for s in secs[:40]] + [s + "\n shutdown" for s in secs[:40]]
+    picked = data.draw(st.lists(st.sampled_from(pool), max_size=60))
+    base = data.draw(st.sampled_from(["all", "none", "half"]))
+    keep = secs if base == "all" else [] if base == "none" else secs[::2]
+    running = "\n!\n".join(keep + picked) + "\n"
+    same = scoped_sections(running, scope.owns) == scoped_sections(intended[name], scope.owns)
+    fast = not any(scope.owns(s.split("\n", 1)[0]) for s in differing_sections(running, Counter(secs)))
+    assert fast == same

@@ -374,3 +374,26 @@ def test_bfd_not_up_on_an_established_session_is_a_bgp_finding(bgp64):
     assert sorted((f["kind"], f["cause"], f["cables"][0]) for f in fs) == [("bgp", "bfd", i0["cable"]), ("bgp", "bfd", i1["cable"])]
     why = {f["cables"][0]: f["what"] for f in fs}
     assert "has no BFD configured on the port" in why[i0["cable"]] and "BFD fall-over" in why[i1["cable"]]
+
+
+def test_a_switch_without_bgp_answers_as_the_whole_labs_model_says(bgp64):
+    """LabModel.routing answers a switch without `router bgp` from its own model (the simulator's ``alone``): its
+    three routing outputs equal the whole lab model's for it, also while its former peers still name it; a switch
+    with BGP keeps the whole model."""
+    out, plan = bgp64
+    m = lab(out, plan)
+    asn = next(ln.split()[2] for ln in (out / "configs" / "ZC-O001.cfg").read_text().splitlines() if ln.startswith("router bgp "))
+    configure(m, "ZC-O001", [f"no router bgp {asn}"])
+    bgp = m.sim.bgp
+    assert not bgp.speaks_bgp(m.switches["ZC-O001"]) and bgp.speaks_bgp(m.switches["ZC-E002"])
+    assert m.routing(m.switches["ZC-E002"])[0] is m.bgp_model()
+    whole = m.bgp_model()
+    for cmd in ("show ip bgp summary", "show bfd neighbors", "show ip route"):
+        mine = show(m, "ZC-O001", cmd)
+        m.routing = lambda st: (whole, m.name_of(st))  # every switch from the whole lab's model
+        try:
+            assert show(m, "ZC-O001", cmd) == mine, cmd
+        finally:
+            del m.routing
+    assert show(m, "ZC-O001", "show ip bgp summary") == "% BGP instance is not running."
+    assert any(s.state != "Established" for ss in whole.sessions.values() for s in ss)  # its peers lost their sessions to it

@@ -406,6 +406,9 @@ def test_rebreak_rows_name_the_parts(small):
         with open(d / "moves.csv", newline="") as fh:
             rows = list(csv.DictReader(fh))
         assert [r["part"] or None for r in rows] == [r["Part"] for r in book]
+        parts = [row for row in openpyxl.load_workbook(d / "moves.xlsx")[f"Stage {t:02d} parts"].iter_rows(min_row=2, values_only=True)]
+        assert [p[:4] for p in parts[:-2]] == [(int(r["step"]), r["plug_device"], r["plug_port"], r["part"]) for r in rows if r["action"] == "rebreak"]
+        stage_counts = {"fit optic": 0, "take out optic": 0}
         for role in sorted(r["role"] for r in doc["roles"] if r["first_stage"] == t):
             x = next(r["switch"] for r in doc["roles"] if r["role"] == role)
             mine = [r for r in rows if r["action"] == "rebreak" and r["plug_device"] == role]
@@ -419,6 +422,7 @@ def test_rebreak_rows_name_the_parts(small):
                 for verb in counts:
                     counts[verb] += sum(int(n) for n, part in re.findall(rf"{verb} (\d+) x ([^,;]+)", r["part"]) if part == optic)
             assert counts == {"fit optic": len(needs - has), "take out optic": len(has - needs)}, role
+            stage_counts = {k: stage_counts[k] + v for k, v in counts.items()}
             covered = set()
             for r in mine:
                 a, _, b = r["plug_port"].removeprefix("cages ").partition("-")
@@ -428,6 +432,13 @@ def test_rebreak_rows_name_the_parts(small):
                           for e in (c["a"], c["b"]) if e["device"] == role and cage_of[e["port"]][1] in covered)
             listed = sorted(p for r in mine for n, p in re.findall(r"(\d+) x (ZC-DAC[^,;]+)", r["part"]) for _ in range(int(n)))
             assert listed == legs, role
+        # the parts sheet's totals: the optics of every role taken in the stage, and the new cables to bring
+        total, new_cables = parts[-2][3], parts[-1][3]
+        for verb, n in stage_counts.items():
+            assert sum(int(k) for k in re.findall(rf"{verb} (\d+) x {optic}", total)) == n, (t, verb, total)
+        fresh = [r["part"] for r in rows if r["action"] == "install" and not r["was"]]
+        want = [f"{fresh.count(p)} x {p}" for p in sorted(set(fresh))]
+        assert (new_cables.split(", ") if new_cables != "none" else []) == want
     assert seen_stays
     # a cable row names the cable it handles: an installed new cable TO's part, a moved one FROM's
     with open(small / "out" / "stage-01" / "moves.csv", newline="") as fh:
@@ -486,3 +497,26 @@ def test_analyze_a_stage_island_by_island(small, tmp_path):
     assert bad["problems"] and all(p.startswith("ROFT island") for p in bad["problems"])
     assert bad["islands"]["roft"]["analysis"] is None and bad["islands"]["roft"]["reachability"]["unreachable_routed"] > 0
     assert bad["islands"]["zcube"]["analysis"] is not None and bad["cross_island"]["checked"] is False
+
+
+def test_analyze_exits_1_when_an_island_of_a_stage_does_not_reach_itself(small, tmp_path, monkeypatch):
+    """The CLI's side of the island check: a ROFT island counted with unreachable pairs (the count made to say so) is
+    printed as not analysed, with why, and the command exits 1; the ZCube island is still analysed."""
+    from click.testing import CliRunner
+
+    from zcube_deploy.analysis import report
+    from zcube_deploy.cli import cli
+
+    real = report.healthy_reachability
+
+    def broken(island, design):
+        got = real(island, design)
+        return {**got, "unreachable_routed": 7} if design == "roft" else got
+
+    monkeypatch.setattr(report, "healthy_reachability", broken)
+    r = CliRunner().invoke(cli, ["analyze", str(small / "out" / "stage-01" / "plan.json"), "-o", str(tmp_path / "a"),
+                                 "--samples", "2", "--probabilities", "0.01"])
+    assert r.exit_code == 1, r.output
+    assert "not analysed: ROFT island: 7 of" in " ".join(r.output.split()) and "ZCube (any path)" in r.output
+    doc = json.loads((tmp_path / "a" / "analyze.json").read_text())
+    assert doc["islands"]["roft"]["analysis"] is None and doc["islands"]["zcube"]["analysis"] is not None

@@ -69,3 +69,18 @@ def test_warns_on_every_kind_of_change(tmp_path, monkeypatch):
     inv.write_text(text)
     shutil.copy(inv, tmp_path / "copy.yaml")
     assert inventory_changed(plan) is None
+
+
+def test_an_inventory_not_found_from_here_is_said_to_be_not_checked(tmp_path, monkeypatch):
+    """A plan made from a relative inventory path, read from another folder: the stale check cannot run, and says
+    so (it used to pass silently)."""
+    inv = _csv_inventory(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    plan = build_plan(load_inventory(Path(inv.name)))
+    assert plan["inputs"]["inventory"] == inv.name
+    assert inventory_changed(plan) is None
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    note = inventory_changed(plan)
+    assert note and note.startswith("not checked") and inv.name in note

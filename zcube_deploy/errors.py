@@ -127,8 +127,16 @@ class DeviceError(ZCubeError):
 
 
 def debug_requested() -> bool:
-    """ZCUBE_DEBUG is set: an internal error (a bug) shows its traceback."""
-    return "ZCUBE_DEBUG" in os.environ
+    """ZCUBE_DEBUG is set to a true value: an internal error (a bug) shows its traceback.
+
+    >>> import os; os.environ["ZCUBE_DEBUG"] = "0"; debug_requested()
+    False
+    >>> os.environ["ZCUBE_DEBUG"] = "1"; debug_requested()
+    True
+    >>> del os.environ["ZCUBE_DEBUG"]; debug_requested()
+    False
+    """
+    return os.environ.get("ZCUBE_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def not_utf8(path, exc: UnicodeDecodeError) -> Problem:

@@ -26,15 +26,16 @@ from zcube_deploy.access import endpoints
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift, drift_id
 from zcube_deploy.audit.metrics import write_metrics
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.platforms import platform_module
+from zcube_deploy.platforms import platform_module, require_device_access
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.vocabulary import FindingKind
 from zcube_deploy.verify import PLAN_FIELDS as VERIFY_FIELDS
 from zcube_deploy.verify import scope_of
-from zcube_deploy.verify.collect import collect
-from zcube_deploy.verify.observe import commands, record_name
-from zcube_deploy.verify.pipeline import run_verify
+from zcube_deploy.perf import bulk_allocation
+from zcube_deploy.verify.collect import collect, observe_recording, read_recording, recorded_switches
+from zcube_deploy.verify.observe import commands, observe, record_name
+from zcube_deploy.verify.pipeline import verify_observed
 
 RUNNERS = ("threads", "nornir")
 # what audit reads of the plan: verify's sections and the port map (the managed scope owns the unused and reserved ports too)
@@ -122,11 +123,13 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
     return errors
 
 
-# what a forked drift worker reads: (plan, expected configs, recordings folder, cache), set by the pool's initializer
+# what a forked worker reads: (plan, expected configs, recordings folder, cache, switches not to compare), set by
+# the pool's initializer
 _WORK: tuple = ()
+NO_RUNNING_CONFIG = "no running config was read"
 
 
-def _drift_init(*work) -> None:
+def _work_init(*work) -> None:
     global _WORK
     _WORK = work
 
@@ -136,18 +139,34 @@ def _drift_of(name: str) -> tuple[list[dict], str | None, tuple | None]:
     return drift_one(*_WORK[:3], name, _WORK[3])
 
 
+def _inspect_of(name: str) -> tuple:
+    """One switch's recording in a pool worker (:func:`inspect_one` on what the initializer gave)."""
+    plan, intended, rec, cache, skip = _WORK
+    return inspect_one(plan, intended, rec, name, cache, name not in skip)
+
+
 def drift_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None) -> tuple[list[dict], str | None, tuple | None]:
     """(findings, why the running config could not be read or None, the (key, scope, intended side) read anew
     for the cache or None) of switch ``name``. ``cache``: (switch, sha256 of its expected config) -> (its
     managed scope, the platform's reading of that config), read once and kept across runs."""
+    f = rec / name / record_name(platform_module(plan["cluster"]["platform"]).RUNNING_CONFIG_COMMAND)
+    if not f.is_file():
+        return [], NO_RUNNING_CONFIG, None
+    try:
+        raw = f.read_bytes()
+    except OSError as exc:
+        return [], f"{f}: {exc}", None
+    return drift_of_text(plan, intended, name, raw, f, cache)
+
+
+def drift_of_text(plan: dict, intended: dict[str, str], name: str, raw: bytes, f: Path,
+                  cache: dict | None) -> tuple[list[dict], str | None, tuple | None]:
+    """:func:`drift_one` on the running config's bytes ``raw`` (read from ``f``)."""
     platform = plan["cluster"]["platform"]
     pm = platform_module(platform)
-    f = rec / name / record_name(pm.RUNNING_CONFIG_COMMAND)
-    if not f.is_file():
-        return [], "no running config was read", None
     try:
-        running = f.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        running = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         return [], f"{f}: {exc}", None
     key = (name, hashlib.sha256(intended[name].encode()).hexdigest())
     hit = cache.get(key) if cache is not None else None
@@ -163,20 +182,38 @@ def drift_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache:
     return found, None, new
 
 
-def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: Path, cache: dict | None = None,
-                   jobs: int | None = None) -> tuple[list[dict], list[tuple[str, str]]]:
-    """Config drift of every switch with a recorded running config; (switch, why) for those without a readable one.
+def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None,
+                compare: bool) -> tuple:
+    """One switch's recording read once for both of audit's parts: (its observation or None, the problems of its
+    files, :func:`drift_one`'s triple or None when not ``compare``). A switch without a folder: (None, [], ...)."""
+    platform = plan["cluster"]["platform"]
+    sd = rec / name
+    if not sd.is_dir():
+        return None, [], (([], NO_RUNNING_CONFIG, None) if compare else None)
+    raw, absent, problems = read_recording(sd, platform)
+    if problems:  # (the run stops on them: exit 2, as verify's replay does)
+        return None, problems, None
+    obs, problems = observe_recording(sd, raw, absent, platform)
+    if not compare:
+        return obs, problems, None
+    cmd = platform_module(platform).RUNNING_CONFIG_COMMAND
+    if cmd not in raw:
+        return obs, problems, ([], NO_RUNNING_CONFIG, None)
+    return obs, problems, drift_of_text(plan, intended, name, raw[cmd], sd / record_name(cmd), cache)
 
-    Over more than 32 switches the comparison runs on ``jobs`` forked processes (default: up to 2, the
-    cores the tool is sized for), each reading its switches' recordings; the findings are the same, in
-    the same order, as on one. ``cache`` (see :func:`drift_one`) is read and filled."""
+
+def _pool(jobs: int | None, n: int, work: tuple):
+    """A fork pool of ``jobs`` processes (default: up to 2, the cores the tool is sized for) that inherit ``work``
+    (initargs are not pickled with fork), or None for one process (32 switches or fewer, no fork)."""
     jobs = jobs or min(2, os.cpu_count() or 1)
-    if jobs > 1 and len(names) > 32 and "fork" in multiprocessing.get_all_start_methods():
-        # fork: the workers inherit the plan and the configs (initargs are not pickled), only names go out
-        with multiprocessing.get_context("fork").Pool(jobs, _drift_init, (plan, intended, rec, cache)) as pool:
-            results = pool.map(_drift_of, names, chunksize=8)
-    else:
-        results = [drift_one(plan, intended, rec, n, cache) for n in names]
+    if jobs > 1 and n > 32 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork").Pool(jobs, _work_init, work)
+    return None
+
+
+def _gather(names: list[str], results, cache: dict | None) -> tuple[list[dict], list[tuple[str, str]]]:
+    """drift_one's triples of ``names`` -> (findings, (switch, why) without a readable running config: the
+    switches without one first)."""
     findings, problems = [], []
     for n, (found, why, new) in zip(names, results):
         findings.extend(found)
@@ -184,8 +221,57 @@ def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: 
             problems.append((n, why))
         if new is not None and cache is not None:
             cache[new[0]] = new[1:]
-    missing = [(n, why) for n, why in problems if why == "no running config was read"]
+    missing = [(n, why) for n, why in problems if why == NO_RUNNING_CONFIG]
     return findings, missing + [p for p in problems if p not in missing]
+
+
+def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: Path, cache: dict | None = None,
+                   jobs: int | None = None) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Config drift of every switch with a recorded running config; (switch, why) for those without a readable one.
+
+    Over more than 32 switches the comparison runs on ``jobs`` forked processes (:func:`_pool`), each reading
+    its switches' recordings; the findings are the same, in the same order, as on one. ``cache`` (see
+    :func:`drift_one`) is read and filled."""
+    pool = _pool(jobs, len(names), (plan, intended, rec, cache, set()))
+    if pool is not None:
+        with pool:
+            results = pool.map(_drift_of, names, chunksize=8)
+    else:
+        results = [drift_one(plan, intended, rec, n, cache) for n in names]
+    return _gather(names, results, cache)
+
+
+def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], rec: Path, skip: set[str],
+                       cache: dict | None = None, jobs: int | None = None):
+    """Every switch's recording in ``rec`` read once, for verify's checks and for config drift together:
+    (observations {switch: Observation}, {switch: why not observed}, drift findings, (switch, why) without a
+    readable running config): what ``replay`` and :func:`drift_findings` give, in one pass over the switches on
+    the pool of :func:`_pool`. ``skip``: switches not to compare (unreachable in this run). A recording that
+    cannot be read (a folder where a file should be, a line the platform's reader refuses) is bad input."""
+    present, problems, errors = recorded_switches(rec, names)
+    platform = plan["cluster"]["platform"]
+    _warm(platform)
+    pool = _pool(jobs, len(names), (plan, intended, rec, cache, skip))
+    if pool is not None:
+        with pool:
+            results = pool.map(_inspect_of, names, chunksize=8)
+    else:
+        results = [inspect_one(plan, intended, rec, n, cache, n not in skip) for n in names]
+    problems += [p for _, ps, _ in results for p in ps]
+    if problems:
+        raise InputErrors(problems, "unreadable recordings")
+    observed = {n: obs for n, (obs, _, _) in zip(names, results) if obs is not None}
+    compared = [(n, d) for n, (_, _, d) in zip(names, results) if d is not None]
+    drift, no_config = _gather([n for n, _ in compared], [d for _, d in compared], cache)
+    return observed, {n: errors[n] for n in names if n in errors}, drift, no_config
+
+
+def _warm(platform: str) -> None:
+    """Load the platform's readers once in this process, before a fork pool copies it (each worker would load
+    them anew: TextFSM's templates, the remediation's libraries)."""
+    pm = platform_module(platform)
+    observe({}, platform, {})
+    pm.drift_rows("", "", None)
 
 
 def not_checked_finding(device: str, check: str, why: str) -> dict:
@@ -219,7 +305,10 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         fresh.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(rec, ignore_errors=True)
         fresh.rename(rec)  # never a mix of this run's and an earlier run's outputs
-    v = run_verify(plan, None, replay_dir=str(rec), only=opts.only, drained=opts.drained)
+    require_device_access(platform)
+    with bulk_allocation():  # parsing and comparing make millions of small objects and no cycles
+        observed, errors, drift, no_config = inspect_recordings(plan, names, intended, rec, set(unreachable), cache)
+        v = verify_observed(plan, observed, errors, None, {}, opts.drained)
     # verify's not_checked findings (one per switch and reason) are not copied: audit gives its own below, one per
     # switch and check, from the same summary (both counted, a skipped check was two findings)
     findings = [dict(f, source="verify") for f in v["findings"] if f["kind"] != FindingKind.NOT_CHECKED]
@@ -227,7 +316,6 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         for r in reasons:
             for n in r["names"]:
                 findings.append(not_checked_finding(n, check, r["reason"]))
-    drift, no_config = drift_findings(plan, [n for n in names if n not in unreachable], intended, rec, cache)
     findings.extend(dict(f, source="config") for f in drift)
     for n, why in no_config:
         findings.append(not_checked_finding(n, "config_drift", why))

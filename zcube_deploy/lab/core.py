@@ -8,7 +8,6 @@ show outputs, routing protocols, site baseline) is the platform's simulator,
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from string import Template
@@ -20,11 +19,9 @@ from zcube_deploy.plan.roles import cage_of, port_map_for
 from zcube_deploy.platforms import simulator
 
 
-@lru_cache(maxsize=1 << 18)  # pure; every LLDP read of a switch asks again for each of its servers' NICs
 def synthetic_mac(*parts: str) -> str:
     """A stable, locally administered MAC for a device (and port)."""
-    h = hashlib.sha256("/".join(parts).encode()).digest()
-    return ":".join(f"{b:02x}" for b in (0x02, h[0], h[1], h[2], h[3], h[4]))
+    return "02:%02x:%02x:%02x:%02x:%02x" % tuple(hashlib.sha256("/".join(parts).encode()).digest()[:5])
 
 
 def unit_serial(name: str, unit: int) -> str:
@@ -142,7 +139,7 @@ class LabModel:
         me = self.name_of(st)
         if (me, port) in self.wiring.forced_down:
             return False
-        return any(self._end_up(*peer) for _, peer in self.wiring.peers((me, port)))
+        return any(self._end_up(*peer) for peer in self.wiring.far_ends((me, port)))
 
     def neighbors(self, st) -> list:
         me = self.name_of(st)
@@ -285,6 +282,11 @@ class LabModel:
         return self._bgp_model
 
     def routing(self, st) -> tuple:
-        return self.bgp_model(), self.name_of(st)
+        """(the protocol model, the switch's name) for ``st``'s routing outputs: the whole lab's model, or the switch's
+        own when it runs no BGP (its answers then depend on no other switch: the simulator's ``speaks_bgp``)."""
+        name = self.name_of(st)
+        if not self.sim.bgp.speaks_bgp(st):
+            return self.sim.bgp.alone(name), name
+        return self.bgp_model(), name
 
     enable_secret = ""

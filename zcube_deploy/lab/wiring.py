@@ -151,6 +151,18 @@ class Wiring:
     def cables_at(self, end: End) -> list[Cable]:
         return [self.cables[i] for i in self.ids_at(end)]
 
+    def far_ends(self, end: End) -> list[End]:
+        """The other ends of the cables plugged into ``end`` (:meth:`peers` without the cables; asked for every port
+        of a switch by each of its show outputs)."""
+        ids = self._at.get(end)
+        if ids is None:
+            return []
+        out = []
+        for i in ((ids,) if isinstance(ids, str) else ids):
+            c = self.cables[i]
+            out.append(c.b if c.a == end else c.a)
+        return out
+
     def peers(self, end: End) -> list[tuple[Cable, End]]:
         out = []
         for c in self.cables_at(end):

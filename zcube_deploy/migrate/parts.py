@@ -49,28 +49,37 @@ def _counted(counts: Counter) -> str:
     return ", ".join(f"{n} x {part}" for part, n in sorted(counts.items()))
 
 
-def rebreak_parts(w: SwitchWork, before: CageParts, after: CageParts) -> str:
-    """The parts of one rebreak row: optics to fit, keep, swap or take out, then the breakout legs to plug (their rows
-    follow in the plug phase). "" for another kind of row."""
+VERBS = ("fit optic", "swap optic", "keep optic", "take out optic", "breakout legs")  # the order a rebreak row names them
+
+
+def rebreak_counts(w: SwitchWork, before: CageParts, after: CageParts) -> dict[str, Counter]:
+    """The parts of one rebreak row by what is done with them (VERBS): optics fitted, swapped ("old for new"), kept or
+    taken out of its cages, and the breakout legs plugged there later in the stage (their rows follow in the plug
+    phase). Empty for another kind of row."""
+    out: dict[str, Counter] = {v: Counter() for v in VERBS}
     if w.action != "rebreak":
-        return ""
-    fit, keep, out, swap, legs = Counter(), Counter(), Counter(), Counter(), Counter()
+        return out
     role = w.new.device if w.new else ""
     for cage in w.cages:
         now = after.optic.get((role, cage))
         was = before.optic.get((w.switch, cage)) if before.known else None
         if now and was:
-            (keep if now == was else swap)[now if now == was else f"{was} for {now}"] += 1
+            out["keep optic" if now == was else "swap optic"][now if now == was else f"{was} for {now}"] += 1
         elif now:
-            fit[now] += 1
+            out["fit optic"][now] += 1
         elif was:
-            out[was] += 1
-        legs.update(after.legs.get((role, cage), ()))
-    parts = [f"{verb} {_counted(c)}" for verb, c in (("fit optic", fit), ("swap optic", swap), ("keep optic", keep),
-                                                      ("take out optic", out), ("breakout legs", legs)) if c]
-    if not before.known:
+            out["take out optic"][was] += 1
+        out["breakout legs"].update(after.legs.get((role, cage), ()))
+    return out
+
+
+def parts_text(counts: dict[str, Counter], known: bool = True) -> str:
+    """A rebreak row's part cell: "fit optic 16 x P; breakout legs 32 x Q, ..." (what the cages hold now is said to be
+    unknown when FROM's plan has no port map)."""
+    parts = [f"{verb} {_counted(counts[verb])}" for verb in VERBS if counts.get(verb)]
+    if not known:
         parts.append("what the cages hold now is not known (FROM's plan has no port map)")
     return "; ".join(parts) or "none (no cable here in the new role, no optic before)"
 
 
-__all__ = ["CageParts", "rebreak_parts"]
+__all__ = ["VERBS", "CageParts", "parts_text", "rebreak_counts"]

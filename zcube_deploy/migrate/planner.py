@@ -31,7 +31,7 @@ from zcube_deploy.migrate.search import Search
 
 PERMUTED_STAGES = 4  # with temporary places, every order of a sequence of at most this many stages is weighed (4! = 24)
 RANKED = 4  # with temporary places, the best this many sequences (by their counted touches) are planned out in full
-RANKED_CABLES = 20000  # ... when the two plans have at most this many NIC-port cables (glm-1k 4,096; 16k 65,536)
+RANKED_CABLES = 20000  # ... (and the stage orders weighed) when the plans have at most this many NIC-port cables (glm-1k 4,096)
 
 
 @dataclass(frozen=True)
@@ -148,8 +148,11 @@ def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, ser
     phys = {p.name: p for p in physicals(src, opts.spares)}
     cores = set(src.cores)
     kept = Kept(src, dst)
+    many = len(src.host) + len(dst.host) > RANKED_CABLES  # planning each out costs seconds at 16k: the search's sequences only
     scored = []
-    for batches in _candidates(found.alternatives or [found.batches], bool(occ) and not around):
+    for batches in _candidates(found.alternatives or [found.batches], bool(occ) and not around and not many):
+        if not _joined(search, batches):
+            continue
         need, free = _free_stages(search, batches)
         bind = assign_roles(src, dst, opts.spares, need, free, kept)
         if bind is None:
@@ -163,16 +166,28 @@ def _solve(src: Side, dst: Side, units: list[Unit], cap: int, opts: Options, ser
     if not scored:
         return None, found.proven
     ranked = [c for _, _, c in sorted(scored, key=lambda x: x[:2])]
-    many = len(src.host) + len(dst.host) > RANKED_CABLES  # planning each out costs seconds at 16k: the best count only
     ranked[0].rest = ranked[1:RANKED] if occ and not around and not many else []
     return ranked[0], found.proven
+
+
+def _joined(search: Search, batches: list[list[int]]) -> bool:
+    """Whether after every stage each island can be joined (the cores its edge switches need exist): true of the
+    search's own sequences, checked for the orders :func:`_candidates` adds (the role assignment checks the rest)."""
+    moved: set[int] = set()
+    for batch in batches:
+        moved |= set(batch)
+        edges = frozenset().union(*(search.needs_src[u.id] for u in search.units if u.id not in moved))
+        roles = frozenset().union(*(search.needs_dst[u] for u in moved))
+        if (edges and search.src_cover(edges) is None) or (roles and search.dst_cover(roles) is None):
+            return False
+    return True
 
 
 def _candidates(alternatives: list[list[list[int]]], reorder: bool) -> list[list[list[int]]]:
     """The sequences the role choice weighs: the search's, and with ``reorder`` (roles may stand in temporary places)
     every order of the first one's stages (at most PERMUTED_STAGES stages): which place frees when depends on the
-    order, and the search ranks sequences by switches and cables, not by places (an order the switches cannot
-    serve gets no role assignment and drops out)."""
+    order, and the search ranks sequences by switches and cables, not by places (an order whose islands cannot be
+    joined, :func:`_joined`, or whose roles no switch is free for in time, gets no role assignment and drops out)."""
     out = list(alternatives)
     if reorder and len(alternatives[0]) <= PERMUTED_STAGES:
         seen = {tuple(map(tuple, b)) for b in out}

@@ -139,14 +139,19 @@ class Racks:
         return out, conflicts
 
 
-def _media(plan: dict, role: str, pm: dict) -> dict[int, str]:
-    """Cage -> the medium of the cables ``role``'s switch takes there in ``plan``."""
-    out: dict[int, str] = {}
+def _ends(plan: dict) -> dict[str, list[tuple[str, str]]]:
+    """Device -> (port, medium) of each cable end on it in ``plan``, in cable order (read once: a plan at 16k has
+    ~100,000 cables and every role taken looks its own up)."""
+    out: dict[str, list[tuple[str, str]]] = {}
     for c in plan["cables"]:
         for e in (c["a"], c["b"]):
-            if e["device"] == role and e["port"] in pm["cage_of"]:
-                out[pm["cage_of"][e["port"]][1]] = c["medium"]
+            out.setdefault(e["device"], []).append((e["port"], c["medium"]))
     return out
+
+
+def _media(ends: dict[str, list[tuple[str, str]]], role: str, pm: dict) -> dict[int, str]:
+    """Cage -> the medium of the cables ``role``'s switch takes there (``ends``: :func:`_ends` of the plan)."""
+    return {pm["cage_of"][port][1]: medium for port, medium in ends.get(role, ()) if port in pm["cage_of"]}
 
 
 def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict[str, str], need: dict[str, int],
@@ -156,6 +161,7 @@ def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict
     by a switch the FROM island still uses then: the racks cannot hold both fabrics). ``temp``: the roles in
     temporary places (places.Temp)."""
     racks = Racks(src, dst, bind, space, spares, temp or {})
+    ends_to, ends_from = _ends(plan_to), _ends(plan_from)
     maps_from = {g: port_map_for(plan_from, g) for g in {s["group"] for s in plan_from["switches"]}} \
         if plan_from.get("port_map") or plan_from.get("port_maps") else {}
     mgmt = {s["name"]: s["mgmt_address"] for s in plan_to["switches"]}
@@ -179,7 +185,7 @@ def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict
                                        cages=tuple(range(1, pm_new["cages"] + 1))))
             else:
                 for cages, change, medium, run in cage_changes(pm_old, pm_new, split_cages(pm_old), split_cages(pm_new),
-                                                               _media(plan_to, r, pm_new), _media(plan_from, x, pm_old)):
+                                                               _media(ends_to, r, pm_new), _media(ends_from, x, pm_old)):
                     what = f"break out anew: {change}" if "->" in change else f"breakout {change}, the cable type changes"
                     work.append(SwitchWork(t, "rebreak", x, None, End(r, f"cages {cages}", where.rack, where.u),
                                            f"{what} ({medium or 'no cable here yet'})", medium, run))

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 
 from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.cabling.workbook import task_sheet
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.migrate.moves import End, Move
-from zcube_deploy.migrate.parts import CageParts, rebreak_parts
+from zcube_deploy.migrate.parts import VERBS, CageParts, parts_text, rebreak_counts
 from zcube_deploy.migrate.racks import SwitchWork
 from zcube_deploy.xlsx import neutral_row, new_workbook, save_workbook
 
@@ -97,13 +98,15 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
 
 
 def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
+    """One switch row; a rebreak row's part cell and counts from the cages' parts (parts.py)."""
+    counts = rebreak_counts(w, old.cages, new.cages) if w.action == "rebreak" and old.cages and new.cages else None
     return {"step": step, "action": w.action, "kind": "switch", "cable": "", "was": w.switch,
             "unplug_rack": w.old.rack if w.old else "", "unplug_u": w.old.u if w.old else "", "unplug_device": w.old.device if w.old else "",
             "unplug_port": "", "unplug_label": w.detail if w.old else "",
             "plug_rack": w.new.rack if w.new else "", "plug_u": w.new.u if w.new else "", "plug_device": w.new.device if w.new else "",
             "plug_port": w.new.port if w.new else "", "plug_label": w.detail if w.new else "",
             "stays_device": "", "stays_port": "", "medium": w.medium, "length_m": "",
-            "part": rebreak_parts(w, old.cages, new.cages) if old.cages is not None and new.cages is not None else "",
+            "part": parts_text(counts, old.cages.known) if counts is not None else "", "_parts": counts,
             "_short_old": "", "_short_new": w.new.port if w.new else "", "_new_label": None}
 
 
@@ -163,14 +166,37 @@ def write_labels_csv(rows: list[dict], cat: CablingCatalog, path: Path) -> int:
     return n
 
 
+PARTS_COLUMNS = [("Step", 6), ("Switch", 10), ("Cages", 12), ("Parts", 100)]
+
+
+def parts_sheet_rows(rows: list[dict]) -> list[tuple]:
+    """The stage's parts list: each rebreak row in full (step, the role, its cages, its parts), then the stage's totals
+    (optics by what is done with them, breakout legs, new cables to bring: the install rows of cables that were none
+    of FROM's), each by part."""
+    out: list[tuple] = []
+    total = {v: Counter() for v in VERBS}
+    for r in rows:
+        if r["action"] == "rebreak":
+            out.append((r["step"], r["plug_device"], r["plug_port"], r["part"]))
+            for v in VERBS:
+                total[v].update((r["_parts"] or {}).get(v, Counter()))
+    new_cables = Counter(r["part"] for r in rows if r["action"] == "install" and not r["was"])
+    out.append(("", "stage", "all", parts_text(total) if any(total.values()) else "no cage changes"))
+    out.append(("", "stage", "new cables", ", ".join(f"{n} x {p}" for p, n in sorted(new_cables.items())) or "none"))
+    return out
+
+
 def write_move_workbook(rows: list[dict], cat: CablingCatalog, cluster: str, stage: int, path: Path) -> None:
-    """The moves as a printable sheet (cut-sheet layout) with Done and Checked tick columns."""
+    """The moves as a printable sheet (cut-sheet layout) with Done and Checked tick columns, and the stage's parts list
+    (each rebreak row's parts in full, then the totals) on a second sheet."""
     wb = new_workbook()
     values = [(r["step"], r["action"], r["cable"] or r["was"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
                r["unplug_label"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], r["plug_label"], r["part"]) for r in rows]
     task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster,
                legend="Do: remove; move (unplug here, plug there); unplug/plug (a move in two: the end hangs, labelled); install; "
                       "unrack/rack (the switch); rebreak (cages anew: the optics and breakout parts to fit); console (paste its file)")
+    task_sheet(wb, f"Stage {stage:02d} parts", PARTS_COLUMNS, parts_sheet_rows(rows), cat, cluster, ticks=("Done",),
+               legend="each rebreak row's parts in full (the Part column of the moves sheet, cut to its width), then the stage's totals")
     save_workbook(wb, path)
 
 

@@ -371,10 +371,14 @@ def _read_whole(p: Path, fields: dict | None) -> dict:
 
 
 def inventory_changed(plan: dict) -> str | None:
-    """A warning when the inventory the plan was made from has changed since (None when unchanged or unknown)."""
+    """A warning when the inventory the plan was made from has changed since, or when that could not be checked
+    (the inventory is not found from here); None when it is unchanged, or when the plan names no inventory file."""
     src = plan.get("inputs", {}).get("inventory")
-    if not src or not Path(src).is_file():
+    if not src:
         return None
+    if not Path(src).is_file():  # never silent: a check that could not run says so
+        return (f"not checked whether the plan is current: its inventory {src} is not found from here (the path is as "
+                "given to `zcube plan`, relative to the folder it ran in); run from that folder to have it checked")
     digest = inventory_digest(src)
     if digest is not None and digest == plan["inputs"].get("inventory_sha256"):  # the same inputs (cheap: no server resolution)
         return None

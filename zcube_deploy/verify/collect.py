@@ -100,11 +100,10 @@ def per_host_known_hosts(known_hosts: str | None, hosts: list[tuple[str, int]], 
     return out
 
 
-def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> tuple[Observation | None, list[Problem]]:
-    """One switch's recording, parsed and typed (in a worker process: both are per-switch work), or the
-    problems of its files (a directory where a file should be, an unreadable file, a line its platform's
-    reader cannot take). A command without its file is not observed: the checks reading it are not_checked."""
-    outputs, absent, problems = {}, {}, []
+def read_recording(sd: Path, platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, bytes], dict[str, str], list[Problem]]:
+    """One switch's recorded files as bytes ({command: bytes}), the commands not recorded (command -> why), and
+    the problems of its files (a directory where a file should be, an unreadable file)."""
+    raw, absent, problems = {}, {}, []
     for cmd in commands(platform):
         f = sd / record_name(cmd)
         if not f.exists():
@@ -113,11 +112,16 @@ def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> tuple[Observation
             problems.append(Problem(str(f), "is not a file", f"the recorded output of `{cmd}` (or remove it: that check is then not run)"))
         else:
             try:
-                outputs[cmd] = f.read_bytes().decode("utf-8", errors="replace")
+                raw[cmd] = f.read_bytes()
             except OSError as exc:
                 problems.append(Problem(str(f), f"cannot be read: {exc.strerror or exc}"))
-    if problems:
-        return None, problems
+    return raw, absent, problems
+
+
+def observe_recording(sd: Path, raw: dict[str, bytes], absent: dict[str, str],
+                      platform: str = DEFAULT_PLATFORM) -> tuple[Observation | None, list[Problem]]:
+    """:func:`read_recording`'s outputs parsed and typed, or the line its platform's reader cannot take."""
+    outputs = {cmd: b.decode("utf-8", errors="replace") for cmd, b in raw.items()}
     try:
         return Observation.from_dict(observe(outputs, platform, absent)), []
     except UnreadableOutput as exc:
@@ -125,16 +129,32 @@ def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> tuple[Observation
                               f"the recorded output cannot be read: {exc.why}", "a recording is what the switch printed; re-record it")]
 
 
-def replay(directory: str | Path, names: list[str], jobs: int | None = None,
-           platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, Observation], dict[str, str]]:
-    """Observations from recorded outputs: DIR/<switch>/<command with spaces as _>.txt (parsed on up to 2 processes)."""
-    d = Path(directory)
+def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> tuple[Observation | None, list[Problem]]:
+    """One switch's recording, parsed and typed (in a worker process: both are per-switch work), or the
+    problems of its files (a directory where a file should be, an unreadable file, a line its platform's
+    reader cannot take). A command without its file is not observed: the checks reading it are not_checked."""
+    raw, absent, problems = read_recording(sd, platform)
+    if problems:
+        return None, problems
+    return observe_recording(sd, raw, absent, platform)
+
+
+def recorded_switches(d: Path, names: list[str]) -> tuple[list[str], list[Problem], dict[str, str]]:
+    """(the switches with a folder in recording folder ``d``, the problems of those whose entry is no folder,
+    {switch without a recording: "no recording"})."""
     if not d.is_dir():
         raise InputErrors(Problem(str(d), "no such recordings folder", "record one with `zcube verify PLAN --record DIR`"))
     present = [n for n in names if (d / n).is_dir()]
     problems = [Problem(str(d / n), "is not a folder", f"{n}'s recorded outputs belong in the folder {d / n}")
                 for n in names if (d / n).exists() and n not in present]
-    errors = {n: "no recording" for n in names if n not in present}
+    return present, problems, {n: "no recording" for n in names if n not in present}
+
+
+def replay(directory: str | Path, names: list[str], jobs: int | None = None,
+           platform: str = DEFAULT_PLATFORM) -> tuple[dict[str, Observation], dict[str, str]]:
+    """Observations from recorded outputs: DIR/<switch>/<command with spaces as _>.txt (parsed on up to 2 processes)."""
+    d = Path(directory)
+    present, problems, errors = recorded_switches(d, names)
     jobs = jobs or min(2, os.cpu_count() or 1)
     if jobs > 1 and len(present) > 32 and "fork" in multiprocessing.get_all_start_methods():
         with multiprocessing.get_context("fork").Pool(jobs) as pool:

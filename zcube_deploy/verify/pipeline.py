@@ -11,6 +11,7 @@ from typing import TypedDict
 from zcube_deploy.topology.forwarding import switch_mode
 from zcube_deploy.access import Prompt, credentials, endpoints
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.platforms import require_device_access
 from zcube_deploy.verify import scope_of
 from zcube_deploy.verify.bgp import session_counts
@@ -62,7 +63,8 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
     platform = plan["cluster"]["platform"]  # whose commands to run and how to read them
     require_device_access(platform)
     if replay_dir:
-        observed, errors = replay(replay_dir, names, platform=platform)
+        with bulk_allocation():  # parsing the recordings makes millions of small objects and no cycles
+            observed, errors = replay(replay_dir, names, platform=platform)
     else:
         eps, kh = endpoints(lab_path, known_hosts)
         mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
@@ -70,7 +72,16 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
         creds = creds or credentials(bool(lab_path), prompt)
         observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record,
                                    platform=platform)
-    findings, not_checked = check(plan, observed, set(observed), drained)
+    meta = {"cluster": plan["cluster"]["name"], "scope": names, "mode": "offline" if replay_dir else "live"}
+    return verify_observed(plan, observed, errors, out_dir, meta, drained)
+
+
+def verify_observed(plan: dict, observed: dict, errors: dict[str, str], out_dir: str | None, meta: dict,
+                    drained: dict[str, set[str]] | None = None) -> VerifyResult:
+    """:func:`run_verify` once the switches' observations are in (``errors``: switch -> why it was not observed);
+    audit calls it on the observations its own pass over the recordings made. ``meta``: the reports' header."""
+    with bulk_allocation():  # the checks make hundreds of thousands of small objects and no cycles
+        findings, not_checked = check(plan, observed, set(observed), drained)
     findings, expected = set_aside_drained(plan, findings, drained or {})
     summary = summarize(findings, not_checked)
     if drained:
@@ -83,6 +94,5 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
         routing = plan.get("routing") or {"mode": "static"}
         speakers = {sw["name"] for sw in plan["switches"] if switch_mode(routing, sw) == "bgp"}
         summary["bgp_sessions"] = session_counts(plan, observed, set(observed) & speakers)
-    meta = {"cluster": plan["cluster"]["name"], "scope": names, "mode": "offline" if replay_dir else "live"}
     paths = write_reports(findings, summary, errors, out_dir, meta) if out_dir else None
     return {"findings": findings, "summary": summary, "errors": errors, "paths": paths}

@@ -9,11 +9,12 @@ which lines the switch replaces in place (``hostname``, ``description``, ``ip ad
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from zcube_deploy.platforms.ruijie_rgos.driver import remediation_from_trees, scoped_tree
-from zcube_deploy.platforms.ruijie_rgos.fastparse import scoped_sections
+from zcube_deploy.platforms.ruijie_rgos.fastparse import config_sections
 from zcube_deploy.platforms.ruijie_rgos.reader import sections_by_head
 
 
@@ -74,7 +75,7 @@ class Intended:
     def __init__(self, text: str, owns=None):
         self.text, self.owns = text, owns
         self._owned: dict[str, bool] = {}  # top-level line -> inside the scope (a running config repeats the rendered lines)
-        self.sections = scoped_sections(text, self.owns_line)
+        self.sections = Counter(config_sections(text))  # every section, inside the scope or not
         self._tree = None
 
     def owns_line(self, line: str) -> bool:
@@ -98,13 +99,23 @@ def drift_rows(running: str, intended: str | Intended, owns=None) -> list[DriftR
     rendered config's text, or an :class:`Intended` read once, whose scope is its own).
 
     The common case first: when both configs hold the same sections, text for text, inside the scope,
-    there is no difference (the same sections make the same trees) and hier_config is not needed."""
+    there is no difference (the same sections make the same trees) and hier_config is not needed. That is
+    the case exactly when every section the two hold a different number of times lies outside the scope
+    (:func:`differing_sections`): only those few (the site's own lines, mostly) are asked to the scope."""
     if not isinstance(intended, Intended):
         intended = Intended(intended, owns)
-    if scoped_sections(running, intended.owns_line) == intended.sections:
+    if not any(intended.owns_line(sec.split("\n", 1)[0]) for sec in differing_sections(running, intended.sections)):
         return []
     remediation = remediation_from_trees(scoped_tree(running, intended.owns), intended.tree())
     return classify(remediation, sections_by_head(running))
+
+
+def differing_sections(running: str, intended: Counter) -> list[str]:
+    """The sections (fastparse.config_sections) that ``running`` holds another number of times than ``intended``
+    (a multiset of sections): the two configs' sections inside a scope are the same, text for text, exactly
+    when none of these is inside it."""
+    have = Counter(config_sections(running))
+    return list((have - intended) + (intended - have))
 
 
 def classify(remediation: list[str], running: dict[str, list[str]]) -> list[DriftRow]:

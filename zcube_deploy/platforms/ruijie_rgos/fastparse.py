@@ -300,9 +300,54 @@ def _lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").splitlines()
 
 
+# The three rules as one pattern over the whole text (re.M: each alternative anchored at a line start, in the
+# rules' order; unnamed groups: 1-7 the first rule's, 8-11 the second's, 12-15 the third's). With a space for
+# each \s it is the rules exactly when the lines hold no white space but spaces (:func:`_plain`); no group can
+# then cross a line end.
+_IF_SP = r"[A-Za-z][A-Za-z-]* ?\d+(?:/\d+)*(?::\d+)?"
+_VIA_SP = r"\[(\d+)/(\d+)\] +via +(\d+\.\d+\.\d+\.\d+)(?:, +\d[\d:dhmsw]*)?(?:, +(" + _IF_SP + r"))? *$"
+_HEAD_SP = r"([A-Z*][A-Za-z0-9*]*) +(\d+\.\d+\.\d+\.\d+)/(\d+) +"
+_RT_WHOLE = re.compile("^(?:" + _HEAD_SP + _VIA_SP + "|" + _HEAD_SP + r"is +directly +connected, +(" + _IF_SP + r") *$"
+                       + "|" + r" +" + _VIA_SP + ")", re.M)
+_NOT_PLAIN = ("\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _plain(text: str) -> bool:
+    """ASCII, and no white space but spaces and newlines (str.splitlines and \\s then agree with a space and \\n)."""
+    return text.isascii() and not any(c in text for c in _NOT_PLAIN)
+
+
+def ip_route_whole(text: str) -> list[dict[str, str]] | None:
+    """:func:`ip_route`'s rows read with one pattern over the whole text, or None when the text is not
+    :func:`_plain` (then the per-line reader reads it)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not _plain(text):
+        return None
+    rows: list[dict[str, str]] = []
+    p = n = ln = ""
+    for m in _RT_WHOLE.findall(text):
+        if m[0]:  # a route with its (first) next hop
+            p, n, ln = m[0], m[1], m[2]
+            rows.append({"protocol": p, "network": n, "prefix_length": ln, "distance": m[3], "metric": m[4],
+                         "nexthop_ip": m[5], "nexthop_if": m[6]})
+        elif m[7]:  # directly connected
+            p, n, ln = m[7], m[8], m[9]
+            rows.append({"protocol": p, "network": n, "prefix_length": ln, "distance": "", "metric": "",
+                         "nexthop_ip": "", "nexthop_if": m[10]})
+        else:  # an equal-cost next hop under the route above
+            rows.append({"protocol": p, "network": n, "prefix_length": ln, "distance": m[11], "metric": m[12],
+                         "nexthop_ip": m[13], "nexthop_if": m[14]})
+    return rows
+
+
 def ip_route(text: str) -> list[dict[str, str]]:
     """Rows of `show ip route` as ``parse("show ip route", text)`` gives them (one per next hop; protocol,
-    network and prefix length filled down to the continuation lines)."""
+    network and prefix length filled down to the continuation lines): :func:`ip_route_whole`'s, or read line
+    by line when that refuses the text."""
+    whole = ip_route_whole(text)
+    if whole is not None:
+        return whole
     rows: list[dict[str, str]] = []
     head = {"protocol": "", "network": "", "prefix_length": ""}
     r1, r2, r3 = _RT_RULES
@@ -345,6 +390,10 @@ _ODD_SPACE = re.compile(r"[^\S \n]")  # whitespace other than space and newline 
 _CFG_ITF = re.compile(r"^interface (.+?)\s*$")
 
 
+# a dotted quad as ntoa writes it (four octets <= 255 without leading zeros): ntoa(parse(x)) == x exactly for these
+_canonical = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])").fullmatch
+
+
 def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
     """(``interface_addresses(text)``, the BGP part of ``bgp_parse.parse_config(text)`` that verify reads:
     {"asn", "neighbors", "addresses", "bfd_ports", "fall_over_bfd"} as observations.observe_bgp gives it)
@@ -384,14 +433,15 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
             m = _ADDR.match(line)
             if m:
                 cur_a.append(_address(m.group(1), m.group(2), line, text, "show running-config") if m.group(2) not in _PLEN
-                             or ntoa(_aton(m.group(1)) or 0) != m.group(1) else f"{m.group(1)}/{_PLEN[m.group(2)]}")
+                             or not _canonical(m.group(1)) else f"{m.group(1)}/{_PLEN[m.group(2)]}")
         if block == "itf":
             words = line.split()
             if words[:2] == ["ip", "address"] and len(words) == 4:
-                a = _aton(words[2])
+                canonical = _canonical(words[2])
+                a = 0 if canonical else _aton(words[2])
                 plen = masks[words[3]] if words[3] in masks else masks.setdefault(words[3], _mask_len(words[3]))
                 if a is not None and plen is not None:
-                    cur_i[0] = ntoa(a)
+                    cur_i[0] = words[2] if canonical else ntoa(a)
             elif words[0] == "bfd" and len(words) == 7 and words[1] == "interval" and words[3] == "min_rx" and words[5] == "multiplier":
                 if all(w.isdigit() for w in (words[2], words[4], words[6])):
                     cur_i[1] = True
@@ -429,10 +479,16 @@ def scoped_sections(text: str, owns=None) -> list[str]:
     """The config's top-level sections inside ``owns`` (volatile lines dropped, as hier_config's input:
     hconfig.strip_volatile), each as its text, sorted: audit's fast test of two configs for drift, on every
     running config of every run. The general reader's sections give the same (tests/test_rgos_sections.py)."""
+    return sorted(sec for sec in config_sections(text) if owns is None or owns(sec.split("\n", 1)[0]))
+
+
+def config_sections(text: str) -> list[str]:
+    """Every top-level section of the config (volatile lines dropped: hconfig.strip_volatile), each as its text
+    (its top-level line first), in the config's order."""
     sections: list[list[str]] = []
     for line in strip_volatile(text).splitlines():
         if not line.startswith(" "):
             sections.append([line])
         elif sections:
             sections[-1].append(line)
-    return sorted("\n".join(sec) for sec in sections if owns is None or owns(sec[0]))
+    return ["\n".join(sec) for sec in sections]

@@ -365,6 +365,21 @@ def compute(configs: dict[str, SwitchConfig], wiring) -> Model:
     return Model(configs, Links.from_wiring(wiring, configs))
 
 
+def speaks_bgp(st) -> bool:
+    """Whether the simulated switch ``st`` (lab/state.py's SwitchState) has a ``router bgp`` section in its running config.
+
+    One that has none has no BGP session, no BFD session and no B route whatever the other switches and the cables
+    are (every session and route starts at a ``neighbor`` line of one's own), so its answers come from
+    :func:`alone` without reading the whole lab (a static 512-switch lab: ~13 s of CPU after each change)."""
+    return st.bgp is not None or any(text.startswith("router bgp") for region in st.verbatim.values() for text in region)
+
+
+def alone(name: str) -> Model:
+    """The model of switch ``name`` without BGP (:func:`speaks_bgp` False), on its own: the answers it gives are the whole
+    lab model's for that switch (``% BGP instance is not running.``, no BFD neighbour, no B route)."""
+    return Model({name: SwitchConfig()}, Links(frozenset(), {}))
+
+
 # ---------------------------------------------------------------- show outputs (RGOS layouts; see docs/verify-bgp.md)
 UPTIME = "00:01:00"
 
