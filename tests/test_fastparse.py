@@ -198,3 +198,34 @@ def test_the_canonical_address_test_is_ntoa_of_parse(text):
 
     a = parse(text) if all(c in "0123456789." for c in text) else None
     assert bool(_canonical(text)) == (a is not None and ntoa(a) == text)
+
+
+_RT_PIECES = st.lists(st.one_of(
+    st.builds("{}{}{}/{}{}[{}/{}]{}via{}{}{}{}{}".format, st.sampled_from(["S", "C", "B", "O*", "s", "*", ""]),
+              st.sampled_from([" ", "     ", "\t", ""]), st.sampled_from(["10.0.0.0", "10.2.0.16", "1.2.3", "10.0.0.256"]),
+              st.sampled_from(["23", "31", "x"]), st.sampled_from([" ", "  ", ""]), st.sampled_from(["1", "20"]),
+              st.sampled_from(["0", "5"]), st.sampled_from([" ", "  ", ""]), st.sampled_from([" ", "\t "]),
+              st.sampled_from(["10.64.0.0", "10.1.1.1"]), st.sampled_from(["", ", 00:01:00", ", 1d02h", ", x"]),
+              st.sampled_from(["", ", TwoHundredGigabitEthernet 0/1:2", ", Hu0/7", ", Eth 1/2/3:4", ", 9x"]),
+              st.sampled_from(["", "  ", " \x0c", "x"])),
+    st.builds("{}{}/{}{}is directly connected, {}{}".format, st.sampled_from(["C", "L", ""]), st.sampled_from([" ", "  "]),
+              st.sampled_from(["10.2.0.0", "10.2.0.0/31"]), st.sampled_from(["31 ", "32  ", "32"]),
+              st.sampled_from(["TwoHundredGigabitEthernet 0/1:1", "Loopback 0", "Mgmt0", "0/1"]), st.sampled_from(["", " "])),
+    st.builds("{}[{}/0] via {}{}".format, st.sampled_from([" ", "      ", "", "\t"]), st.sampled_from(["20", "x"]),
+              st.sampled_from(["10.200.0.1", "10.200.0"]), st.sampled_from(["", ", 00:00:07", ", HundredGigabitEthernet 0/7:2"])),
+    st.sampled_from(["", "Codes:  C - Connected, L - Local, S - Static", "Gateway of last resort is no set", "   ", "\x85x", "é"])),
+    max_size=14)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_RT_PIECES, st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
+def test_ip_route_read_whole_is_the_templates_rows(lines, newline, last):
+    """The whole-text reader gives the template's rows or refuses the text (None: a tab, another odd white space,
+    a character that is not ASCII), never other rows; ip_route (whole or line by line) is the template's."""
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import ip_route, ip_route_whole
+
+    text = newline.join(lines) + (newline if last else "")
+    want = parse("show ip route", text)
+    whole = ip_route_whole(text)
+    assert whole is None or whole == want
+    assert ip_route(text) == want

@@ -300,9 +300,54 @@ def _lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").splitlines()
 
 
+# The three rules as one pattern over the whole text (re.M: each alternative anchored at a line start, in the
+# rules' order; unnamed groups: 1-7 the first rule's, 8-11 the second's, 12-15 the third's). With a space for
+# each \s it is the rules exactly when the lines hold no white space but spaces (:func:`_plain`); no group can
+# then cross a line end.
+_IF_SP = r"[A-Za-z][A-Za-z-]* ?\d+(?:/\d+)*(?::\d+)?"
+_VIA_SP = r"\[(\d+)/(\d+)\] +via +(\d+\.\d+\.\d+\.\d+)(?:, +\d[\d:dhmsw]*)?(?:, +(" + _IF_SP + r"))? *$"
+_HEAD_SP = r"([A-Z*][A-Za-z0-9*]*) +(\d+\.\d+\.\d+\.\d+)/(\d+) +"
+_RT_WHOLE = re.compile("^(?:" + _HEAD_SP + _VIA_SP + "|" + _HEAD_SP + r"is +directly +connected, +(" + _IF_SP + r") *$"
+                       + "|" + r" +" + _VIA_SP + ")", re.M)
+_NOT_PLAIN = ("\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _plain(text: str) -> bool:
+    """ASCII, and no white space but spaces and newlines (str.splitlines and \\s then agree with a space and \\n)."""
+    return text.isascii() and not any(c in text for c in _NOT_PLAIN)
+
+
+def ip_route_whole(text: str) -> list[dict[str, str]] | None:
+    """:func:`ip_route`'s rows read with one pattern over the whole text, or None when the text is not
+    :func:`_plain` (then the per-line reader reads it)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not _plain(text):
+        return None
+    rows: list[dict[str, str]] = []
+    p = n = ln = ""
+    for m in _RT_WHOLE.findall(text):
+        if m[0]:  # a route with its (first) next hop
+            p, n, ln = m[0], m[1], m[2]
+            rows.append({"protocol": p, "network": n, "prefix_length": ln, "distance": m[3], "metric": m[4],
+                         "nexthop_ip": m[5], "nexthop_if": m[6]})
+        elif m[7]:  # directly connected
+            p, n, ln = m[7], m[8], m[9]
+            rows.append({"protocol": p, "network": n, "prefix_length": ln, "distance": "", "metric": "",
+                         "nexthop_ip": "", "nexthop_if": m[10]})
+        else:  # an equal-cost next hop under the route above
+            rows.append({"protocol": p, "network": n, "prefix_length": ln, "distance": m[11], "metric": m[12],
+                         "nexthop_ip": m[13], "nexthop_if": m[14]})
+    return rows
+
+
 def ip_route(text: str) -> list[dict[str, str]]:
     """Rows of `show ip route` as ``parse("show ip route", text)`` gives them (one per next hop; protocol,
-    network and prefix length filled down to the continuation lines)."""
+    network and prefix length filled down to the continuation lines): :func:`ip_route_whole`'s, or read line
+    by line when that refuses the text."""
+    whole = ip_route_whole(text)
+    if whole is not None:
+        return whole
     rows: list[dict[str, str]] = []
     head = {"protocol": "", "network": "", "prefix_length": ""}
     r1, r2, r3 = _RT_RULES

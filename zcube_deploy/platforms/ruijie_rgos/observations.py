@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from zcube_deploy.platforms.ruijie_rgos.fastparse import (
     interface_status,
@@ -13,17 +14,20 @@ from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos.show_lldp import lldp_rows
 
+# a port's long name (pure; every switch of a fabric reports the same few hundred port names: each read once a process)
+_long_name = lru_cache(maxsize=8192)(long_name)
+
 
 def observe(outputs: dict[str, str]) -> dict:
     """{command: raw text} -> {"hostname", "interfaces": {name: {"up"}}, "lldp": {port: [..]}, "static_routes": [...]}"""
     run = outputs.get("show running-config", "")
     m = re.search(r"^hostname (\S+)", run.replace("\r", ""), re.MULTILINE)
     hostname = m.group(1) if m else None
-    interfaces = {long_name(r["interface"]): {"up": r["status"].lower() == "up", "vlan": r["vlan"]}
+    interfaces = {_long_name(r["interface"]): {"up": r["status"].lower() == "up", "vlan": r["vlan"]}
                   for r in interface_status(outputs.get("show interface status", ""))}  # the TextFSM template's rows, faster
     lldp: dict[str, list[dict]] = {}
     for r in lldp_rows(outputs.get("show lldp neighbors detail", "")):  # the TextFSM template's rows, read whole (show_lldp.py)
-        lldp.setdefault(long_name(r["local_interface"]), []).append({
+        lldp.setdefault(_long_name(r["local_interface"]), []).append({
             "system_name": r["system_name"], "port_id": r["port_id"], "port_id_type": r["port_id_type"],
             "chassis_id": r["chassis_id"], "management_address": r["management_address"]})
     rib = ip_route(outputs.get("show ip route", ""))  # the TextFSM template's rows, faster (fastparse.py)
