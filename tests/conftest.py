@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import functools
 import importlib.metadata
 import json
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from xdist.scheduler import LoadGroupScheduling
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "inventories"
@@ -78,6 +80,51 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def _group_names(node: ast.AST) -> list[str]:
+    """The names of the ``pytest.mark.xdist_group(NAME)`` (or ``name=NAME``) calls in ``node``."""
+    out = []
+    for c in ast.walk(node):
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "xdist_group":
+            out += [a.value for a in c.args[:1] if isinstance(a, ast.Constant)]
+            out += [k.value.value for k in c.keywords if k.arg == "name" and isinstance(k.value, ast.Constant)]
+    return out
+
+
+def xdist_groups(folder: Path, root: Path) -> dict[str, str]:
+    """``tests/test_x.py::test_name`` (node ID relative to ``root``, without parameters) -> its xdist group, read
+    from the syntax trees of ``folder``'s test files: ``@pytest.mark.xdist_group(NAME)`` on a module-level test or
+    in the module's ``pytestmark`` (tests/test_xdist_groups.py checks every twin test has one)."""
+    out = {}
+    for path in sorted(folder.glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        module = [g for s in tree.body if isinstance(s, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in s.targets)
+                  for g in _group_names(s.value)]
+        for f in tree.body:
+            names = sorted(set(module + [g for d in getattr(f, "decorator_list", []) for g in _group_names(d)]))
+            if isinstance(f, ast.FunctionDef) and f.name.startswith("test_") and names:
+                out[f"{path.relative_to(root).as_posix()}::{f.name}"] = "_".join(names)
+    return out
+
+
+class ReadGroupScheduling(LoadGroupScheduling):
+    """xdist's ``--dist loadgroup`` with each test's group read from the test files (``xdist_groups``). xdist 3.8
+    tells its scheduler a test's group by rewriting the test's node ID in the worker, which pytest 9.2 no longer
+    lets it do (pytest-xdist issue #1386): its own loadgroup then silently spreads a group over the workers."""
+
+    def __init__(self, config, log=None):
+        super().__init__(config, log)
+        self.groups = xdist_groups(Path(__file__).resolve().parent, config.rootpath)
+
+    def _split_scope(self, nodeid: str) -> str:
+        return self.groups.get(nodeid.split("@")[0].split("[")[0]) or super()._split_scope(nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``-n`` with pyproject's ``--dist loadgroup``: the tests of one group run on one worker (ReadGroupScheduling)."""
+    return ReadGroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 # Values that change without the behaviour changing: the tool version and the input hashes. Golden files

@@ -182,6 +182,7 @@ def test_twin_baseline_on_every_gpu_pair_of_each_island(small_pair, monkeypatch)
     assert total == 192 and len(pp) == 192 - 12  # gpu01's GPU 0 and the 12 GPUs of other servers on its side
 
 
+@pytest.mark.xdist_group("twin")  # namespaces, FRR, ARP sysctls: one twin at a time (docs/tests.md)
 @pytest.mark.slow  # about 60-90 s: each stage's twin (18 and 16 FRR switches, 4 servers) up, every GPU pair, down
 def test_twin_of_every_stage_carries_each_islands_gpu_pairs(small_pair, tmp_path):
     """issue 27's proof in the twin, on roft-small -> zcube-small in 4-GPU units: after each stage, every GPU pair of

@@ -28,7 +28,7 @@ MAX_README_LINES = 220
 # The Quick start's two commands, exactly as .ci/run and users run them.
 SETUP_COMMANDS = (
     "scripts/setup && .venv/bin/zcube demo -o demo",
-    ".venv/bin/python -m pytest --run-slow",
+    ".venv/bin/python -m pytest --run-slow -n auto",
 )
 
 # Pages written on other branches and linked before they reach main. A link to one of these is

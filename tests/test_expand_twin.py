@@ -55,6 +55,7 @@ def _unavailable() -> str | None:
         return str(exc)
 
 
+@pytest.mark.xdist_group("twin")  # namespaces, FRR, ARP sysctls: one twin at a time (docs/tests.md)
 @pytest.mark.parametrize("order", ["add", "bounce"])
 def test_expansion_in_the_twin(tmp_path, order):
     why = _unavailable()

@@ -356,6 +356,7 @@ def test_predict_refuses_a_path_over_two_spines_as_bgp_does(small_plan):
     assert physical_lost_pairs(rf.fab, st) == 0 and np.all(st.host_up)  # every pair still has a cabled path
 
 
+@pytest.mark.xdist_group("twin")  # namespaces, FRR, ARP sysctls: one twin at a time (docs/tests.md)
 @pytest.mark.slow  # about 90 s: 18 FRR switches and 4 servers in namespaces
 def test_roft_twin_end_to_end(tmp_path, small_build):
     """The twin of a ROFT: every same-plane port pair of different servers reachable over its predicted path (one

@@ -323,6 +323,7 @@ def _twin_unavailable() -> str | None:
         return str(exc)
 
 
+@pytest.mark.xdist_group("twin")  # a twin up that must stop before it builds anything (and a fixed folder in /tmp)
 def test_twin_without_root_exits_2_with_what_is_missing(lab64_build):
     if os.geteuid() != 0:
         r = run_zcube("twin", "up", str(lab64_build / "plan.json"), "-o", str(lab64_build / "twin-x"))
@@ -343,6 +344,7 @@ def _machine_snapshot() -> dict:
             "frr": subprocess.run(["pgrep", "-f", "/usr/lib/frr/"], capture_output=True, text=True).stdout.split()}
 
 
+@pytest.mark.xdist_group("twin")  # namespaces, FRR, ARP sysctls: one twin at a time (docs/tests.md)
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["static", "bgp"])
 def test_twin_lab64_end_to_end(tmp_path, lab64_build, mode):

@@ -62,6 +62,7 @@ def _twin_unavailable() -> str | None:
     return None if probe.returncode == 0 else "tc (iproute2) is missing"
 
 
+@pytest.mark.xdist_group("twin")  # namespaces, FRR, ARP sysctls: one twin at a time (docs/tests.md)
 @pytest.mark.slow
 def test_twin_shaped_all_to_all_matches_the_model(tmp_path, lab64_build, lab64_plan):
     why = _twin_unavailable()
