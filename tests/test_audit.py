@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -383,3 +384,21 @@ def test_the_fast_test_of_two_configs_is_the_scoped_sections_comparison(built, d
     same = scoped_sections(running, scope.owns) == scoped_sections(intended[name], scope.owns)
     fast = not any(scope.owns(s.split("\n", 1)[0]) for s in differing_sections(running, Counter(secs)))
     assert fast == same
+
+
+def test_configs_rendered_from_another_plan_are_refused_as_push_refuses_them(lab64_build, tmp_path):
+    """Audit shares push's manifest check: configs of another inventory (or with no manifest) are exit 2, not
+    thousands of false drift findings."""
+    work = tmp_path / "other"
+    shutil.copytree(lab64_build / "configs", work / "configs")
+    manifest = json.loads((lab64_build / "manifest.json").read_text())
+    (work / "manifest.json").write_text(json.dumps({**manifest, "inventory_sha256": "0" * 64}))
+    (tmp_path / "rec").mkdir()
+    args = ("audit", str(lab64_build / "plan.json"), "--configs", str(work), "--from", str(tmp_path / "rec"), "-o", str(tmp_path / "a"))
+    r = run_zcube(*args)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{work / 'manifest.json'}: written for another inventory" in r.stderr and "cannot audit" in r.stderr
+    assert not (tmp_path / "a" / "audit.json").exists()
+    (work / "manifest.json").unlink()
+    r = run_zcube(*args)
+    assert r.returncode == 2 and f"{work / 'manifest.json'}: no manifest" in r.stderr and "--allow-edited" not in r.stderr

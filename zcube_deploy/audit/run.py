@@ -28,6 +28,7 @@ from zcube_deploy.audit.metrics import write_metrics
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module, require_device_access
 from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.push.targets import render_manifest
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.vocabulary import FindingKind
 from zcube_deploy.verify import PLAN_FIELDS as VERIFY_FIELDS
@@ -290,6 +291,9 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
     names = scope_of(plan, opts.only)
     platform = plan["cluster"]["platform"]
     intended = _intended(opts, names, platform_module(platform).CONFIG_SUFFIX)
+    _, problems = render_manifest(plan, opts.configs_dir)  # push's check: configs rendered from another plan are refused
+    if problems:
+        raise InputErrors(problems, "cannot audit")
     if opts.drained or opts.graceful:  # a drained switch's expected config: its drain's lines are not drift
         pm = platform_module(platform)
         intended = {n: pm.drained_config(t, sorted((opts.drained or {}).get(n, ())), n in opts.graceful) for n, t in intended.items()}
