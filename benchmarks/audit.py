@@ -163,14 +163,19 @@ def offline_only(case: str, switches: int, runs: int, d: Path, rec: Path, tmp: P
         record_in_process(d, rec)
     plan = json.loads((d / "plan.json").read_text())
     assert len(plan["switches"]) == switches, len(plan["switches"])
-    offline, refs = [], []
+    offline, refs, cpu = [], [], []
     for i in range(runs):
         refs.append(reference_job())
+        t0 = os.times()
         offline.append(timed_audit(plan, d, tmp / f"off-{i}", AuditOptions(d, replay_dir=str(rec)), None))
+        t1 = os.times()
+        cpu.append({"main_s": round(t1.user + t1.system - t0.user - t0.system, 1),
+                    "pool_s": round(t1.children_user + t1.children_system - t0.children_user - t0.children_system, 1),
+                    "load": round(os.getloadavg()[0], 1)})
     same = len({(tmp / f"off-{i}" / "audit.json").read_bytes() for i in range(runs)}) == 1
     return {"case": case, "switches": switches, "runs": runs, "offline_s": [round(x, 2) for x in offline],
             "reference_s": [round(x, 3) for x in refs], "findings": 0, "offline_audit_json_identical": same,
-            **breakdown(plan, rec, d)}
+            "offline_cpu": cpu, **breakdown(plan, rec, d)}
 
 
 def main() -> None:
@@ -197,6 +202,10 @@ def main() -> None:
                 f"at load {c['load']:.1f}" for c in r["live_cpu"]))
         print(f"  offline from the recordings:    {min_median(r['offline_s'], digits=1)}   target <= 10 s (512 switches)")
         print(f"      {reference_ratio(r['offline_s'], r['reference_s'])}")
+        if "offline_cpu" in r:  # (CPU seconds hardly depend on the load; main + pool / 2: the wall on 2 idle cores, if the halves balance)
+            print("      CPU a run, main process + fork pool: " + ", ".join(
+                f"{c['main_s']} + {c['pool_s']} s (2 idle cores: ~{c['main_s'] + c['pool_s'] / 2:.1f} s) at load {c['load']:.1f}"
+                for c in r["offline_cpu"]))
         print(f"  one offline run's parts: the recordings read, observed and compared (2 processes) {r['recordings_pass_s']} s, "
               f"verify's checks {r['verify_checks_s']} s; "
               f"offline audit.json byte-identical across runs: {r['offline_audit_json_identical']}")

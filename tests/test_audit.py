@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -175,6 +176,9 @@ def test_a_switch_without_a_recording_is_not_checked_not_clean(built, tmp_path):
     doc = json.loads((tmp_path / "a" / "audit.json").read_text())
     nc = [f for f in doc["findings"] if f["kind"] == "not_checked" and f["check"] == "config_drift"]
     assert {f["device"] for f in nc} == set(intended) and not doc["summary"]["clean"]
+    # nor did verify's checks run there: said, not silent
+    nv = [f for f in doc["findings"] if f["kind"] == "not_checked" and f["check"] == "verify"]
+    assert sorted(f["device"] for f in nv) == sorted(intended) and all("no recording" in f["what"] for f in nv)
 
 
 def test_a_check_not_run_is_a_finding_on_every_switch_it_skipped(built, tmp_path, monkeypatch):
@@ -383,3 +387,40 @@ def test_the_fast_test_of_two_configs_is_the_scoped_sections_comparison(built, d
     same = scoped_sections(running, scope.owns) == scoped_sections(intended[name], scope.owns)
     fast = not any(scope.owns(s.split("\n", 1)[0]) for s in differing_sections(running, Counter(secs)))
     assert fast == same
+
+
+def test_configs_rendered_from_another_plan_are_refused_as_push_refuses_them(lab64_build, tmp_path):
+    """Audit shares push's manifest check: configs of another inventory (or with no manifest) are exit 2, not
+    thousands of false drift findings."""
+    work = tmp_path / "other"
+    shutil.copytree(lab64_build / "configs", work / "configs")
+    manifest = json.loads((lab64_build / "manifest.json").read_text())
+    (work / "manifest.json").write_text(json.dumps({**manifest, "inventory_sha256": "0" * 64}))
+    (tmp_path / "rec").mkdir()
+    args = ("audit", str(lab64_build / "plan.json"), "--configs", str(work), "--from", str(tmp_path / "rec"), "-o", str(tmp_path / "a"))
+    r = run_zcube(*args)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"{work / 'manifest.json'}: written for another inventory" in r.stderr and "cannot audit" in r.stderr
+    assert not (tmp_path / "a" / "audit.json").exists()
+    (work / "manifest.json").unlink()
+    r = run_zcube(*args)
+    assert r.returncode == 2 and f"{work / 'manifest.json'}: no manifest" in r.stderr and "--allow-edited" not in r.stderr
+
+
+def test_a_live_recording_its_reader_refuses_is_not_checked_there_not_bad_input(built, tmp_path):
+    """Offline (--from) a recording no switch prints is bad input (exit 2); in a live run the recordings are what the
+    switches answered: that switch is not observed (a not_checked reason) and its running config is still compared."""
+    from zcube_deploy.audit.run import inspect_recordings
+    from zcube_deploy.errors import InputErrors
+
+    out, plan, intended = built
+    running = dict(intended)
+    running["ZC-O003"] = running["ZC-O003"].replace(" ip address 10.", " ip address 10.999999999999999999", 1)
+    write_running(tmp_path, running)
+    names = sorted(intended)
+    with pytest.raises(InputErrors):
+        inspect_recordings(plan, names, intended, tmp_path, set())
+    observed, errors, drift, no_config = inspect_recordings(plan, names, intended, tmp_path, set(), strict=False)
+    assert set(errors) == {"ZC-O003"} and "could not be read" in errors["ZC-O003"] and "ZC-O003" not in observed
+    assert len(observed) == len(names) - 1 and not no_config
+    assert [(f["device"], f["kind"]) for f in drift] == [("ZC-O003", "config_changed")]

@@ -229,3 +229,19 @@ def test_ip_route_read_whole_is_the_templates_rows(lines, newline, last):
     whole = ip_route_whole(text)
     assert whole is None or whole == want
     assert ip_route(text) == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([
+    "hostname A", "interface X 0/1", " description d\x0cx", " no shutdown", " shutdown", "!", " ! c", "end", "version 11",
+    "Building configuration...", "Current configuration : 1 bytes", "banner motd ^Chi^C", "banner motd #", "banner x", "",
+    "   ", "ip route 10.0.0.0 255.0.0.0 10.1.1.1", " ip address 10.0.0.1 255.255.255.254", "\tindented", "é line",
+    "a\x0bb", "a\x1cb", " c\x1ed", "x\x85y", "endx", "\x0c"]), max_size=16), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_config_sections_in_one_pass_are_strip_volatiles_split(lines, newline):
+    """config_sections (one pass over the lines) gives strip_volatile's text split into sections, also on lines holding
+    another line separator of str.splitlines (read the two-pass way), banners and volatile lines."""
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import _sections_of, config_sections
+    from zcube_deploy.platforms.ruijie_rgos.hconfig import strip_volatile
+
+    text = newline.join(lines)
+    assert config_sections(text) == _sections_of(strip_volatile(text).splitlines())

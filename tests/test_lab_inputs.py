@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_zcube
+from zcube_deploy.access import load_lab
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.lab.control import fix_operations, read_baseline
 from zcube_deploy.lab.core import LabModel
@@ -325,3 +326,36 @@ def test_every_fault_kind_has_its_shape_application_and_draw():
     from zcube_deploy.vocabulary import FaultKind
 
     assert set(inject.CABLING_SHAPES) == set(inject.CABLING) == set(inject.DRAWS) == set(FaultKind)
+
+
+@pytest.mark.parametrize("doc, where, what", [
+    ([{"name": "ZC-O001"}], "", "valid dictionary"),                                   # a JSON list
+    ({"switches": [{"name": "ZC-O001"}]}, ": switches", "valid dictionary"),           # a plan.json's shape
+    ({"switches": {"a": {"host": 1}}}, ": switches.a.host", "valid string"),
+    ({"switches": {"a": {"host": "h", "port": "22"}}}, ": switches.a.port", "valid integer"),
+    ({"switches": {"a": {"host": "h", "port": 22}}, "known_hosts": 3}, ": known_hosts", "valid string"),
+    ({"known_hosts": "kh"}, ": switches", "missing"),
+])
+def test_a_file_that_is_not_a_lab_json_is_an_input_error_with_its_place(tmp_path, doc, where, what):
+    f = tmp_path / "lab.json"
+    f.write_text(json.dumps(doc))
+    with pytest.raises(InputErrors) as exc:
+        load_lab(f)
+    p = exc.value.problems[0]
+    assert p.path == f"{f}{where}" and "not a lab.json" in p.message and what in p.message and "zcube lab up" in p.hint
+
+
+def test_a_lab_json_loads(tmp_path):
+    f = tmp_path / "lab.json"
+    f.write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 2201}}, "known_hosts": "/x/known_hosts"}))
+    assert load_lab(f) == ({"ZC-O001": ("127.0.0.1", 2201)}, "/x/known_hosts")
+
+
+@pytest.mark.parametrize("cmd", [["audit", "-o", "OUT"], ["push", "--configs", "CONFIGS"], ["verify", "-o", "OUT"],
+                                 ["drain", "switch:ZC-O001"]])
+def test_commands_refuse_a_plan_given_as_lab_json_with_exit_2(tmp_path, lab64_build, cmd):
+    plan = str(lab64_build / "plan.json")
+    args = [{"OUT": str(tmp_path / "out"), "CONFIGS": str(lab64_build / "configs")}.get(a, a) for a in cmd]
+    r = run_zcube(args[0], plan, *args[1:], "--lab", plan)
+    assert r.returncode == 2, r.stderr
+    assert f"{plan}: switches: not a lab.json" in r.stderr and "zcube lab up" in r.stderr and "Traceback" not in r.stderr

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zcube_deploy.platforms.ruijie_rgos import bgp_parse, hconfig
-from zcube_deploy.platforms.ruijie_rgos.fastparse import running_config, scoped_sections
+from zcube_deploy.platforms.ruijie_rgos.fastparse import _sections_of, config_sections, running_config, scoped_sections
 from zcube_deploy.platforms.ruijie_rgos.reader import interface_addresses, interface_name, read_sections, sections_by_head
 from zcube_deploy.platforms.ruijie_rgos.sections import numbered_sections
 
@@ -126,6 +126,8 @@ VIEWS = {  # name: (the view now, the old reader, the domain it is compared on: 
                                                       if not oracles._SKIP.match(k)}),  # (shown-config lines: no section now)
     "scoped_sections": (lambda t: scoped_sections(t, _owns), lambda t: _scoped_general(t, _owns)),
     "scoped_sections_all": (scoped_sections, _scoped_general),
+    # the one-pass reading of the sections audit's drift test counts, against strip_volatile's text split
+    "config_sections": (config_sections, lambda t: _sections_of(hconfig.strip_volatile(t).splitlines())),
     # the fast reader verify reads with, confirmed against the two projections it gives in one pass
     "running_config": (running_config, lambda t: (interface_addresses(t), _bgp_config(t))),
 }

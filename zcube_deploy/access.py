@@ -16,7 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
+from typing_extensions import NotRequired, TypedDict
+
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.model import validation_problems
 from zcube_deploy.safety import make_private_dir
 
 # the lab's documented defaults (docs/lab.md), overridden by the same variables as a real network's
@@ -41,13 +45,41 @@ def lab_credentials() -> tuple[str, str, str]:
             os.environ.get("ZCUBE_ENABLE_SECRET") or DEFAULT_ENABLE_SECRET)
 
 
+class _LabEndpoint(TypedDict):
+    host: str
+    port: int
+
+
+@with_config(ConfigDict(strict=True))
+class _LabDoc(TypedDict):
+    """The shape of a lab.json (``Lab.write_files``): {"switches": {name: {"host", "port"}}, "known_hosts"}."""
+
+    switches: dict[str, _LabEndpoint]
+    known_hosts: NotRequired[str | None]
+
+
+_LAB_DOC = TypeAdapter(_LabDoc)
+_LAB_HINT = "--lab takes the lab.json that `zcube lab up PLAN -o DIR` wrote in DIR"
+
+
 def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
-    """A lab.json's endpoints ({switch: (host, port)}) and known_hosts file."""
+    """A lab.json's endpoints ({switch: (host, port)}) and known_hosts file.
+
+    The one place a lab.json is read for access: a file of another shape (a plan.json, say) is an input
+    error naming every misplaced field, never a crash further on.
+    """
     try:
         doc = json.loads(Path(path).read_text())
-        return {n: (e["host"], int(e["port"])) for n, e in doc["switches"].items()}, doc.get("known_hosts")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", "written by `zcube lab up`")) from None
+    except OSError as exc:
+        raise InputErrors(Problem(str(path), f"cannot read it: {exc.strerror or exc}", _LAB_HINT)) from None
+    except ValueError as exc:
+        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", _LAB_HINT)) from None
+    try:
+        doc = _LAB_DOC.validate_python(doc)
+    except ValidationError as exc:
+        raise InputErrors([Problem(f"{path}: {p.path}" if p.path not in ("", "plan.json") else str(path), f"not a lab.json: {p.message}", _LAB_HINT)
+                           for p in validation_problems(exc, limit=5)]) from None
+    return {n: (e["host"], e["port"]) for n, e in doc["switches"].items()}, doc.get("known_hosts")
 
 # (environment variable, prompt label, hide the answer)
 CREDENTIAL_SOURCES = (("ZCUBE_USERNAME", "username", False), ("ZCUBE_PASSWORD", "password", True),

@@ -28,6 +28,7 @@ from zcube_deploy.audit.metrics import write_metrics
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module, require_device_access
 from zcube_deploy.push.scope import ManagedScope
+from zcube_deploy.push.targets import render_manifest
 from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.vocabulary import FindingKind
 from zcube_deploy.verify import PLAN_FIELDS as VERIFY_FIELDS
@@ -185,14 +186,15 @@ def drift_of_text(plan: dict, intended: dict[str, str], name: str, raw: bytes, f
 def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None,
                 compare: bool) -> tuple:
     """One switch's recording read once for both of audit's parts: (its observation or None, the problems of its
-    files, :func:`drift_one`'s triple or None when not ``compare``). A switch without a folder: (None, [], ...)."""
+    files or of its reading, :func:`drift_one`'s triple or None when not ``compare`` or a file could not be
+    read). A switch without a folder: (None, [], ...)."""
     platform = plan["cluster"]["platform"]
     sd = rec / name
     if not sd.is_dir():
         return None, [], (([], NO_RUNNING_CONFIG, None) if compare else None)
     raw, absent, problems = read_recording(sd, platform)
-    if problems:  # (the run stops on them: exit 2, as verify's replay does)
-        return None, problems, None
+    if problems:  # (strict, the run stops on them: exit 2, as verify's replay does)
+        return None, problems, (([], str(problems[0]), None) if compare else None)
     obs, problems = observe_recording(sd, raw, absent, platform)
     if not compare:
         return obs, problems, None
@@ -242,12 +244,14 @@ def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: 
 
 
 def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], rec: Path, skip: set[str],
-                       cache: dict | None = None, jobs: int | None = None):
+                       cache: dict | None = None, jobs: int | None = None, strict: bool = True):
     """Every switch's recording in ``rec`` read once, for verify's checks and for config drift together:
     (observations {switch: Observation}, {switch: why not observed}, drift findings, (switch, why) without a
     readable running config): what ``replay`` and :func:`drift_findings` give, in one pass over the switches on
     the pool of :func:`_pool`. ``skip``: switches not to compare (unreachable in this run). A recording that
-    cannot be read (a folder where a file should be, a line the platform's reader refuses) is bad input."""
+    cannot be read (a folder where a file should be, a line the platform's reader refuses) is bad input; not
+    ``strict`` (a live run's own recordings: what a switch answered), such a switch is not observed, its
+    reason in the second dict, and its running config still compared when it could be read."""
     present, problems, errors = recorded_switches(rec, names)
     platform = plan["cluster"]["platform"]
     _warm(platform)
@@ -257,7 +261,9 @@ def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], r
             results = pool.map(_inspect_of, names, chunksize=8)
     else:
         results = [inspect_one(plan, intended, rec, n, cache, n not in skip) for n in names]
-    problems += [p for _, ps, _ in results for p in ps]
+    if not strict:
+        errors.update({n: f"its output could not be read: {ps[0]}" for n, (_, ps, _) in zip(names, results) if ps})
+    problems += [p for _, ps, _ in results for p in ps] if strict else []
     if problems:
         raise InputErrors(problems, "unreadable recordings")
     observed = {n: obs for n, (obs, _, _) in zip(names, results) if obs is not None}
@@ -290,6 +296,9 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
     names = scope_of(plan, opts.only)
     platform = plan["cluster"]["platform"]
     intended = _intended(opts, names, platform_module(platform).CONFIG_SUFFIX)
+    _, problems = render_manifest(plan, opts.configs_dir)  # push's check: configs rendered from another plan are refused
+    if problems:
+        raise InputErrors(problems, "cannot audit")
     if opts.drained or opts.graceful:  # a drained switch's expected config: its drain's lines are not drift
         pm = platform_module(platform)
         intended = {n: pm.drained_config(t, sorted((opts.drained or {}).get(n, ())), n in opts.graceful) for n, t in intended.items()}
@@ -307,7 +316,8 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         fresh.rename(rec)  # never a mix of this run's and an earlier run's outputs
     require_device_access(platform)
     with bulk_allocation():  # parsing and comparing make millions of small objects and no cycles
-        observed, errors, drift, no_config = inspect_recordings(plan, names, intended, rec, set(unreachable), cache)
+        observed, errors, drift, no_config = inspect_recordings(plan, names, intended, rec, set(unreachable), cache,
+                                                                strict=bool(opts.replay_dir))
         v = verify_observed(plan, observed, errors, None, {}, opts.drained)
     # verify's not_checked findings (one per switch and reason) are not copied: audit gives its own below, one per
     # switch and check, from the same summary (both counted, a skipped check was two findings)
@@ -317,6 +327,9 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
             for n in r["names"]:
                 findings.append(not_checked_finding(n, check, r["reason"]))
     findings.extend(dict(f, source="config") for f in drift)
+    for n, why in sorted(errors.items()):  # a switch without a (readable) recording: verify's checks did not run there
+        if n not in unreachable:
+            findings.append(not_checked_finding(n, "verify", why))
     for n, why in no_config:
         findings.append(not_checked_finding(n, "config_drift", why))
     for n, why in sorted(unreachable.items()):

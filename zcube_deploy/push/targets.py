@@ -109,28 +109,39 @@ def _read(path: Path, problems: list[Problem]) -> str | None:
     return None
 
 
-def _against_manifest(plan: dict, configs_dir: Path, texts: dict[str, str]) -> tuple[set[str], list[Problem]]:
-    """(switches whose file differs from render's manifest.json, the problems in words)."""
-    if not texts:
-        return set(), []
+def render_manifest(plan: dict, configs_dir: Path, override: str = "") -> tuple[dict[str, str] | None, list[Problem]]:
+    """(render's manifest.json of ``configs_dir``: {file: sha256}, or None when it cannot be used) and why not.
+
+    Unusable: missing, unreadable, or written for another inventory than the plan's (configs rendered
+    from another plan). Push and audit both refuse on it; ``override`` names the option that lets the
+    caller go on anyway (push's ``--allow-edited``), for the hint.
+    """
     path = configs_dir / "manifest.json"
+    rerender = "run `zcube render PLAN -o DIR`" + (f", or give {override}" if override else "")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
         files = manifest["files"]
         if not isinstance(files, dict):
             raise TypeError("'files' is not a mapping")
     except FileNotFoundError:
-        return set(texts), [Problem(str(path), "no manifest: cannot tell whether the configs are the ones render wrote",
-                                    "run `zcube render PLAN -o DIR`, or give --allow-edited")]
+        return None, [Problem(str(path), "no manifest: cannot tell whether the configs are the ones render wrote", rerender)]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        return set(texts), [Problem(str(path), f"unreadable manifest ({exc}): cannot tell whether the configs are the ones render wrote")]
-    problems = []
-    edited: set[str] = set()
+        return None, [Problem(str(path), f"unreadable manifest ({exc}): cannot tell whether the configs are the ones render wrote", rerender)]
     want, have = plan.get("inputs", {}).get("inventory_sha256"), manifest.get("inventory_sha256")
     if want and have != want:
-        edited = set(texts)
-        problems.append(Problem(str(path), f"written for another inventory (sha256 {str(have)[:16]}, the plan's is {want[:16]}): "
-                                           "the configs are not this plan's render", "run `zcube render PLAN -o DIR`"))
+        return None, [Problem(str(path), f"written for another inventory (sha256 {str(have)[:16]}, the plan's is {want[:16]}): "
+                                         "the configs are not this plan's render", "run `zcube render PLAN -o DIR`")]
+    return files, []
+
+
+def _against_manifest(plan: dict, configs_dir: Path, texts: dict[str, str]) -> tuple[set[str], list[Problem]]:
+    """(switches whose file differs from render's manifest.json, the problems in words)."""
+    if not texts:
+        return set(), []
+    files, problems = render_manifest(plan, configs_dir, "--allow-edited")
+    if files is None:
+        return set(texts), problems
+    edited: set[str] = set()
     suffix = platform_module(plan["cluster"]["platform"]).CONFIG_SUFFIX
     for name, text in sorted(texts.items()):
         rel = f"configs/{name}{suffix}"

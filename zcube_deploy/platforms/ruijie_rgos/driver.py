@@ -138,9 +138,8 @@ def _normal_line_ends(text: str, normalize) -> str:
     >>> _normal_line_ends("a\\r\\n\\r\\nb", None), _normal_line_ends("a\\n\\r\\nb", None)
     ('a\\n\\nb', 'a\\n\\nb')
     """
-    if text.count("\r") == text.count("\r\n"):
-        return text.replace("\r\n", "\n")
-    return normalize(text)
+    out = text.replace("\r\n", "\n")
+    return out if "\r" not in out else normalize(text)  # (no CR left: each was in a CR LF pair)
 
 
 def _strip_echo_and_prompt(text: str, command: str, base_prompt: str) -> str:

@@ -27,7 +27,7 @@ from zcube_deploy.ipv4 import parse as _aton  # dotted quad -> int, None when no
 from zcube_deploy.platforms.ruijie_rgos.bgp_parse import parse_config
 from zcube_deploy.platforms.ruijie_rgos.bgp_parse import prefix_len as _mask_len
 from zcube_deploy.platforms.facts import ConfigFacts
-from zcube_deploy.platforms.ruijie_rgos.hconfig import strip_volatile
+from zcube_deploy.platforms.ruijie_rgos.hconfig import _HEADS, _ONE_LINE_BANNER, strip_volatile
 from zcube_deploy.platforms.ruijie_rgos.reader import (_ADDR, _ADDRESS_IN, _BFD_IN, _BGP, _HOSTNAME, _LOGICAL, _SKIP, _SUFFIX, _address,
                                                       _bgp_facts, _has, _len, general_facts, interface_addresses, prepared)
 
@@ -484,9 +484,33 @@ def scoped_sections(text: str, owns=None) -> list[str]:
 
 def config_sections(text: str) -> list[str]:
     """Every top-level section of the config (volatile lines dropped: hconfig.strip_volatile), each as its text
-    (its top-level line first), in the config's order."""
+    (its top-level line first), in the config's order.
+
+    In one pass over the lines when splitting the text once splits it as strip_volatile's output is split again
+    (no line separator but the newline and CR: ASCII without \\x0b, \\x0c, \\x1c-\\x1e; the test of each line is
+    strip_volatile's); else strip_volatile's text, split."""
+    if not text.isascii() or any(c in text for c in _SEPARATORS):
+        return _sections_of(strip_volatile(text).splitlines())
     sections: list[list[str]] = []
-    for line in strip_volatile(text).splitlines():
+    for line in text.replace("\r", "").split("\n"):
+        rest = line.lstrip()
+        if not rest or rest[0] == "!" or rest == "no shutdown" or line == "end" or line.startswith(_HEADS):
+            continue
+        if line[0] != " ":
+            if line.startswith("banner ") and _ONE_LINE_BANNER.match(line):
+                line = "banner\t" + line[len("banner "):]
+            sections.append([line])
+        elif sections:
+            sections[-1].append(line)
+    return ["\n".join(sec) for sec in sections]
+
+
+_SEPARATORS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e")  # (ASCII line separators of str.splitlines besides \n, \r)
+
+
+def _sections_of(lines: list[str]) -> list[str]:
+    sections: list[list[str]] = []
+    for line in lines:
         if not line.startswith(" "):
             sections.append([line])
         elif sections:
