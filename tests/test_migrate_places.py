@@ -7,10 +7,13 @@ The bundled pair (inventories/glm-1k-roft.yaml -> inventories/glm-1k.yaml) and r
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import itertools
 import json
+from collections import Counter
 
+import openpyxl
 import pytest
 
 from conftest import ROOT, run_zcube
@@ -186,6 +189,12 @@ def test_cli_migrates_the_bundled_pair_with_temporary_places(tmp_path):
                 assert ends and all((e["rack"], e["u"]) == (tp["rack"], tp["u"]) for e in ends)
             elif t >= tp["moves_in_stage"]:
                 assert at[tp["role"]] != (tp["rack"], tp["u"])
+    for t in range(1, 5):  # the parts sheet's new cables: each cable once (two install rows, one per end)
+        rows = list(csv.DictReader((tmp_path / "mig" / f"stage-{t:02d}" / "moves.csv").open()))
+        want = Counter(p for _, p in {(r["cable"], r["part"]) for r in rows if r["action"] == "install" and not r["was"]})
+        sheet = openpyxl.load_workbook(tmp_path / "mig" / f"stage-{t:02d}" / "moves.xlsx")[f"Stage {t:02d} parts"]
+        cell = next(row[3] for row in sheet.iter_rows(values_only=True) if row[2] == "new cables")
+        assert cell == (", ".join(f"{n} x {p}" for p, n in sorted(want.items())) or "none")
     first = min(tp["moves_in_stage"] for tp in doc["temporary_places"])
     moves = (tmp_path / "mig" / f"stage-{first:02d}" / "moves.csv").read_text()
     assert "from its temporary place" in moves

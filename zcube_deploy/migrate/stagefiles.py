@@ -171,8 +171,8 @@ PARTS_COLUMNS = [("Step", 6), ("Switch", 10), ("Cages", 12), ("Parts", 100)]
 
 def parts_sheet_rows(rows: list[dict]) -> list[tuple]:
     """The stage's parts list: each rebreak row in full (step, the role, its cages, its parts), then the stage's totals
-    (optics by what is done with them, breakout legs, new cables to bring: the install rows of cables that were none
-    of FROM's), each by part."""
+    (optics by what is done with them, breakout legs, new cables to bring: the cables installed that were none of
+    FROM's, each counted once, not per end's install row), each by part."""
     out: list[tuple] = []
     total = {v: Counter() for v in VERBS}
     for r in rows:
@@ -180,7 +180,7 @@ def parts_sheet_rows(rows: list[dict]) -> list[tuple]:
             out.append((r["step"], r["plug_device"], r["plug_port"], r["part"]))
             for v in VERBS:
                 total[v].update((r["_parts"] or {}).get(v, Counter()))
-    new_cables = Counter(r["part"] for r in rows if r["action"] == "install" and not r["was"])
+    new_cables = Counter(part for _, part in {(r["cable"], r["part"]) for r in rows if r["action"] == "install" and not r["was"]})
     out.append(("", "stage", "all", parts_text(total) if any(total.values()) else "no cage changes"))
     out.append(("", "stage", "new cables", ", ".join(f"{n} x {p}" for p, n in sorted(new_cables.items())) or "none"))
     return out
