@@ -38,7 +38,7 @@ def roft_like(zplan: dict, pod_servers: int, spines: int, uplinks_per_spine: int
             nics.append({"port": nic["port"], "gpu": nic["gpu"], "nic_port": nic["nic_port"], "switch": sw, "switch_port": port,
                          "cable": cid, "plane": 0})
             cables.append({"id": cid, "kind": "host", "plane": 0, "a": {"device": s["name"], "port": nic["port"], "rack": s["rack"], "u": s["u"]},
-                           "b": {"device": sw, "port": port, "rack": "", "u": 0}, "length_m": 10.0, "medium": "SMF"})
+                           "b": {"device": sw, "port": port, "rack": "", "u": 0}, "length_m": 10.0, "medium": "SMF", "part": "ZC-SMF-MPO-10M"})
         out_servers.append({"name": s["name"], "index": s["index"], "rack": s["rack"], "u": s["u"], "nics": nics})
     f = 0
     leaves = list(leaf.values())
@@ -49,7 +49,7 @@ def roft_like(zplan: dict, pod_servers: int, spines: int, uplinks_per_spine: int
                 cables.append({"id": f"RF{f:05d}", "kind": "fabric", "plane": 0,
                                "a": {"device": lname, "port": names[2 * pod_servers + k * uplinks_per_spine + x], "rack": "", "u": 0},
                                "b": {"device": f"{prefix}-S{k:02d}", "port": names[li * uplinks_per_spine + x], "rack": "", "u": 0},
-                               "length_m": 20.0, "medium": "SMF"})
+                               "length_m": 20.0, "medium": "SMF", "part": "ZC-SMF-MPO-20M"})
     return {"design": "roft", "switches": switches, "servers": out_servers, "cables": cables,
             "models": copy.deepcopy(zplan["models"])}
 

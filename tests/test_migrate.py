@@ -115,9 +115,9 @@ def test_invariant_wiring_known_bad(glm_4gpu):
     first = glm_4gpu.moves[0]
     dropped = _broken(glm_4gpu, moves=[first[1:]] + glm_4gpu.moves[1:])
     assert check_migration(dropped)["wiring"]
-    m = next(m for m in first if m.action == "move" and m.kind == "host")
+    m = next(m for stage in glm_4gpu.moves for m in stage if m.action == "move" and m.kind == "host")
     wrong = dataclasses.replace(m, old=dataclasses.replace(m.old, port=m.old.port + "x"))
-    bad = _broken(glm_4gpu, moves=[[wrong if x is m else x for x in first]] + glm_4gpu.moves[1:])
+    bad = _broken(glm_4gpu, moves=[[wrong if x is m else x for x in stage] for stage in glm_4gpu.moves])
     assert any("to take out" in p.message for p in check_migration(bad)["wiring"])
 
 

@@ -21,16 +21,29 @@ from zcube_deploy.migrate.bounds import stage_lower_bound, touch_lower_bound
 from zcube_deploy.migrate.fabric import FabricCable, HostEnd, Side, SwitchInfo, Unit
 from zcube_deploy.migrate.moves import migration_moves, touches
 from zcube_deploy.migrate.planner import Options, _solve, _stages
-from zcube_deploy.migrate.roles import fits, physicals, reracked
+from zcube_deploy.migrate.roles import physicals, reracked
 from zcube_deploy.migrate.search import Search
 
 MEDIA = ("SMF", "DAC")
+FAMILIES = {"SMF": ("ZC-SMF-MPO-{length}M",), "DAC": ("ZC-DAC-400G-{length}M", "ZC-DAC-200G-{length}M")}  # a DAC names its speed
+
+
+def _serves(have: tuple, want: tuple) -> bool:
+    """(length, medium, part family) ``have`` may serve ``want``: at least as long, same medium and family (written
+    out again, apart from roles.fits)."""
+    return have[0] >= want[0] and have[1:] == want[1:]
+
+
+def _mf(r: random.Random, media, *plane: int) -> tuple:
+    """(medium, [plane,] part family) drawn at random: the fields after the length of a HostEnd / FabricCable."""
+    m = r.choice(media)
+    return (m, *plane, r.choice(FAMILIES[m]))
 
 
 def _case(seed: int, servers: int = 4, core: bool = False) -> tuple[Side, Side, list[Unit]]:
     """FROM: a leaf per two servers (L0, L1, ..., rack N from U 1), a spine S0 above them; TO: an odd and an even switch
     (O0, E0, U drawn from 1..4). Servers of one GPU and one NIC port: server i on leaf L(i // 2) in FROM, on O0 or E0
-    in TO; ports drawn from a few names (so some cables can stay), lengths from 1..3 m, media mostly SMF; a cable from
+    in TO; ports drawn from a few names (so some cables can stay), lengths from 1..3 m, media mostly SMF, a DAC of 400G or 200G (not interchangeable); a cable from
     each leaf to the spine, one or two from O0 to E0. ``core``: TO has a second odd switch O1 and the NIC ports go to
     O0 or O1 only, so E0 (no hosts) must be in service to join them, as a spine joins leaves."""
     r = random.Random(seed)
@@ -44,13 +57,13 @@ def _case(seed: int, servers: int = 4, core: bool = False) -> tuple[Side, Side, 
     medium = MEDIA[:1] * 3 + MEDIA[1:]
     for i in range(servers):
         key = (f"s{i}", "nic1")
-        f_host[key] = HostEnd(f"L{i // 2}", r.choice(ports), f"H{i}", float(r.randint(1, 3)), r.choice(medium))
-        t_host[key] = HostEnd(r.choice(("O0", "O1") if core else ("O0", "E0")), r.choice(ports), f"H{i}", float(r.randint(1, 3)), r.choice(medium))
-    f_fab = [FabricCable(f"R{j}", (f"L{j}", "u1"), ("S0", f"d{j}"), float(r.randint(1, 3)), r.choice(MEDIA), 0) for j in range(leaves)]
-    t_fab = [FabricCable(f"F{j}", ("O0", r.choice(("u1", "d0", "d1"))), ("E0", f"d{j}"), float(r.randint(1, 3)), r.choice(MEDIA), 0)
+        f_host[key] = HostEnd(f"L{i // 2}", r.choice(ports), f"H{i}", float(r.randint(1, 3)), *_mf(r, medium))
+        t_host[key] = HostEnd(r.choice(("O0", "O1") if core else ("O0", "E0")), r.choice(ports), f"H{i}", float(r.randint(1, 3)), *_mf(r, medium))
+    f_fab = [FabricCable(f"R{j}", (f"L{j}", "u1"), ("S0", f"d{j}"), float(r.randint(1, 3)), *_mf(r, MEDIA, 0)) for j in range(leaves)]
+    t_fab = [FabricCable(f"F{j}", ("O0", r.choice(("u1", "d0", "d1"))), ("E0", f"d{j}"), float(r.randint(1, 3)), *_mf(r, MEDIA, 0))
              for j in range(r.randint(1, 2))]
     if core:
-        t_fab.append(FabricCable("F9", ("O1", "u1"), ("E0", "d9"), float(r.randint(1, 3)), r.choice(MEDIA), 0))
+        t_fab.append(FabricCable("F9", ("O1", "u1"), ("E0", "d9"), float(r.randint(1, 3)), *_mf(r, MEDIA, 0)))
     src = Side("F", f_sw, f_host, f_fab, frozenset(h.switch for h in f_host.values()), "roft")
     dst = Side("T", t_sw, t_host, t_fab, frozenset(h.switch for h in t_host.values()), "zcube")
     units = [Unit(i, f"s{i}", (f"s{i}",), (0,), ((f"s{i}", "nic1"),)) for i in range(servers)]
@@ -63,27 +76,27 @@ def _kept(src: Side, dst: Side, bind: dict[str, str], phys: dict) -> tuple[set[s
     f_ids, t_ids = set(), set()
     for key, d in dst.host.items():
         f = src.host.get(key)
-        if f and bind[d.switch] == f.switch and f.port == d.port and f.switch not in moved and fits(f.length_m, f.medium, d.length_m, d.medium):
+        if f and bind[d.switch] == f.switch and f.port == d.port and f.switch not in moved and _serves((f.length_m, f.medium, f.family), (d.length_m, d.medium, d.family)):
             f_ids.add(f.cable)
             t_ids.add(d.cable)
     for t in dst.fabric:
         ends = {(bind[t.a[0]], t.a[1]), (bind[t.b[0]], t.b[1])}
         for f in src.fabric:
             if (f.id not in f_ids and {f.a, f.b} == ends and not {f.a[0], f.b[0]} & moved
-                    and fits(f.length_m, f.medium, t.length_m, t.medium)):
+                    and _serves((f.length_m, f.medium, f.family), (t.length_m, t.medium, t.family))):
                 f_ids.add(f.id)
                 t_ids.add(t.id)
                 break
     return f_ids, t_ids
 
 
-def _most_served(have: list[tuple[float, str]], want: list[tuple[float, str]]) -> int:
+def _most_served(have: list[tuple], want: list[tuple]) -> int:
     """The most wanted cables distinct FROM cables can serve: every injective pairing tried."""
     best = 0
     for k in range(min(len(have), len(want)), 0, -1):
         for ws in itertools.combinations(range(len(want)), k):
             for hs in itertools.permutations(range(len(have)), k):
-                if all(fits(have[h][0], have[h][1], want[w][0], want[w][1]) for w, h in zip(ws, hs)):
+                if all(_serves(have[h], want[w]) for w, h in zip(ws, hs)):
                     return k
     return best
 
@@ -92,8 +105,8 @@ def brute_touches(src: Side, dst: Side, spares: int) -> int:
     """The fewest cables handled over every role assignment and every pairing of cables, stages ignored."""
     phys = {p.name: p for p in physicals(src, spares)}
     roles = sorted(dst.switches)
-    f_all = {h.cable: (h.length_m, h.medium) for h in src.host.values()} | {c.id: (c.length_m, c.medium) for c in src.fabric}
-    t_all = {h.cable: (h.length_m, h.medium) for h in dst.host.values()} | {c.id: (c.length_m, c.medium) for c in dst.fabric}
+    f_all = {h.cable: (h.length_m, h.medium, h.family) for h in src.host.values()} | {c.id: (c.length_m, c.medium, c.family) for c in src.fabric}
+    t_all = {h.cable: (h.length_m, h.medium, h.family) for h in dst.host.values()} | {c.id: (c.length_m, c.medium, c.family) for c in dst.fabric}
     best = None
     for chosen in itertools.permutations(sorted(phys), len(roles)):
         bind = dict(zip(roles, chosen))

@@ -18,7 +18,7 @@ from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.designs import build_plan
 from zcube_deploy.inventory import load_inventory
 from zcube_deploy.migrate.fabric import read_side
-from zcube_deploy.migrate.invariants import check_migration
+from zcube_deploy.migrate.invariants import check_cable_parts, check_migration
 from zcube_deploy.migrate.places import occupants
 from zcube_deploy.migrate.planner import Options, _units, capacity, plan_migration
 from zcube_deploy.migrate.racks import switch_work
@@ -57,6 +57,29 @@ def test_glm1k_in_place_stands_roles_in_temporary_places_and_holds_every_invaria
     assert {(tp.rack, tp.u) for tp in mig.temp.values()} <= racked
     replugs = [m for stage in mig.moves for m in stage if m.action == "replug" or m.temporary]
     assert replugs and {m.stage for m in replugs} == {tp.until for tp in mig.temp.values()}
+
+
+def test_reused_cables_are_the_part_the_port_needs(glm_mig, glm_pair):
+    """The bundled pair's FROM fabric DACs are 400G (ZC-DAC-400G-*), TO's are 200G: none is reused (they are removed),
+    and every cable plugged from a FROM cable has TO's part family there."""
+    mig, roft = glm_mig, glm_pair[0]
+    reused = [m for stage in mig.moves for m in stage if m.new is not None and m.old_cable]
+    assert reused and not [m for m in reused if "400G" in mig.src.parts[m.old_cable][0]]
+    removed = {m.old_cable for stage in mig.moves for m in stage if m.action == "remove"}
+    dacs = {c["id"] for c in roft["cables"] if c["part"].startswith("ZC-DAC-400G")}
+    assert dacs and dacs <= removed
+    assert not check_cable_parts(mig)
+
+
+def test_a_cable_plugged_into_a_port_of_another_speed_or_too_short_breaks_the_invariant(glm_mig):
+    """Known-bad: the cable a move reuses is made a 400G DAC (the TO port is a 200G DAC's), or shorter than planned."""
+    mig = glm_mig
+    m = next(m for stage in mig.moves for m in stage if m.action == "move" and mig.dst.parts[m.cable][2] == "DAC")
+    part, length, medium = mig.dst.parts[m.cable]
+    for bad in ((part.replace("200G", "400G"), length, medium), (part, length - 0.5, medium)):
+        src = dataclasses.replace(mig.src, parts={**mig.src.parts, m.old_cable: bad})
+        problems = check_cable_parts(dataclasses.replace(mig, src=src))
+        assert problems and all(m.cable in p.path for p in problems)
 
 
 def test_a_role_racked_where_a_serving_switch_stands_is_refused_by_the_invariant(glm_mig, glm_pair):
@@ -163,5 +186,6 @@ def test_cli_migrates_the_bundled_pair_with_temporary_places(tmp_path):
                 assert ends and all((e["rack"], e["u"]) == (tp["rack"], tp["u"]) for e in ends)
             elif t >= tp["moves_in_stage"]:
                 assert at[tp["role"]] != (tp["rack"], tp["u"])
-    moves = (tmp_path / "mig" / "stage-02" / "moves.csv").read_text()
+    first = min(tp["moves_in_stage"] for tp in doc["temporary_places"])
+    moves = (tmp_path / "mig" / f"stage-{first:02d}" / "moves.csv").read_text()
     assert "from its temporary place" in moves

@@ -10,7 +10,7 @@ Let F and T be the cables of FROM and TO (NIC-port and fabric cables). Every FRO
 of three states: *kept* (it already is a TO cable: same two ends on the switches playing their
 roles, same ports, neither end re-racked, long enough; never handled), *reused* (handled once:
 moved, or removed and laid again later, to serve a TO cable it is at least as long as and of the
-same medium) or *removed* (handled once). Every TO cable not kept or reused is new (handled once).
+same medium and part family: roles.fits) or *removed* (handled once). Every TO cable not kept or reused is new (handled once).
 With k kept and v reused:
 
     touches = (F - k) + (T - k - v) = F + T - (k + v) - k.
@@ -48,19 +48,19 @@ def stage_lower_bound(n_units: int, cap: int) -> int:
 
 
 def reusable_at_most(src: Side, dst: Side) -> int:
-    """R: the most TO cables that FROM cables can serve (each FROM cable at most one, long enough, same medium). Per
-    medium a threshold matching: TO cables shortest first, each taking the shortest FROM cable that fits, which is
+    """R: the most TO cables that FROM cables can serve (each FROM cable at most one, long enough, same medium and part family:
+    roles.fits, the rule the matching uses). Per fit a threshold matching: TO cables shortest first, each taking the shortest FROM cable that fits, which is
     maximum (exchange argument: a shorter fitting cable serves everything a longer one serves later)."""
     have: dict[str, list[float]] = {}
     want: dict[str, list[float]] = {}
     for h in src.host.values():
-        have.setdefault(h.medium, []).append(h.length_m)
+        have.setdefault(h.fit, []).append(h.length_m)
     for c in src.fabric:
-        have.setdefault(c.medium, []).append(c.length_m)
+        have.setdefault(c.fit, []).append(c.length_m)
     for h in dst.host.values():
-        want.setdefault(h.medium, []).append(h.length_m)
+        want.setdefault(h.fit, []).append(h.length_m)
     for c in dst.fabric:
-        want.setdefault(c.medium, []).append(c.length_m)
+        want.setdefault(c.fit, []).append(c.length_m)
     total = 0
     for medium, needs in want.items():
         pool = sorted(have.get(medium, []))

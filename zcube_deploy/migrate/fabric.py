@@ -32,6 +32,16 @@ class SwitchInfo:
     index: int
 
 
+def part_family(part: str, length_m: float) -> str:
+    """A cable part with its length blanked ("ZC-DAC-200G-{length}M"): the catalog names every part from one template
+    per medium (``part``: speed, length, kind), so two cables of the same family differ in length only and the longer
+    serves where the shorter is planned; a family also carries what the template names beside the length (a DAC's
+    speed: a 400G cable never serves a 200G port). "" for a cable without a part (then the medium alone decides)."""
+    text = f"{length_m:g}"
+    i = part.rfind(text)
+    return part if i < 0 else part[:i] + "{length}" + part[i + len(text):]
+
+
 @dataclass(frozen=True)
 class HostEnd:
     """The switch end of one NIC port's cable."""
@@ -41,6 +51,12 @@ class HostEnd:
     cable: str
     length_m: float
     medium: str
+    family: str = ""  # part_family of its part
+
+    @property
+    def fit(self) -> str:
+        """What a cable serving this one must be (with a length at least as long): same medium and part family."""
+        return f"{self.medium} {self.family}"
 
 
 @dataclass(frozen=True)
@@ -51,6 +67,12 @@ class FabricCable:
     length_m: float
     medium: str
     plane: int
+    family: str = ""  # part_family of its part
+
+    @property
+    def fit(self) -> str:
+        """As HostEnd.fit."""
+        return f"{self.medium} {self.family}"
 
 
 @dataclass
@@ -63,6 +85,7 @@ class Side:
     fabric: list[FabricCable]
     edges: frozenset[str] = field(default_factory=frozenset)  # switches with host cables
     design: str = "zcube"
+    parts: dict[str, tuple[str, float, str]] = field(default_factory=dict)  # cable id -> (part, length, medium)
 
     @property
     def cores(self) -> list[str]:
@@ -89,12 +112,15 @@ def read_side(plan: dict, label: str) -> Side:
     for srv in plan["servers"]:
         for nic in srv["nics"]:
             c = cables.get(nic["cable"], {})
-            host[(srv["name"], nic["port"])] = HostEnd(nic["switch"], nic["switch_port"], nic["cable"],
-                                                      float(c.get("length_m", 0.0)), c.get("medium", ""))
+            length = float(c.get("length_m", 0.0))
+            host[(srv["name"], nic["port"])] = HostEnd(nic["switch"], nic["switch_port"], nic["cable"], length, c.get("medium", ""),
+                                                      part_family(c.get("part", ""), length))
     fabric = [FabricCable(c["id"], (c["a"]["device"], c["a"]["port"]), (c["b"]["device"], c["b"]["port"]),
-                          float(c["length_m"]), c["medium"], c["plane"]) for c in plan["cables"] if c["kind"] == "fabric"]
+                          float(c["length_m"]), c["medium"], c["plane"], part_family(c.get("part", ""), float(c["length_m"])))
+              for c in plan["cables"] if c["kind"] == "fabric"]
     edges = frozenset(h.switch for h in host.values())
-    return Side(label, switches, host, fabric, edges, plan.get("design", "zcube"))
+    parts = {c["id"]: (c.get("part", ""), float(c.get("length_m", 0.0)), c.get("medium", "")) for c in plan["cables"]}
+    return Side(label, switches, host, fabric, edges, plan.get("design", "zcube"), parts)
 
 
 def parse_unit(text: str, gpus_per_server: int) -> tuple[int | None, Problem | None]:
@@ -196,5 +222,5 @@ def require_pair(plan_from: dict, plan_to: dict, from_path: str, to_path: str) -
         raise InputErrors(problems, "these plans cannot be migrated between")
 
 
-__all__ = ["FabricCable", "HostEnd", "Side", "SwitchInfo", "Unit", "build_units", "gpus_per_server", "pair_problems",
+__all__ = ["FabricCable", "HostEnd", "Side", "SwitchInfo", "Unit", "build_units", "gpus_per_server", "pair_problems", "part_family",
            "parse_unit", "read_side", "require_pair"]

@@ -12,6 +12,10 @@ Given the two plans' sides, the units, the batches, the role assignment and the 
 - ``wiring``: replaying the moves on the FROM wiring, every move finds its cable where it says
   (before) and each stage ends with exactly the cables its islands need (after); the last stage
   ends with exactly TO's cables;
+- ``cable_parts``: every cable plugged (moved, installed, re-plugged) is a part that fits where it is plugged: the
+  part the stage plans there (TO's, or the cable laid to a temporary place), or one that differs from it in its
+  length text only (the catalog's template: same medium, speed and form) and is at least as long; a reused FROM
+  cable's part is FROM's own (a 400G DAC never serves a 200G port);
 - ``rack_space``: replaying the switches' rack work from FROM's places, no U holds two devices, a switch is
   racked only into a rack that allows switches, inside its U, every switch the FROM island uses stands at its FROM
   place and every role in service at its place for the stage (its temporary place until it moves, then its TO
@@ -22,6 +26,7 @@ Each check returns the problems it found (empty: it holds). Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from zcube_deploy.errors import Problem
@@ -165,6 +170,50 @@ def check_wiring(mig: Migration) -> list[Problem]:
     return out
 
 
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
+
+
+def _interchangeable(have: tuple[str, float, str], need: tuple[str, float, str]) -> bool:
+    """Whether cable ``have`` (part, length, medium) may stand where ``need`` is planned: the same part, or one whose
+    text differs from it only in numbers where each names its own length (not in a speed: 400G is not 200G), of the same
+    medium, at least as long."""
+    (hp, hl, hm), (np_, nl, nm) = have, need
+    hs, ns = _NUMBER.split(hp), _NUMBER.split(np_)  # text, number, text, ...: the numbers at the odd places
+    same = len(hs) == len(ns) and all(h == n if i % 2 == 0 else (h == n or (float(h), float(n)) == (hl, nl))
+                                      for i, (h, n) in enumerate(zip(hs, ns)))
+    return hm == nm and hl >= nl - 1e-9 and same
+
+
+def check_cable_parts(mig: Migration) -> list[Problem]:
+    """Each plugged cable's part (FROM's for a reused cable, the laid one's, else TO's) against the part the stage
+    plans at that end (the laid one's while the cable reaches a temporary place, else TO's)."""
+    out: list[Problem] = []
+    plugged: dict[str, tuple[str, float, str]] = {}  # TO cable -> the cable plugged as it
+    for t, moves in enumerate(mig.moves, start=1):
+        for m in moves:
+            if m.new is None:
+                continue
+            x = mig.laid.get(m.cable)
+            laid = (x.part, x.length_m, x.medium) if x is not None else None
+            planned = mig.dst.parts.get(m.cable)
+            if m.action == "replug":
+                have = plugged.get(m.cable)
+            elif m.part:
+                have = (m.part, m.length_m, m.medium)
+            elif m.old_cable:
+                have = mig.src.parts.get(m.old_cable)
+            else:
+                have = planned if m.temporary or laid is None else laid
+            need = planned if m.temporary or m.action == "replug" or laid is None else laid
+            plugged[m.cable] = have
+            if have is None or need is None:
+                out.append(Problem(f"stage {t} {m.action} {m.cable}", "the part of the cable plugged or planned is not known"))
+            elif not _interchangeable(have, need):
+                out.append(Problem(f"stage {t} {m.action} {m.cable} at {m.new.device} {m.new.port}",
+                                   f"plugs {have[0]} ({have[2]}, {have[1]:g} m) where {need[0]} ({need[2]}, {need[1]:g} m) is planned"))
+    return out
+
+
 def _cells(where: tuple[str, int], height: int) -> list[tuple[str, int]]:
     return [(where[0], u) for u in range(where[1], where[1] + height)]
 
@@ -235,7 +284,7 @@ def _placed_after(mig: Migration, t: int, at: dict, servers: dict) -> list[Probl
 
 CHECKS: tuple[tuple[str, Callable[[Migration], list[Problem]]], ...] = (
     ("units", check_units), ("floor", check_floor), ("one_role", check_one_role), ("reachable", check_reachable),
-    ("wiring", check_wiring), ("rack_space", check_rack_space))
+    ("wiring", check_wiring), ("cable_parts", check_cable_parts), ("rack_space", check_rack_space))
 
 
 def check_migration(mig: Migration) -> dict[str, list[Problem]]:
@@ -243,4 +292,4 @@ def check_migration(mig: Migration) -> dict[str, list[Problem]]:
     return {name: fn(mig) for name, fn in CHECKS}
 
 
-__all__ = ["CHECKS", "check_migration"]
+__all__ = ["CHECKS", "check_cable_parts", "check_migration"]

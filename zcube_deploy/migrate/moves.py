@@ -4,7 +4,7 @@ Per stage, for every NIC port of the units that move: kept in place (same switch
 switch not re-racked, the cable long enough), else its FROM cable leaves and its TO cable is
 wanted. Fabric cables: a FROM cable leaves when one of its switches leaves the FROM island; a TO
 cable is wanted once both of its roles are in service; a FROM cable whose two ends are exactly a TO
-cable's stays. Which leaving cable serves which wanted one (same medium, long enough, left by
+cable's stays. Which leaving cable serves which wanted one (same medium and part family, long enough, left by
 then) is decided over all stages at once (reuse.py: the most cables reused); a port's own cable
 that serves it moves at its switch end only, another leaving cable of the same stage is re-laid,
 one that left earlier is installed from the stock, and a wanted cable none serves is new. A cable
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zcube_deploy.migrate.fabric import FabricCable, HostEnd, Side, Unit
+from zcube_deploy.migrate.fabric import FabricCable, HostEnd, Side, Unit, part_family
 from zcube_deploy.migrate.places import Laid, Temp
 from zcube_deploy.migrate.reuse import Have, Want, best_match, serve_counts
 from zcube_deploy.migrate.roles import Physical, fits, reracked
@@ -78,10 +78,11 @@ class Places:
             return End(device, port, tp.rack, tp.u)
         return self._end(self.dst, device, port)
 
-    def cable(self, cable: str, length_m: float, medium: str) -> tuple[float, str]:
-        """(length, medium) of the cable laid as TO cable ``cable``: planned, or the one reaching a temporary place."""
+    def cable(self, cable: str, length_m: float, medium: str, fit: str) -> tuple[float, str, str]:
+        """(length, medium, fit) of the cable laid as TO cable ``cable``: planned, or the one reaching a temporary place
+        (fit: fabric.HostEnd.fit of its part)."""
         x = self.laid.get(cable)
-        return (x.length_m, x.medium) if x is not None else (length_m, medium)
+        return (x.length_m, x.medium, f"{x.medium} {part_family(x.part, x.length_m)}") if x is not None else (length_m, medium, fit)
 
     def reracked(self, physical: str) -> bool:
         role = self.role_of.get(physical)
@@ -97,6 +98,7 @@ class _Cable:
     ends: tuple[End, End]
     length_m: float
     medium: str
+    fit: str  # fabric.HostEnd.fit: what may serve it / what it may serve
     stage: int
     port: tuple[str, str] | None  # (server, NIC port) of a NIC-port cable
 
@@ -104,7 +106,7 @@ class _Cable:
 def _host_kept(pl: Places, f: HostEnd | None, d: HostEnd | None) -> bool:
     """Whether a NIC port's cable stays in place: its switch plays the role of the port's TO switch, same port, not
     re-racked, the cable long enough."""
-    return (f is not None and d is not None and fits(f.length_m, f.medium, d.length_m, d.medium)
+    return (f is not None and d is not None and fits(f.length_m, f.fit, d.length_m, d.fit)
             and pl.bind[d.switch] == f.switch and f.port == d.port and not pl.reracked(f.switch))
 
 
@@ -141,20 +143,20 @@ def _stage_cables(stage: int, units: list[Unit], leaving: list[FabricCable], nee
     new: list[_Cable] = []
     for key, f, d in _host_flow(units, pl):
         if f is not None:
-            gone.append(_Cable(f.cable, "host", (pl.from_end(*key), pl.from_end(f.switch, f.port)), f.length_m, f.medium, stage, key))
+            gone.append(_Cable(f.cable, "host", (pl.from_end(*key), pl.from_end(f.switch, f.port)), f.length_m, f.medium, f.fit, stage, key))
         if d is not None:
-            new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port, stage)), *pl.cable(d.cable, d.length_m, d.medium),
+            new.append(_Cable(d.cable, "host", (pl.to_end(*key), pl.to_end(d.switch, d.port, stage)), *pl.cable(d.cable, d.length_m, d.medium, d.fit),
                               stage, key))
     fab_gone, fab_new = _fabric_split(leaving, needed, pl)
-    gone += [_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium, stage, None) for f in fab_gone]
-    new += [_Cable(t.id, "fabric", (pl.to_end(*t.a, stage), pl.to_end(*t.b, stage)), *pl.cable(t.id, t.length_m, t.medium), stage, None)
+    gone += [_Cable(f.id, "fabric", (pl.from_end(*f.a), pl.from_end(*f.b)), f.length_m, f.medium, f.fit, stage, None) for f in fab_gone]
+    new += [_Cable(t.id, "fabric", (pl.to_end(*t.a, stage), pl.to_end(*t.b, stage)), *pl.cable(t.id, t.length_m, t.medium, t.fit), stage, None)
             for t in fab_new]
     return gone, new
 
 
 def _flow(per_stage: list[tuple[list[_Cable], list[_Cable]]]) -> tuple[list[Have], list[Want]]:
-    return ([Have(g.id, g.stage, g.medium, g.length_m, g.port) for gone, _ in per_stage for g in gone],
-            [Want(n.id, n.stage, n.medium, n.length_m, n.port) for _, new in per_stage for n in new])
+    return ([Have(g.id, g.stage, g.fit, g.length_m, g.port) for gone, _ in per_stage for g in gone],
+            [Want(n.id, n.stage, n.fit, n.length_m, n.port) for _, new in per_stage for n in new])
 
 
 def touches_of(stages: list[tuple[list[Unit], list[FabricCable], list[FabricCable]]], pl: Places) -> int:
@@ -168,12 +170,12 @@ def touches_of(stages: list[tuple[list[Unit], list[FabricCable], list[FabricCabl
         want: dict[tuple[str, float], int] = {}
         for _, f, d in _host_flow(units, pl):
             if f is not None:
-                have[(f.medium, f.length_m)] = have.get((f.medium, f.length_m), 0) + 1
+                have[(f.fit, f.length_m)] = have.get((f.fit, f.length_m), 0) + 1
             if d is not None:
-                want[(d.medium, d.length_m)] = want.get((d.medium, d.length_m), 0) + 1
+                want[(d.fit, d.length_m)] = want.get((d.fit, d.length_m), 0) + 1
         for cables, into in zip(_fabric_split(leaving, needed, pl), (have, want)):
             for c in cables:
-                into[(c.medium, c.length_m)] = into.get((c.medium, c.length_m), 0) + 1
+                into[(c.fit, c.length_m)] = into.get((c.fit, c.length_m), 0) + 1
         pool, missed = serve_counts(pool, have, want)
         total += sum(have.values()) + missed
     return total
@@ -248,7 +250,7 @@ def _same(pl: Places, fc: FabricCable, tc: FabricCable) -> bool:
     """Whether FROM cable ``fc`` already is TO cable ``tc`` (both ends on the switches playing its roles, same ports)."""
     ta = (pl.bind.get(tc.a[0]), tc.a[1])
     tb = (pl.bind.get(tc.b[0]), tc.b[1])
-    if {fc.a, fc.b} != {ta, tb} or not fits(fc.length_m, fc.medium, tc.length_m, tc.medium):
+    if {fc.a, fc.b} != {ta, tb} or not fits(fc.length_m, fc.fit, tc.length_m, tc.fit):
         return False
     return not (pl.reracked(fc.a[0]) or pl.reracked(fc.b[0]))
 

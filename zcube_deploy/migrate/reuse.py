@@ -3,7 +3,7 @@
 A FROM cable that is not kept in place *leaves* in one stage (its NIC port's unit moves, or the
 first of its switches leaves the FROM island); a TO cable that is not kept is *wanted* in one stage
 (its unit moves, or the later of its roles enters service). A leaving cable can serve a wanted one
-when it is of the same medium, at least as long, and has left by then (the same stage: re-laid at
+when it is of the same medium and part family (roles.fits: the Have/Want ``medium`` is that fit), at least as long, and has left by then (the same stage: re-laid at
 once; a later one: it waits in the stock). Every wanted cable no leaving one serves is a new cable,
 every leaving cable that serves none is removed for good; so the fewer new cables, the fewer cable
 touches (docs/migrate.md), and this matching decides it.

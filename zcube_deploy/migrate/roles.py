@@ -52,9 +52,10 @@ def reracked(p: Physical, dst: Side, role: str) -> bool:
     return not p.spare and (p.rack, p.u) != (r.rack, r.u)
 
 
-def fits(length_m: float, medium: str, need_m: float, need_medium: str) -> bool:
-    """Whether a cable of ``length_m`` / ``medium`` can serve where ``need_m`` / ``need_medium`` is planned."""
-    return length_m >= need_m and medium == need_medium
+def fits(length_m: float, fit: str, need_m: float, need_fit: str) -> bool:
+    """Whether a cable of ``length_m`` / ``fit`` (fabric.HostEnd.fit: medium and part family) can serve where ``need_m`` /
+    ``need_fit`` is planned: the same medium and part family (a 400G DAC never serves a 200G port), at least as long."""
+    return length_m >= need_m and fit == need_fit
 
 
 class Kept:
@@ -66,7 +67,7 @@ class Kept:
         self.host: dict[tuple[str, str], int] = {}
         for key, t in dst.host.items():
             f = src.host.get(key)
-            if f is not None and f.port == t.port and fits(f.length_m, f.medium, t.length_m, t.medium):
+            if f is not None and f.port == t.port and fits(f.length_m, f.fit, t.length_m, t.fit):
                 pair = (f.switch, t.switch)
                 self.host[pair] = self.host.get(pair, 0) + 1
         src_ends: dict[str, set[str]] = {}

@@ -175,22 +175,22 @@ class Search:
         self.dst_mask = [sum(dst_bit[n] for n in c) for c in self.class_dst]
 
     def _lengths(self, side: Side, piece: Piece) -> dict[tuple[str, float], int]:
-        """(medium, length) -> how many NIC-port cables of ``side`` the piece's units have."""
+        """(fit, length) -> how many NIC-port cables of ``side`` the piece's units have."""
         out: dict[tuple[str, float], int] = {}
         for u in piece.units:
             for p in self.units[u].ports:
                 h = side.host.get(p)
                 if h is not None:
-                    out[(h.medium, h.length_m)] = out.get((h.medium, h.length_m), 0) + 1
+                    out[(h.fit, h.length_m)] = out.get((h.fit, h.length_m), 0) + 1
         return out
 
     @staticmethod
     def _fabric_of(side: Side, names: frozenset[str], only_both: bool) -> dict[tuple[str, float], int]:
-        """(medium, length) -> fabric cables of ``side`` with an end (``only_both``: both ends) among ``names``."""
+        """(fit, length) -> fabric cables of ``side`` with an end (``only_both``: both ends) among ``names``."""
         out: dict[tuple[str, float], int] = {}
         for c in side.fabric:
             if ((c.a[0] in names and c.b[0] in names) if only_both else (c.a[0] in names or c.b[0] in names)):
-                out[(c.medium, c.length_m)] = out.get((c.medium, c.length_m), 0) + 1
+                out[(c.fit, c.length_m)] = out.get((c.fit, c.length_m), 0) + 1
         return out
 
     def lost(self, counts: tuple[int, ...]) -> int:
