@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections import Counter
 
@@ -342,3 +343,27 @@ def test_host_commands_are_split_before_the_names_go_in():
         host_commands("ssh {server} true", ["gpu01:p1"], "down")
     with pytest.raises(InputErrors):
         host_commands("ssh {server} {nope} {port}", ["gpu01:p1"], "down")
+
+
+def test_a_hand_edit_refuses_the_drain_before_step_1_with_its_lines_and_no_record(lab64_build, tmp_path):
+    """Mode static: step 1 is the hosts' (no push), so the switch's state was first checked before step 2, after the
+    hosts had acted, and the drain stopped there with exit 1 and a record that then blocked push and undrain; a dry
+    run folded the repair into its diff. Now: exit 2 before step 1, every differing line, the hint, no record."""
+    from zcube_deploy import push_configs
+    from zcube_deploy.lab.server import running_lab
+
+    work = tmp_path / "out"
+    shutil.copytree(lab64_build, work, ignore=shutil.ignore_patterns("drains", "drain-work"))
+    plan = json.loads((work / "plan.json").read_text())
+    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
+        lab_json = str(tmp_path / "lab" / "lab.json")
+        assert push_configs(plan, work, dry_run=False, lab=lab_json, only="ZC-O001")["ok"]
+        _configure(lab, "ZC-O001", ["interface TwoHundredGigabitEthernet 0/1:1", "description by-hand", "exit"])
+        before = _running(lab, "ZC-O001")
+        for extra in (["--dry-run"], []):
+            r = run_zcube("drain", str(work / "plan.json"), "switch:ZC-O001", "--lab", lab_json, *extra)
+            assert r.returncode == 2, (extra, r.stdout, r.stderr)
+            assert "ZC-O001: interface TwoHundredGigabitEthernet 0/1:1" in r.stderr and "by-hand" in r.stderr, r.stderr
+            assert "zcube push PLAN --only SWITCH" in r.stderr and "step 1" not in r.stdout and "would drain" not in r.stdout
+            assert not (work / "drains").exists()
+        assert _running(lab, "ZC-O001") == before

@@ -44,6 +44,7 @@ from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import push_all
 from zcube_deploy.push.targets import Target, select_targets
+from zcube_deploy.safety import redact_secrets
 from zcube_deploy.verify.pipeline import run_verify
 
 RECORDS = "drains"
@@ -230,6 +231,35 @@ def _differs(report: dict) -> dict[str, str]:
             for d in report["devices"] if d["status"] != "unchanged"}
 
 
+def _not_as_expected(plan: dict, base: dict[str, Target], shut: dict[str, tuple[str, ...]], graceful: set[str], creds: Credentials,
+                     opts: DrainOptions, out: Path) -> list[Problem]:
+    """Where the switches of ``base`` are not in the state the drains expect (``shut`` ports shut, graceful shutdown
+    on ``graceful``), read by a push dry run: one problem per differing line (switch, line, expected vs found)."""
+    report = _push_state(plan, base, shut, graceful, creds, opts, out, dry_run=True)
+    platform = plan["cluster"]["platform"]
+    pm = platform_module(platform)
+    hint = f"push the switch first (`zcube push PLAN --only SWITCH`) or see its drift with `zcube audit`; push's preview: {out}"
+    problems = []
+    for d in report["devices"]:
+        name = d["name"]
+        if d["status"] == "unchanged":
+            continue
+        if d["status"] != "would_change" or not d.get("backup"):
+            problems.append(Problem(name, f"cannot tell whether it is as the drains expect: {d['status']}: {d.get('error')}", hint))
+            continue
+        t = base[name]
+        running = Path(d["backup"]).read_text(encoding="utf-8")
+        rows = pm.drift_rows(running, pm.drained_config(t.intended, shut.get(name, ()), name in graceful), t.scope.owns)
+        for r in rows:
+            found, expected = (repr(x) if x is not None else "nothing" for x in (r.have, r.want))
+            problems.append(Problem(f"{name}: {redact_secrets(r.section, platform)}",
+                                    redact_secrets(("" if r.line in (r.have, r.want) else f"{r.line!r}: ") + f"expected {expected}, found {found}",
+                                                   platform), hint))
+        if not rows:  # (the remediation and the drift read the same difference; never silent if they part)
+            problems.append(Problem(name, f"{d['lines_changed']} lines differ (see {d.get('diff')})", hint))
+    return problems
+
+
 def undrain_steps(record: dict) -> list[tuple[str, dict[str, tuple[str, ...]], set[str]]]:
     """(step name, switch -> ports still shut after it, switches with graceful shutdown after it): the drain
     reversed from the state its record holds: the fabric ports first (the sessions come up while the GPU ports
@@ -351,23 +381,26 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
     before, before_graceful = other_shut, other_graceful
     if opts.host_command:
         host_commands(opts.host_command, list(blast.host_ports), "down")  # a bad template is refused before any step
+    # before step 1 (the dry run too): the switches hold exactly what the drains expect, else nothing is done and
+    # nothing recorded (a hand edit inside the scope would otherwise stop a later step, or be folded into a step's diff)
+    problems = _not_as_expected(plan, base, before, before_graceful, creds, opts, work / "step-0-expected")
+    if problems:
+        raise InputErrors(problems, f"cannot drain {element.key}: the switches are not as the drains expect; nothing was done")
+    pushed = 0
     for i, (name, shut, graceful) in enumerate(steps(blast), 1):
         if name == HOST_STEP:  # the hosts act, not the switch: no push
             if not _host_step(record, i, shut, graceful, blast, opts, path, say):
                 break
             continue
-        # (a dry run applies no step: only the state before the first can be checked; each later step's diff
-        # then also shows the lines of the steps before it)
-        expected = None if opts.dry_run and i > 1 else _push_state(plan, base, before, before_graceful, creds, opts,
-                                                                     work / f"step-{i}-expected", dry_run=True)
+        # (the state before the first push step was checked above; a dry run applies no step, so only that state can
+        # be checked and each later step's diff also shows the lines of the steps before it)
+        expected = None if opts.dry_run or not pushed else _push_state(plan, base, before, before_graceful, creds, opts,
+                                                                         work / f"step-{i}-expected", dry_run=True)
+        pushed += 1
         differs = _differs(expected) if expected else {}
         if differs:
             record["status"] = f"stopped before step {i} ({name}): the switch is not as the drains expect"
             record["differs"] = differs
-            if i == 1:
-                raise InputErrors([Problem(sw, f"not as planned (with the other drains' ports): {why}",
-                                           f"see {work / f'step-{i}-expected'}; `zcube push` or `zcube audit` first") for sw, why in differs.items()],
-                                  f"cannot drain {element.key}")
             break
         now = _union(other_shut, shut)
         now_graceful = other_graceful | (set(shut) if graceful else set())
