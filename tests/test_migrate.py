@@ -202,7 +202,7 @@ def test_cli_writes_migrate_json(two_plans):
     assert doc["stages"] == 1 == doc["stages_lower_bound"]
     # the same fabric under new names: every switch keeps its place and every cable stays (nothing to touch)
     assert doc["cable_touches"] == doc["cable_touches_lower_bound"] == 0 and doc["switches_reused"] == 16
-    assert "migration in 1 stages" in r.stdout
+    assert "migration in 1 stage (" in r.stdout
     first = (d / "out" / "migrate.json").read_bytes()
     run_zcube("migrate", str(d / "old" / "plan.json"), str(d / "new" / "plan.json"), "-o", str(d / "out"), "--capacity-floor", "0")
     assert (d / "out" / "migrate.json").read_bytes() == first
@@ -520,3 +520,17 @@ def test_analyze_exits_1_when_an_island_of_a_stage_does_not_reach_itself(small, 
     assert "not analysed: ROFT island: 7 of" in " ".join(r.output.split()) and "ZCube (any path)" in r.output
     doc = json.loads((tmp_path / "a" / "analyze.json").read_text())
     assert doc["islands"]["roft"]["analysis"] is None and doc["islands"]["zcube"]["analysis"] is not None
+
+
+def test_title_next_stage_hint_and_all_row_wording():
+    """1 stage is singular; past the last stage no stage-NN is hinted; the table says "all" counts each cable once."""
+    from zcube_deploy.migrate.labops import next_stage
+    from zcube_deploy.migrate.report import ALL_ROW, title
+
+    doc = {"stages": 1, "unit": "server", "capacity_floor": 0.75}
+    assert title(doc).startswith("migration in 1 stage (") and title({**doc, "stages": 4}).startswith("migration in 4 stages (")
+    record = {"migration": "/m", "applied": [1, 2]}
+    last = next_stage(record, "/m", 2, "/m/stage-02", stages=2)
+    assert last is not None and "stage-03" not in last.hint and "none is left" in last.hint
+    assert "stage-03 next" in next_stage(record, "/m", 2, "/m/stage-02", stages=3).hint
+    assert "once" in ALL_ROW and "sum" in ALL_ROW

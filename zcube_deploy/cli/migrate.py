@@ -11,10 +11,9 @@ STAGE_COLUMNS = ("stage", "units out", "serving", "moved", "removed", "new", "to
 
 
 def print_migration(doc: dict, out_dir: str) -> None:
-    from zcube_deploy.migrate.report import bound_line, summary_rows
+    from zcube_deploy.migrate.report import ALL_ROW, bound_line, summary_rows, title
 
-    t = Table(title=f"migration in {doc['stages']} stages ({doc['unit']} units, floor {doc['capacity_floor']:.0%})",
-              title_justify="left")
+    t = Table(title=title(doc), title_justify="left", caption=ALL_ROW, caption_justify="left")
     for col in STAGE_COLUMNS:
         t.add_column(col, justify="left" if col == "stage" else "right")
     for row in summary_rows(doc):

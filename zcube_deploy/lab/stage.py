@@ -68,7 +68,8 @@ def apply_stage(lab_dir: str, stage_dir: str, wait: float) -> dict:
     migration = str(d.parent.resolve())
     record_path = Path(lab_dir) / RECORD
     record = _read_json(record_path, "the lab's record of the stages applied") if record_path.exists() else {}
-    order = next_stage(record, migration, stage, stage_dir)
+    stages = _read_json(d.parent / "migrate.json", "give a stage folder of a `zcube migrate -o DIR` run").get("stages")
+    order = next_stage(record, migration, stage, stage_dir, stages if isinstance(stages, int) else None)
     if order is not None:
         raise InputErrors(order, f"stage {stage_dir}: nothing applied to the lab")
     ops, problems = stage_operations(rows, roles, str(d / "moves.csv"))

@@ -77,10 +77,10 @@ def physical_ops(ops: list[dict], roles: dict[str, str]) -> list[dict]:
             for op in ops]
 
 
-def next_stage(record: dict, migration: str, stage: int, where: str) -> Problem | None:
+def next_stage(record: dict, migration: str, stage: int, where: str, stages: int | None = None) -> Problem | None:
     """Why ``stage`` of ``migration`` may not be applied to a lab whose stage record (LABDIR/migration.json:
     {"migration", "applied": [stage, ...]}) is ``record`` (None: it is the next one). Stages go in order, each once,
-    all of one migration."""
+    all of one migration; ``stages``: how many the migration has (when known, no stage past the last is hinted)."""
     applied = record.get("applied") or []
     done = f"stages {applied[0]:02d}..{applied[-1]:02d}" if len(applied) > 1 else f"stage {applied[0]:02d}" if applied else "no stage"
     if applied and record.get("migration") != migration:
@@ -88,8 +88,9 @@ def next_stage(record: dict, migration: str, stage: int, where: str) -> Problem 
                        "start a new lab from FROM's plan for this one")
     want = len(applied) + 1
     if stage != want:
-        return Problem(where, f"stage {stage:02d} is not next: the lab has {done} of {migration} applied",
-                       f"apply {migration}/stage-{want:02d} next")
+        hint = (f"every stage of {migration} is applied ({stages} of {stages}): none is left to apply" if stages is not None
+                and want > stages else f"apply {migration}/stage-{want:02d} next")
+        return Problem(where, f"stage {stage:02d} is not next: the lab has {done} of {migration} applied", hint)
     return None
 
 

@@ -110,6 +110,16 @@ def summary_rows(doc: dict) -> list[tuple[str, ...]]:
     return rows
 
 
+def title(doc: dict) -> str:
+    """The stage table's title: "migration in 4 stages (4-gpu units, floor 75%)" (1 stage: singular)."""
+    n = doc["stages"]
+    return f"migration in {n} stage{'' if n == 1 else 's'} ({doc['unit']} units, floor {doc['capacity_floor']:.0%})"
+
+
+ALL_ROW = ("all: touches (and hours) count each cable once over the migration (one removed in a stage and laid again "
+           "from the stock in a later one is one touch), not the stages' sum; moved, removed and new are sums")
+
+
 def bound_line(doc: dict) -> str:
     """The totals against their lower bounds, in words."""
     lb = doc["cable_touches_lower_bound"]
@@ -121,4 +131,4 @@ def bound_line(doc: dict) -> str:
             f"cable touches: {doc['cable_touches']} (lower bound {lb}{ratio}{away})")
 
 
-__all__ = ["MIGRATE_SCHEMA", "bound_line", "stage_report", "summary", "summary_rows"]
+__all__ = ["ALL_ROW", "MIGRATE_SCHEMA", "bound_line", "stage_report", "summary", "summary_rows", "title"]
