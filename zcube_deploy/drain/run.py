@@ -426,18 +426,24 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
     if opts.dry_run:
         return record
     if record["status"] == "drained":
-        try:
-            states = port_states(plan, base, creds, opts)
-            still_up = [f"{sw} {p}" for sw, ports in blast.ports.items() for p in ports if states.get(sw, {}).get(p, False)]
-            record["check"] = {"ports_down": not still_up, "still_up": still_up}
-            if still_up:
-                record["status"] = "drained, check failed"
-        except Exception as exc:  # noqa: BLE001 (a device error: the drain is done, the check is not)
-            record["check"] = {"ports_down": None, "error": f"{type(exc).__name__}: {exc}"[:300]}
-            record["status"] = "drained, check not run"
+        _check_drained(record, plan, base, blast, creds, opts)
     if any(st["ok"] for st in record["steps"]):
         _write(path, record)
     return record
+
+
+def _check_drained(record: dict, plan: dict, base, blast, creds: Credentials, opts: DrainOptions) -> None:
+    """The drained state read back: every port of the blast radius down (``record["check"]``); a device error leaves
+    the check not run, said so, never passed."""
+    try:
+        states = port_states(plan, base, creds, opts)
+        still_up = [f"{sw} {p}" for sw, ports in blast.ports.items() for p in ports if states.get(sw, {}).get(p, False)]
+        record["check"] = {"ports_down": not still_up, "still_up": still_up}
+        if still_up:
+            record["status"] = "drained, check failed"
+    except Exception as exc:  # noqa: BLE001 (a device error: the drain is done, the check is not)
+        record["check"] = {"ports_down": None, "error": f"{type(exc).__name__}: {exc}"[:300]}
+        record["status"] = "drained, check not run"
 
 
 def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
