@@ -198,3 +198,30 @@ def test_cli_migrates_the_bundled_pair_with_temporary_places(tmp_path):
     first = min(tp["moves_in_stage"] for tp in doc["temporary_places"])
     moves = (tmp_path / "mig" / f"stage-{first:02d}" / "moves.csv").read_text()
     assert "from its temporary place" in moves
+    _labels_name_where_the_far_end_stands(tmp_path / "mig")
+
+
+def _labels_name_where_the_far_end_stands(mig):
+    """Every label a stage prints names the rack its far end stands in after that stage (a role in a temporary place:
+    that place's rack, read from the stage's plan.json), and every cable whose far end left a temporary place in the
+    stage without being unplugged at this end gets a relabel row at this end (its old label named the place left)."""
+    doc = json.loads((mig / "migrate.json").read_text())
+    for t in range(1, doc["stages"] + 1):
+        d = mig / f"stage-{t:02d}"
+        plan = json.loads((d / "plan.json").read_text())
+        rack_of = {s["name"]: s["rack"] for s in plan["switches"]} | {s["name"]: s["rack"] for s in plan["servers"]}
+        checked = 0
+        for row in csv.DictReader((d / "labels.csv").open(newline="")):
+            far_rack, far_device = row["line2"].removeprefix("> ").split()[:2]
+            if far_device in rack_of:
+                assert rack_of[far_device] == far_rack, (d.name, row)
+                checked += 1
+        assert checked
+        moves = list(csv.DictReader((d / "moves.csv").open()))
+        leaving = {tp["role"] for tp in doc["temporary_places"] if tp["moves_in_stage"] == t}
+        relabelled = {(r["cable"], r["plug_device"]) for r in moves if r["action"] == "relabel"}
+        replugged = {r["cable"] for r in moves if r["action"] == "plug" and r["plug_device"] in leaving}
+        stays = {(r["cable"], r["stays_device"]) for r in moves if r["cable"] in replugged and r["stays_device"]}
+        assert stays <= relabelled and len(relabelled) >= len(stays), (d.name, sorted(stays - relabelled)[:3])
+        if leaving:
+            assert relabelled, d.name

@@ -15,7 +15,7 @@ from zcube_deploy.errors import Problem
 from zcube_deploy.plan.roles import port_map_for
 
 CABLE_ACTIONS = ("remove", "move", "unplug", "plug", "install")
-SWITCH_ACTIONS = ("unrack", "rack", "rebreak", "console")
+SWITCH_ACTIONS = ("unrack", "rack", "rebreak", "console", "relabel")  # the lab has no labels: a relabel row changes no wiring
 MOVE_FIELDS = ("step", "action", "cable", "unplug_device", "unplug_port", "plug_device", "plug_port", "stays_device", "stays_port")
 
 

@@ -91,15 +91,20 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
     out.mkdir(parents=True, exist_ok=True)
     (out / "migrate.json").unlink(missing_ok=True)  # a DIR holding migrate.json is complete: it is written last
     blocked = doc["stage_plans"]["why_not"]
+    prev = new
     for t in range(1, len(mig.batches) + 1):
         d = stage_dir(out, t)
         d.mkdir(exist_ok=True)
+        here = new
         if blocked is None:
             plan = stage_plan(plan_from, plan_to, mig, t)
             write_plan(plan, d)
             render_all(plan, d, jobs=1)
             write_consoles(plan, sorted(r for r, s in mig.need_stage.items() if s == t), d)
-        rows = walking_rows(mig.moves[t - 1], mig.work[t - 1], old, new, rank, mig.bind)
+            if mig.temp:  # labels name where the far end stands in this stage (a temporary place while a role is in one)
+                here = new.staged(CableRows(plan, cat))
+        rows = walking_rows(mig.moves[t - 1], mig.work[t - 1], old, here, rank, mig.bind, prev)
+        prev = here
         write_moves_csv(rows, d / "moves.csv")
         write_labels_csv(rows, cat, d / "labels.csv")
         write_move_workbook(rows, cat, plan_to["cluster"]["name"], t, d / "moves.xlsx")

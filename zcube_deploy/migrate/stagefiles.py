@@ -45,6 +45,20 @@ class Labels:
             self.ends[(r.cable, r.a_device, r.a_port)] = ("A", r.label_a, r.group, r.a_short)
             self.ends[(r.cable, r.b_device, r.b_port)] = ("B", r.label_b, r.group, r.b_short)
 
+    def staged(self, rows: CableRows) -> Labels:
+        """These labels with each end the stage plan's ``rows`` carry labelled as that plan has it: where its far end
+        stands in the stage (a role in a temporary place: that place, not its own); the rest (order, parts, cages)
+        as here."""
+        out = Labels(None, self.cages)
+        out.order, out.short, out.part = self.order, self.short, self.part
+        out.ends = dict(self.ends)
+        for r in rows.rows:
+            for key, label in (((r.cable, r.a_device, r.a_port), ("A", r.label_a, r.group, r.a_short)),
+                               ((r.cable, r.b_device, r.b_port), ("B", r.label_b, r.group, r.b_short))):
+                if key in out.ends:
+                    out.ends[key] = label
+        return out
+
     def at(self, cable: str | None, end: End | None) -> tuple[str, tuple[str, str], str, str] | None:
         if cable is None or end is None:
             return None
@@ -74,14 +88,22 @@ def _split(m: Move, worked: set[str], bind: dict[str, str]) -> list[tuple[int, s
 
 
 def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: Labels, rack_rank: dict[str, int],
-                 bind: dict[str, str]) -> list[dict]:
+                 bind: dict[str, str], prev: Labels | None = None) -> list[dict]:
     """The stage's work as rows, phase by phase (PHASES): cables unplugged from the switches worked on in the stage
     (and removed cables), switches taken out, switches racked, cages broken out anew and console files pasted, then
     cables plugged (moved, installed). Within a phase, walking order of where each row is done (racks in layout
-    order, U from the top, device, port). ``bind``: role -> the switch playing it."""
+    order, U from the top, device, port). ``bind``: role -> the switch playing it. ``new``: the labels as they are
+    after the stage, ``prev`` as they were before it (default ``new``): a cable re-plugged as its role leaves a
+    temporary place is unplugged under its old label, and the end that stays gets a ``relabel`` row (its label named
+    the temporary place)."""
+    prev = prev or new
     worked = {w.switch for w in work}
     keyed = []
     for m in moves:
+        if m.action == "replug" and m.stays is not None:
+            here = m.stays
+            keyed.append(((4, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device,
+                           old.order.get(here.port) or new.order.get(here.port) or (0, 0), here.port, "relabel", m.cable, ""), "relabel", m))
         for phase, action, mv in _split(m, worked, bind):
             here = mv.new if action in ("plug", "install") or (action == "move" and phase == 4) else (mv.old or mv.new)
             port_order = old.order.get(here.port) or new.order.get(here.port) or (0, 0)
@@ -93,8 +115,20 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
         keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, (w.cages[0] if w.cages else 0, 0), here.port,
                        w.action, "", w.switch), w.action, w))
     keyed.sort(key=lambda x: x[0])
-    return [_switch_row(step, w, old, new) if isinstance(w, SwitchWork) else _cable_row(step, action, w, old, new)
+    return [_switch_row(step, w, old, new) if isinstance(w, SwitchWork)
+            else _relabel_row(step, w, prev, new) if action == "relabel" else _cable_row(step, action, w, old, new, prev)
             for step, (_, action, w) in enumerate(keyed, start=1)]
+
+
+def _relabel_row(step: int, m: Move, prev: Labels, new: Labels) -> dict:
+    """The end of a re-plugged cable that stays plugged: its label (which named the temporary place its far end
+    leaves) taken off and the new one put on; nothing is unplugged."""
+    was, will, e = prev.at(m.cable, m.stays), new.at(m.cable, m.stays), m.stays
+    return {"step": step, "action": "relabel", "kind": m.kind, "cable": m.cable, "was": "",
+            "unplug_rack": "", "unplug_u": "", "unplug_device": "", "unplug_port": "", "unplug_label": _text(was),
+            "plug_rack": e.rack, "plug_u": e.u, "plug_device": e.device, "plug_port": e.port, "plug_label": _text(will),
+            "stays_device": "", "stays_port": "", "medium": m.medium, "length_m": m.length_m, "part": "",
+            "_short_old": "", "_short_new": will[3] if will else new.short.get(e.port, e.port), "_new_label": will}
 
 
 def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
@@ -118,9 +152,9 @@ def _part(m: Move, old: Labels, new: Labels) -> str:
     return old.part.get(m.old_cable, "") if m.old_cable else new.part.get(m.cable, "")
 
 
-def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels) -> dict:
+def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels, prev: Labels) -> dict:
     """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only."""
-    was = (new.at(m.cable, m.old) if m.action == "replug" or (m.temporary and m.action == "remove") else old.at(m.old_cable, m.old)) \
+    was = (prev.at(m.cable, m.old) if m.action == "replug" or (m.temporary and m.action == "remove") else old.at(m.old_cable, m.old)) \
         if action != "plug" else None
     will = new.at(m.cable, m.new) if action != "unplug" else None
     src = m.old if action != "plug" else None
@@ -194,7 +228,7 @@ def write_move_workbook(rows: list[dict], cat: CablingCatalog, cluster: str, sta
                r["unplug_label"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], r["plug_label"], r["part"]) for r in rows]
     task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster,
                legend="Do: remove; move (unplug here, plug there); unplug/plug (a move in two: the end hangs, labelled); install; "
-                      "unrack/rack (the switch); rebreak (cages anew: the optics and breakout parts to fit); console (paste its file)")
+                      "relabel (the cable stays: its label changes); unrack/rack (the switch); rebreak (cages anew: the optics and breakout parts to fit); console (paste its file)")
     task_sheet(wb, f"Stage {stage:02d} parts", PARTS_COLUMNS, parts_sheet_rows(rows), cat, cluster, ticks=("Done",),
                legend="each rebreak row's parts in full (the Part column of the moves sheet, cut to its width), then the stage's totals")
     save_workbook(wb, path)
