@@ -11,7 +11,7 @@ STAGE_COLUMNS = ("stage", "units out", "serving", "moved", "removed", "new", "to
 
 
 def print_migration(doc: dict, out_dir: str) -> None:
-    from zcube_deploy.migrate.report import ALL_ROW, bound_line, summary_rows, title
+    from zcube_deploy.migrate.report import ALL_ROW, bound_line, summary_rows, title  # start-up time (the planner, numpy)
 
     t = Table(title=title(doc), title_justify="left", caption=ALL_ROW, caption_justify="left")
     for col in STAGE_COLUMNS:
