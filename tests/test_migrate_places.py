@@ -21,7 +21,7 @@ from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.designs import build_plan
 from zcube_deploy.inventory import load_inventory
 from zcube_deploy.migrate.fabric import read_side
-from zcube_deploy.migrate.invariants import check_cable_parts, check_migration
+from zcube_deploy.migrate.invariants import check_cable_lengths, check_cable_parts, check_migration
 from zcube_deploy.migrate.places import occupants
 from zcube_deploy.migrate.planner import Options, _units, capacity, plan_migration
 from zcube_deploy.migrate.racks import switch_work
@@ -83,6 +83,28 @@ def test_a_cable_plugged_into_a_port_of_another_speed_or_too_short_breaks_the_in
         src = dataclasses.replace(mig.src, parts={**mig.src.parts, m.old_cable: bad})
         problems = check_cable_parts(dataclasses.replace(mig, src=src))
         assert problems and all(m.cable in p.path for p in problems)
+
+
+def test_a_stand_in_too_short_for_where_its_ends_stand_breaks_the_lengths_invariant(glm_mig):
+    """Known-bad: a cable laid to a temporary place (the bundled pair: SMF stand-ins to CN1) made 1 m long, or its
+    temporary place moved to the far rack of the hall (the laid length no longer covers the run), or the stand-in a DAC
+    again (the run is beyond a DAC's reach): cable_lengths, which re-measures each run from the racks and U the ends
+    stand in that stage, names the cable."""
+    mig = glm_mig
+    assert not check_cable_lengths(mig)
+    stage, i = next((t, i) for t, moves in enumerate(mig.moves) for i, m in enumerate(moves)
+                    if m.new is not None and m.new.device in mig.temp and m.cable in mig.laid and mig.laid[m.cable].swap)
+    m = mig.moves[stage][i]
+    for bad in (dataclasses.replace(m, length_m=1.0), dataclasses.replace(m, medium="DAC")):
+        moves = [list(ms) for ms in mig.moves]
+        moves[stage][i] = bad
+        problems = check_cable_lengths(dataclasses.replace(mig, moves=moves))
+        assert problems and all(m.cable in p.path for p in problems), problems
+    far = max(mig.geometry.racks, key=lambda r: (mig.geometry.racks[r].row_index, mig.geometry.racks[r].position))
+    role = m.new.device
+    moved = {**mig.temp, role: dataclasses.replace(mig.temp[role], rack=far)}
+    problems = check_cable_lengths(dataclasses.replace(mig, temp=moved))
+    assert problems and any(m.cable in p.path for p in problems)
 
 
 def test_a_role_racked_where_a_serving_switch_stands_is_refused_by_the_invariant(glm_mig, glm_pair):

@@ -64,6 +64,7 @@ class Migration:
     temp: dict[str, Temp] = field(default_factory=dict)  # roles in temporary places (places.py)
     laid: dict[str, Laid] = field(default_factory=dict)  # the cables laid to them
     cages: list[Contents] = field(default_factory=list)  # what the roles' cages hold after each stage (racks.cage_timeline)
+    geometry: Geometry | None = None  # TO's layout and cabling catalog (the lengths invariant re-measures cables with them)
 
 
 def capacity(n_units: int, floor: float) -> int:
@@ -269,7 +270,8 @@ def plan_migration(plan_from: dict, plan_to: dict, opts: Options, from_path: str
     last = len(got.batches)
     got, temp, laid, moves = _with_places(plan_to, src, dst, [got] + got.rest, occ, space, catalog, opts)
     found = Migration(src, dst, units, cap, got.batches, got.bind, got.need, got.free, moves, got.proven, opts,
-                      space=space, places_met=met, temp=temp, laid=laid)
+                      space=space, places_met=met, temp=temp, laid=laid,
+                      geometry=Geometry(plan_to, catalog) if catalog is not None else None)
     found.lower = {"stages": stage_lower_bound(len(units), cap), "touches": touch_lower_bound(src, dst, opts.spares)}
     spares = [p.name for p in physicals(src, opts.spares) if p.spare]
     found.cages = cage_timeline(plan_to, [to_cables(plan_to, found, t) for t in range(1, last + 1)])
