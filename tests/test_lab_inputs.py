@@ -398,3 +398,19 @@ def test_lab_fix_stage_refuses_a_plan_given_as_lab_json_with_exit_2(tmp_path):
     assert r.returncode == 2, r.stderr
     assert f"{tmp_path / 'lab' / 'lab.json'}: switches: not a lab.json" in r.stderr and "does not run" not in r.stderr, r.stderr
     assert not (tmp_path / "lab" / "control.json").exists()
+
+
+@pytest.mark.parametrize("cmd", [["audit", "-o", "OUT"], ["verify", "-o", "OUT"], ["push", "--configs", "CONFIGS"],
+                                 ["drain", "switch:ZC-O001"]])
+def test_commands_refuse_the_lab_of_another_plan_with_exit_2(tmp_path, lab64_build, cmd):
+    """A plan against ANOTHER fabric's lab (its lab.json runs other switches): exit 2 naming the plan's switches the
+    lab does not run, one check (access.not_in_lab) for every command; verify and audit were KeyError, exit 3."""
+    plan = str(lab64_build / "plan.json")
+    lab = tmp_path / "lab.json"
+    lab.write_text(json.dumps({"switches": {"R-L001": {"host": "127.0.0.1", "port": 1}, "R-S001": {"host": "127.0.0.1", "port": 2}}}))
+    args = [{"OUT": str(tmp_path / "out"), "CONFIGS": str(lab64_build)}.get(a, a) for a in cmd]
+    r = run_zcube(args[0], plan, *args[1:], "--lab", str(lab))
+    assert r.returncode == 2, r.stderr
+    assert "ZC-O001 is not in the lab" in r.stderr and "the lab runs 2 switch(es) (R-L001, R-S001)" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert not (tmp_path / "out").exists()  # nothing written

@@ -37,8 +37,8 @@ from typing import Any
 
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
 
-from zcube_deploy.access import lab_credentials, load_lab
-from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.access import lab_credentials, load_lab, not_in_lab
+from zcube_deploy.errors import InputErrors
 from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import platform_module
@@ -78,17 +78,16 @@ class ZCubeInventory:
         endpoints, lab_kh = load_lab(self.lab_path) if self.lab_path else (None, None)
         known_hosts = self.known_hosts or lab_kh
         username, password, secret = _credentials(bool(self.lab_path))
-        problems: list[Problem] = []
+        problems = not_in_lab([sw["name"] for sw in plan["switches"]], endpoints, f"{self.lab_path}: switches")
         # with configs: push's own targets (the files checked against render's manifest and the scope derived
         # from the plan, as `zcube push` does; every problem of the configs folder raised at once)
         scopes = {t.name: t.scope for t in select_targets(plan, self.configs, None, endpoints)} if self.configs is not None else {}
         groups: dict[str, Group] = {}
         hosts: dict[str, Host] = {}
-        for i, sw in enumerate(plan["switches"]):
+        for sw in plan["switches"]:
             name = sw["name"]
             if endpoints is not None:
                 if name not in endpoints:
-                    problems.append(Problem(f"{self.lab_path}: switches", f"{name} (switches[{i}] of the plan) is not in the lab"))
                     continue
                 host, port = endpoints[name]
             else:

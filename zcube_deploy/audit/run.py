@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zcube_deploy.access import endpoints
+from zcube_deploy.access import lab_targets
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift, drift_id
 from zcube_deploy.audit.metrics import write_metrics
 from zcube_deploy.errors import InputErrors, Problem
@@ -116,9 +116,7 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
     platform = plan["cluster"]["platform"]
     if opts.runner == "nornir":
         return _record_nornir(plan_path, opts, names, rec, commands(platform))
-    eps, kh = endpoints(opts.lab_path, opts.known_hosts)
-    mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
-    targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
+    targets, kh = lab_targets(plan, names, opts.lab_path, opts.known_hosts)
     # recorded only: verify's replay reads the recordings next, on its own processes
     _, errors = collect(targets, creds, kh, concurrency=opts.concurrency, timeout=opts.timeout, record=rec, platform=platform, read=False)
     return errors
@@ -302,6 +300,8 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
     if opts.drained or opts.graceful:  # a drained switch's expected config: its drain's lines are not drift
         pm = platform_module(platform)
         intended = {n: pm.drained_config(t, sorted((opts.drained or {}).get(n, ())), n in opts.graceful) for n, t in intended.items()}
+    if not opts.replay_dir:  # a lab of another plan (either runner): refused before OUT is made
+        lab_targets(plan, names, opts.lab_path, opts.known_hosts)
     out_dir.mkdir(parents=True, exist_ok=True)
     unreachable: dict[str, str] = {}
     if opts.replay_dir:

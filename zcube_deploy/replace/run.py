@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for
+from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for, not_in_lab
 from zcube_deploy.drain.run import graceful_now, read_records, shut_now
 from zcube_deploy.errors import InputErrors, Problem, names_hint
 from zcube_deploy.ipv4 import dotted_mask
@@ -156,8 +156,7 @@ def _inputs(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions) -> tupl
                      plan["models"]["switch"]["mgmt_interface"], plan["cluster"]["platform"])
     reach = checked(endpoints, opts.lab_path, opts.known_hosts)
     drains = checked(drain_edits, plan, plan_dir, name)
-    if reach and reach[0] is not None and name not in reach[0]:
-        problems.append(Problem("--lab", f"{name} is not in the lab"))
+    problems += not_in_lab([name], reach[0] if reach else None)
     if problems:
         raise InputErrors(problems, "cannot replace; nothing was written or sent")
     if reach[0] is not None:
