@@ -414,3 +414,13 @@ def test_commands_refuse_the_lab_of_another_plan_with_exit_2(tmp_path, lab64_bui
     assert "ZC-O001 is not in the lab" in r.stderr and "the lab runs 2 switch(es) (R-L001, R-S001)" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
     assert not (tmp_path / "out").exists()  # nothing written
+
+
+@pytest.mark.parametrize("given", [["--findings", "v/verify.json", "--stage", "smig/stage-01"], []])
+def test_lab_fix_with_both_or_neither_source_is_a_usage_error(tmp_path, given):
+    """`zcube lab fix DIR` takes --findings or --stage, one of them: both or neither is click's usage error, exit 2
+    (handle_errors let click's own exceptions through; it was "internal error: UsageError", exit 3)."""
+    r = run_zcube("lab", "fix", str(tmp_path), *given, "--wait", "1")
+    assert r.returncode == 2, r.stderr
+    assert "give --findings VERIFY_JSON or --stage DIR/stage-NN (one of them)" in r.stderr and "Usage: zcube lab fix" in r.stderr
+    assert "internal error" not in r.stderr and not (tmp_path / "control.json").exists()
