@@ -50,12 +50,19 @@ class _LabEndpoint(TypedDict):
     port: int
 
 
+class _LabPlan(TypedDict):
+    cluster: str
+    cables_sha256: str
+
+
 @with_config(ConfigDict(strict=True))
 class _LabDoc(TypedDict):
-    """The shape of a lab.json (``Lab.write_files``): {"switches": {name: {"host", "port"}}, "known_hosts"}."""
+    """The shape of a lab.json (``Lab.write_files``): {"switches": {name: {"host", "port"}}, "known_hosts",
+    "plan": the plan the lab runs now (``plan.io.wiring_identity``: `zcube lab fix` checks findings against it)}."""
 
     switches: dict[str, _LabEndpoint]
     known_hosts: NotRequired[str | None]
+    plan: NotRequired[_LabPlan]
 
 
 _LAB_DOC = TypeAdapter(_LabDoc)
