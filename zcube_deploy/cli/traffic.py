@@ -4,6 +4,7 @@ non-blocking Clos (a flow-level model: docs/traffic.md)."""
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from zcube_deploy import workflow
@@ -20,12 +21,11 @@ def print_design(title: str, header: list[str], rows: list[list[str]]) -> None:
 
 
 def print_traffic(doc: dict, js, png) -> None:
-    from zcube_deploy.traffic.report import design_tables, stage_lines  # start-up time (numpy)
+    from zcube_deploy.traffic.report import design_tables, stage_text  # start-up time (numpy)
 
     for title, header, rows in design_tables(doc):
         print_design(title, header, rows)
-    out.print("\n".join(stage_lines(doc)), markup=False, highlight=False)
-    out.print(f"written: [bold]{js}[/], [bold]{png}[/]")
+    out.print(f"{escape(stage_text(doc))}written: [bold]{js}[/], [bold]{png}[/]")
 
 
 def print_row(row: dict) -> None:
@@ -34,7 +34,7 @@ def print_row(row: dict) -> None:
 
 
 @cli.command("traffic")
-@click.argument("plan_path", type=click.Path(dir_okay=False))
+@click.argument("plan_path", type=click.Path())
 @click.option("-o", "--output", "out_dir", default="out/traffic", show_default=True, type=click.Path(file_okay=False),
               help="folder for traffic.json and traffic.png")
 @click.option("--design", help="zcube, roft, hpn, rail-only, clos: one, a comma-separated list, or all (default: the plan's own design; "

@@ -49,6 +49,11 @@ def design_tables(doc: dict) -> list[tuple[str, list[str], list[list[str]]]]:
     return list(out.values())
 
 
+def stage_text(doc: dict) -> str:
+    """:func:`stage_lines` as printed text, each line ended ("" for a plan that is not a stage)."""
+    return "".join(line + "\n" for line in stage_lines(doc))
+
+
 def stage_lines(doc: dict) -> list[str]:
     """What a migration stage's document says besides its tables: the pairs across the islands (not
     modelled) and, against the FROM plan, what the stage costs each island's GPUs. Empty for a plan."""
@@ -62,12 +67,12 @@ def stage_lines(doc: dict) -> list[str]:
     lines.append(f"what the stage costs the workload (mean network send rate per GPU on the island / on the whole FROM fabric, "
                  f"{st['from_plan']['gpus']:,} GPUs):")
     for c in st["cost"]:
-        parts = [f"{st['islands'][k]['label']} {v['gpus'] or 0:,} GPUs "
+        parts = [f"{st['islands'][k]['label']}, {v['gpus'] or 0:,} GPUs: "
                  + (f"{_t(v['completion_time_s'])}, {v['gpu_gbps']:,.1f} Gb/s = {v['gpu_gbps_vs_from']:.2f} x" if v["gpu_gbps_vs_from"]
                     else "not modelled")
                  for k, v in c["islands"].items()]
         ref = f"{_t(c['from_completion_time_s'])}, {c['from_gpu_gbps']:,.1f} Gb/s" if c["from_gpu_gbps"] else "not modelled"
-        lines.append(f"  {c['workload']}: FROM {ref}; " + "; ".join(parts))
+        lines.append(f"  {c['workload']}: FROM plan {ref}; " + "; ".join(parts))
     return lines
 
 
