@@ -3,28 +3,36 @@ non-blocking Clos (a flow-level model: docs/traffic.md)."""
 
 from __future__ import annotations
 
+import functools
+
 import click
 from rich.markup import escape
 from rich.table import Table
 
 from zcube_deploy import workflow
-from zcube_deploy.cli.common import cli, handle_errors, out, print_wide
+from zcube_deploy.cli.common import cli, handle_errors, out
+from zcube_deploy.cli.printers import print_fitting
 
 
-def print_design(title: str, header: list[str], rows: list[list[str]]) -> None:
+def _design_table(title: str, header: list[str], rows: list[list[str]], columns) -> Table:
     t = Table(title=title, title_justify="left")
-    for i, h in enumerate(header):
-        t.add_column(h, justify="left" if i in (0, 1, 8) else "right")
+    for i in columns:
+        t.add_column(header[i], justify="left" if i in (0, 1, 8) else "right", overflow="fold")
     for r in rows:
-        t.add_row(*r)
-    print_wide(t)
+        t.add_row(*(r[i] for i in columns))
+    return t
+
+
+def print_design(title: str, header: list[str], rows: list[list[str]], narrow_columns) -> None:
+    print_fitting(_design_table(title, header, rows, range(len(header))),
+                  lambda: map(functools.partial(_design_table, title, header, rows), narrow_columns))
 
 
 def print_traffic(doc: dict, js, png) -> None:
-    from zcube_deploy.traffic.report import design_tables, stage_text  # start-up time (numpy)
+    from zcube_deploy.traffic.report import NARROW_COLUMNS, design_tables, stage_text  # start-up time (numpy)
 
     for title, header, rows in design_tables(doc):
-        print_design(title, header, rows)
+        print_design(title, header, rows, NARROW_COLUMNS)
     out.print(f"{escape(stage_text(doc))}written: [bold]{js}[/], [bold]{png}[/]")
 
 

@@ -11,6 +11,8 @@ from zcube_deploy.traffic.net import DESIGN_KEYS
 
 COLUMNS = ("workload", "failure", "flows", "completion", "slowdown (paper)", "MLU", "rate p50 / p99 (Gb/s)", "KV p50 / p99",
            "hottest link")
+# a narrow terminal (80 columns): the same figures in two tables, each led by the row's workload and failure
+NARROW_COLUMNS = ((0, 1, 2, 3, 4, 5), (0, 1, 6, 7, 8))
 
 
 def _t(x) -> str:
