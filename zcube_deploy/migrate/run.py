@@ -84,8 +84,9 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
     cat, _ = plan_catalog(plan_to, None, accept_changed=True)
     mig, doc = plan_and_check(plan_from, plan_to, from_path, to_path, opts, cat)
     cat_from, _ = plan_catalog(plan_from, None, accept_changed=True)
-    old = Labels(CableRows(_all_ports(plan_from), cat_from), CageParts(plan_from, cat_from))
-    new = Labels(CableRows(plan_to, cat), CageParts(plan_to, cat))
+    old = Labels(CableRows(_all_ports(plan_from), cat_from), CageParts.of_plan(plan_from, cat_from))
+    new = Labels(CableRows(plan_to, cat), CageParts.of_plan(plan_to, cat))
+    form_factor = plan_to["models"]["switch"]["cage_form_factor"]
     rank = {r["name"]: i for i, r in enumerate(plan_to["layout"]["racks"])}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -95,14 +96,14 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
     for t in range(1, len(mig.batches) + 1):
         d = stage_dir(out, t)
         d.mkdir(exist_ok=True)
-        here = new
+        here = new.staged(None, CageParts(mig.cages[t - 1], form_factor, cat))  # what the cages hold after the stage
         if blocked is None:
             plan = stage_plan(plan_from, plan_to, mig, t)
             write_plan(plan, d)
             render_all(plan, d, jobs=1)
             write_consoles(plan, sorted(r for r, s in mig.need_stage.items() if s == t), d)
             if mig.temp:  # labels name where the far end stands in this stage (a temporary place while a role is in one)
-                here = new.staged(CableRows(plan, cat))
+                here = new.staged(CableRows(plan, cat), here.cages)
         rows = walking_rows(mig.moves[t - 1], mig.work[t - 1], old, here, rank, mig.bind, prev)
         prev = here
         write_moves_csv(rows, d / "moves.csv")
