@@ -81,6 +81,7 @@ TRANSCRIPTS: dict[str, dict[str, str]] = {
     "zcube migrate roft out -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "out": "glm-1k"},
     "zcube migrate roft beside -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "beside": "glm-1k-beside-roft"},
     "zcube migrate roft inplace -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "inplace": "glm-1k-inplace"},
+    "zcube traffic roft -o t --workload allreduce --fail switch:RO-L01": {"roft": "glm-1k-roft"},
 }
 
 
