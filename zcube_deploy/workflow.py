@@ -309,7 +309,7 @@ def traffic(plan_path: str, out_dir: str, design: str | None = None, workload: s
     opts = run.Options(designs=designs, workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, **rest)
     plan = open_plan(plan_path, run.PLAN_FIELDS)
     baseline, note = (None, "")
-    if run.plan_kind(plan) == "stage":
+    if run.is_stage(plan):
         baseline, note = _stage_from_plan(plan_path, run.PLAN_FIELDS)
     doc = run.study(plan, opts, progress, baseline, note)
     js, png = report.write(doc, out_dir)

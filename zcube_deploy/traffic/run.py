@@ -14,7 +14,7 @@ from zcube_deploy.analysis.report import PLAN_FIELDS as ANALYZE_FIELDS
 from zcube_deploy.analysis.islands import island_designs, island_plan
 from zcube_deploy.errors import InputErrors, PlanFileError, Problem, names_hint
 from zcube_deploy.plan.model import projection
-from zcube_deploy.plan.roles import ROFT_ROLES, ZCUBE_ROLES
+from zcube_deploy.plan.roles import ROFT_ROLES, ZCUBE_ROLES, design_of
 from zcube_deploy.traffic import workloads as wl
 from zcube_deploy.traffic.flows import SubFlows, Transfers, aggregated_all_to_all, build_subflows
 from zcube_deploy.traffic.fluid import run_fluid
@@ -262,6 +262,11 @@ def plan_kind(plan: dict) -> str:
     return designs[0] if len(designs) == 1 else "stage"
 
 
+def is_stage(plan: dict) -> bool:
+    """A migration stage's plan: switches of both designs, or ``design: stage`` (the last stage holds one island)."""
+    return plan_kind(plan) == "stage" or design_of(plan) == "stage"
+
+
 def as_built(plan: dict, design: str, nvlink_gbps: float) -> Net:
     """The plan's own fabric (or an island's) as built: its ZCube or its ROFT."""
     return roft_from_plan(plan, nvlink_gbps) if design == "roft" else zcube_from_plan(plan, nvlink_gbps)
@@ -323,7 +328,7 @@ def check_options(opts: Options, n_gpus: int) -> None:
 def study(plan: dict, opts: Options, progress=None, baseline: dict | None = None, baseline_note: str = "") -> dict:
     """Every design x workload, healthy and (with ``opts.fail``) failed: the traffic.json document. A
     migration stage's plan goes to :func:`study_stage` (``baseline``: its FROM plan, or None and why)."""
-    if plan_kind(plan) == "stage":
+    if is_stage(plan):
         return study_stage(plan, opts, progress, baseline, baseline_note)
     spec = parse_fail(opts.fail)
     check_options(opts, sum(len(s.get("nics") or ()) for s in plan["servers"]) // 2)
