@@ -9,7 +9,7 @@ import copy
 import pytest
 import yaml
 
-from conftest import INVENTORIES
+from conftest import INVENTORIES, ROOT
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.inventory import resolve_inventory
 from zcube_deploy.designs import build_plan
@@ -86,4 +86,17 @@ def test_a_roft_places_its_switches_too():
     data["layout"]["placement"]["switches"] = {"RO-S01": {"rack": "CN1", "u": 1}}
     plan = build_plan(resolve_inventory(data, base=INVENTORIES, source="glm-1k-roft+places"))
     assert {s["name"]: (s["rack"], s["u"]) for s in plan["switches"]}["RO-S01"] == ("CN1", 1)
+    _held(plan)
+def test_the_bundled_inplace_inventory_is_glm1k_with_switch_places_only():
+    """inventories/glm-1k-inplace.yaml: glm-1k's servers, switches and addresses; only switch places differ."""
+    def without_places(path):
+        data = yaml.safe_load(path.read_text())
+        data["layout"]["placement"].pop("switches", None)
+        return data
+
+    assert without_places(INVENTORIES / "glm-1k-inplace.yaml") == without_places(INVENTORIES / "glm-1k.yaml")
+    data = yaml.safe_load((INVENTORIES / "glm-1k-inplace.yaml").read_text())
+    plan = build_plan(resolve_inventory(data, base=INVENTORIES, source=str(ROOT / "inventories/glm-1k-inplace.yaml")))
+    places = {s["name"]: {"rack": s["rack"], "u": s["u"]} for s in plan["switches"]}
+    assert {n: places[n] for n in data["layout"]["placement"]["switches"]} == data["layout"]["placement"]["switches"]
     _held(plan)
