@@ -504,3 +504,15 @@ def test_lab_up_in_a_used_folder_starts_clean(tmp_path, lab64_build):
     assert "H000017" in cables, stderr
     assert not (d / "control.json").exists() and not (d / "migration.json").exists()
     assert f"{d}: an earlier lab's state removed (control.json, migration.json)" in stdout, stdout + stderr
+
+
+@pytest.mark.parametrize("where", ["nonexistent/dir/z.prom", "afile/z.prom"])
+def test_audit_metrics_in_a_missing_folder_is_refused(tmp_path, lab64_build, where):
+    """`audit --metrics /nonexistent/dir/z.prom` made /nonexistent/dir (mkdir -p of a user's path): exit 2 naming the
+    folder, before any audit runs, nothing made."""
+    (tmp_path / "afile").write_text("")
+    m = tmp_path / where
+    r = run_zcube("audit", str(lab64_build / "plan.json"), "--from", str(tmp_path / "rec"), "-o", str(tmp_path / "out"), "--metrics", str(m))
+    assert r.returncode == 2, r.stderr
+    assert f"--metrics: {m}: its folder {m.parent} " in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "nonexistent").exists() and not (tmp_path / "out").exists()

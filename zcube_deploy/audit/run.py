@@ -24,7 +24,7 @@ from pathlib import Path
 
 from zcube_deploy.access import lab_targets
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift, drift_id
-from zcube_deploy.audit.metrics import write_metrics
+from zcube_deploy.audit.metrics import check_metrics_path, write_metrics
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module, require_device_access
 from zcube_deploy.push.scope import ManagedScope
@@ -393,6 +393,8 @@ def run_audits(plan: dict, plan_file: str, out_dir: Path, opts: AuditOptions, cr
     ``report(result, cycle)`` is called after each run (cycle None for a single run); the last result
     is returned. A run that fails on bad input raises as usual; an interrupt between runs ends the loop.
     """
+    if metrics_path:
+        check_metrics_path(metrics_path)
     stop = threading.Event()
     cache: dict | None = {} if every else None  # the rendered configs, read once for all the runs
     if every and threading.current_thread() is threading.main_thread():
