@@ -94,20 +94,6 @@ def _body(text: str) -> str:
     return text.split("\n", 1)[1] if "\n" in text else ""
 
 
-def check_output(old_plan_path: str | Path, out_dir: str | Path) -> None:
-    """Refuse (exit 2) an output folder that is OLD_PLAN's own folder (paths resolved): expand writes the grown
-    plan.json, its configs and manifest there, over the plan as deployed, which the next expansion and every
-    drain, audit and push of the running fabric read."""
-    old = Path(old_plan_path).resolve()
-    old_dir = old if old.is_dir() else old.parent
-    out = Path(out_dir).resolve()
-    if out == old_dir:
-        raise InputErrors(Problem("-o", f"{out_dir} is the folder of OLD_PLAN ({old_plan_path}): the grown plan, its configs and "
-                                  "manifest would overwrite the plan as deployed",
-                                  f"give a new folder, e.g. -o {Path(str(old_dir) + '-grown')}; once the expansion is pushed, "
-                                  "the new folder's plan.json is the deployed one"), "cannot expand; nothing was written")
-
-
 def prepare(old: dict, new: dict, out_dir: str | Path, catalog: str | None = None) -> Prepared:
     """Check the growth, compute and check the change sets, and write DIR (module docstring). Raises
     InputErrors (exit 2) listing every problem; DIR then holds nothing of this run."""
