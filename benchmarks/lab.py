@@ -9,7 +9,6 @@ Targets (2-core machine): ready <= 15 s, <= 600 MB RSS. Run: python benchmarks/l
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import statistics
 import subprocess
@@ -35,7 +34,7 @@ def one_run(plan: Path, lab_dir: Path) -> dict:
     """Start `zcube lab up` on ``plan``, wait for lab.json, run 512 netmiko sessions at concurrency 32, stop it."""
     from netmiko import ConnectHandler
 
-    from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME
+    from zcube_deploy.access import DEFAULT_ENABLE_SECRET, DEFAULT_PASSWORD, DEFAULT_USERNAME, load_lab
 
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "zcube_deploy", "lab", "up", str(plan), "-o", str(lab_dir)],
@@ -43,15 +42,15 @@ def one_run(plan: Path, lab_dir: Path) -> dict:
     try:
         wait_for_lab(proc, lab_dir, poll=0.05)
         ready = time.perf_counter() - t0
-        doc = json.loads((lab_dir / "lab.json").read_text())
+        endpoints, _ = load_lab(lab_dir / "lab.json")
         rss_ready = rss_mib(proc.pid)
         print(f"  ready in {ready:.1f} s, VmHWM {rss_ready:.0f} MiB", flush=True)
-        names = sorted(doc["switches"])
+        names = sorted(endpoints)
 
         def session(name: str) -> tuple[float, int]:
-            ep = doc["switches"][name]
+            host, port = endpoints[name]
             t = time.perf_counter()
-            c = ConnectHandler(device_type="ruijie_os", host=ep["host"], port=ep["port"], username=DEFAULT_USERNAME,
+            c = ConnectHandler(device_type="ruijie_os", host=host, port=port, username=DEFAULT_USERNAME,
                                password=DEFAULT_PASSWORD, secret=DEFAULT_ENABLE_SECRET, allow_agent=False, use_keys=False,
                                ssh_config_file=None, conn_timeout=60, banner_timeout=60, auth_timeout=60,
                                read_timeout_override=120)  # a loaded machine: prompts may take long

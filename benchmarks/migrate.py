@@ -1,6 +1,7 @@
 """Benchmark `zcube migrate` planning: glm-1k's ROFT -> glm-1k (the bundled pair: glm-1k's switches stand where the
 ROFT's serve, so some roles stand in temporary places; 4-GPU units, floor 0.75), the same ROFT -> glm-1k-beside-roft
-(glm-1k's ZCube in the network racks the ROFT leaves free) and a 16k ROFT (zcube-16k's 2,048 servers as a 2-plane
+(glm-1k's ZCube in the network racks the ROFT leaves free), the same ROFT -> glm-1k-inplace (glm-1k with the places `zcube migrate` suggests: every switch
+where the ROFT switch taking its role stands, no temporary place, no re-rack) and a 16k ROFT (zcube-16k's 2,048 servers as a 2-plane
 ROFT: 128 leaves per plane, 64 spines per plane) -> zcube-16k (whole servers, floor 0.75; its switches too stand
 where the ROFT's serve).
 
@@ -11,7 +12,7 @@ not part of it. Targets (2-core machine): glm-1k <= 10 s, 16k <= 120 s. Each cas
 (default 3), interleaved with the fixed reference job of benchmarks/plan.py; reported: min and median,
 the reference's, their ratio, the CPU time (user + system) of both, and the machine's load average when the case
 started.
-Run: python benchmarks/migrate.py [--repeat N] [--cases glm-1k,glm-1k-beside,16k]
+Run: python benchmarks/migrate.py [--repeat N] [--cases glm-1k,glm-1k-beside,glm-1k-inplace,16k]
 """
 
 from __future__ import annotations
@@ -68,17 +69,19 @@ def _plan(inventory: Path, out: Path) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--cases", default="glm-1k,glm-1k-beside,16k")
+    ap.add_argument("--cases", default="glm-1k,glm-1k-beside,glm-1k-inplace,16k")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         cases = []
         wanted = args.cases.split(",")
-        r1k = _plan(ROOT / "inventories" / "glm-1k-roft.yaml", tmp / "r1k") if {"glm-1k", "glm-1k-beside"} & set(wanted) else None
+        r1k = _plan(ROOT / "inventories" / "glm-1k-roft.yaml", tmp / "r1k") if {"glm-1k", "glm-1k-beside", "glm-1k-inplace"} & set(wanted) else None
         if "glm-1k" in wanted:
             cases.append(("glm-1k", r1k, _plan(ROOT / "inventories" / "glm-1k.yaml", tmp / "z1k"), "4-gpu", 10.0))
         if "glm-1k-beside" in wanted:
             cases.append(("beside", r1k, _plan(ROOT / "inventories" / "glm-1k-beside-roft.yaml", tmp / "b1k"), "4-gpu", 10.0))
+        if "glm-1k-inplace" in wanted:
+            cases.append(("inplace", r1k, _plan(ROOT / "inventories" / "glm-1k-inplace.yaml", tmp / "i1k"), "4-gpu", 10.0))
         if "16k" in wanted:
             cases.append(("16k", _plan(roft_16k(tmp), tmp / "r16k"), _plan(ROOT / "inventories" / "zcube-16k.yaml", tmp / "z16k"),
                           "server", 120.0))

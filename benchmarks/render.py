@@ -18,7 +18,9 @@ file system, whose cost for creating 4,352 files varied from 0.4 to 2.4 s of sys
 reference job (pure-Python CPU work of about a second, the same as benchmarks/cabling.py): the
 machine is shared, so a slow reference shows a loaded machine. The per-switch figures are min and
 median of 100 rounds in one process, every job once per round (interleaved, so that the machine's
-drift weighs on zcube's jobs and the plain loop alike); the ratios are min / min.
+drift weighs on zcube's jobs and the plain loop alike); the ratios are min / min. The whole run's CPU time
+(user + system of the process and its workers) is printed too: on a loaded machine it moves far less
+than the wall time, so it tells a slower code from a busier machine.
 
 Run: python benchmarks/render.py [--runs N] [--only 16k|64k]
 """
@@ -163,6 +165,9 @@ def main() -> None:
             print(f"  {case}: wall min {min(w):6.2f} s  median {statistics.median(w):6.2f} s   target <= {target:g} s  "
                   f"{'OK' if statistics.median(w) <= target else 'MISSED'} (median);  peak RSS {max(x['peak_rss_bytes'] for x in ours) / 2**20:.0f} MiB")
             print(f"    each run: {', '.join(f'{x:.2f}' for x in w)} s")
+            cw = [x["cpu_s"] for x in ours]
+            print(f"    CPU (user + system, the workers included): min {min(cw):6.2f} s  median {statistics.median(cw):6.2f} s   "
+                  "(hardly changed by the load, unlike the wall time)")
             if in_memory:
                 mw = [x["wall_s"] for x in in_memory]
                 print(f"    new directory in memory (tmpfs): min {min(mw):6.2f} s  median {statistics.median(mw):6.2f} s   "

@@ -290,9 +290,9 @@ def lab_session(lab, name: str):
     netmiko waits 2 s of silence (four times a session that enters config mode, once at every disconnect).
     tests/test_lab.py keeps stock netmiko: that the lab answers it is what it tests."""
     from zcube_deploy.access import lab_credentials
-    from zcube_deploy.platforms.ruijie_rgos.driver import _RuijieSSH
+    from zcube_deploy.platforms.ruijie_rgos.driver import RuijieSSH
 
     host, port = lab.endpoints[name]
     user, password, secret = lab_credentials()
-    return _RuijieSSH(host=host, port=port, username=user, password=password, secret=secret,
+    return RuijieSSH(host=host, port=port, username=user, password=password, secret=secret,
                       allow_agent=False, use_keys=False, ssh_config_file=None, conn_timeout=10)

@@ -22,29 +22,40 @@ HEADER_SPLIT = re.compile(r"[┃│|]")
 RICH_PRINT = Console.print  # the tests below catch Console.print; rendering uses the real one
 
 
+def headers_in(lines: list[str]) -> list[list[str]]:
+    """The column headers of every table with a header in printed ``lines``, in order (wrapped lines joined)."""
+    tables = []
+    for start, line in enumerate(lines):
+        if not line.startswith(("┏", "┌", "+")):
+            continue
+        # the header rows: between the top border and the rule under the header (none: a table without one)
+        end = next((i for i, l in enumerate(lines) if i > start and l.startswith(("┡", "├", "+", "└", "┗"))), None)
+        if end is None or lines[end].startswith(("└", "┗")):
+            continue
+        cols: list[list[str]] = []
+        for row in lines[start + 1:end]:
+            cells = HEADER_SPLIT.split(row)[1:-1]
+            cols += [[] for _ in range(len(cells) - len(cols))]
+            for k, cell in enumerate(cells):
+                if cell.strip():
+                    cols[k].append(cell.strip())
+        tables.append([" ".join(c) for c in cols])
+    return tables
+
+
 def headers_at(table: Table, width: int = 80) -> list[str]:
     """The table's column headers as an ``width``-column terminal shows them (wrapped lines joined)."""
     console = Console(width=width, record=True, file=io.StringIO(), color_system=None, highlight=False)
     RICH_PRINT(console, table)
-    lines = console.export_text().splitlines()
     if not table.show_header:
         return []
-    # the header rows: between the top border and the rule under the header
-    start = next(i for i, l in enumerate(lines) if l.startswith(("┏", "┌", "+")))
-    end = next(i for i, l in enumerate(lines) if i > start and l.startswith(("┡", "├", "+")))
-    cols: list[list[str]] = []
-    for line in lines[start + 1:end]:
-        cells = HEADER_SPLIT.split(line)[1:-1]
-        cols += [[] for _ in range(len(cells) - len(cols))]
-        for k, cell in enumerate(cells):
-            if cell.strip():
-                cols[k].append(cell.strip())
-    return [" ".join(c) for c in cols]
+    return headers_in(console.export_text().splitlines())[0]
 
 
-def unreadable(table: Table, width: int = 80) -> list[str]:
-    """Headers cut or broken mid-word at ``width`` columns (empty: every header readable)."""
-    shown = headers_at(table, width)
+def unreadable(table: Table, width: int = 80, shown: list[str] | None = None) -> list[str]:
+    """Headers cut or broken mid-word at ``width`` columns (empty: every header readable); ``shown``: the
+    headers as printed, where they were printed already."""
+    shown = headers_at(table, width) if shown is None else shown
     bad = []
     for col, text in zip(table.columns, shown):
         want = " ".join(str(col.header).split())
@@ -115,7 +126,9 @@ def test_command_tables_are_readable_at_80_columns(command, lab64, printed):
         assert not unreadable(t), (command, t.title, unreadable(t))
 
 
-def test_verify_push_lab_and_twin_tables_are_readable_at_80_columns(printed):
+def print_records() -> list[Table]:
+    """Print verify's, push's and the lab's tables from records built here; return the twin test's tables
+    (the twin command prints them as they are)."""
     from zcube_deploy.cli.lab import print_wiring
     from zcube_deploy.cli.printers import print_verify
     from zcube_deploy.cli.push import print_push
@@ -153,7 +166,89 @@ def test_verify_push_lab_and_twin_tables_are_readable_at_80_columns(printed):
         predicted_gpu_pairs_without_path=123, undrain_through_lost=123_456, fib_namespaces=144,
         fib_diffs=[drain_twin.FibDiff("ZC-O1024", "x", True)], fib_settled=False, drained_s=99.9, hosts_moved=True, steer_ms=12_345.6,
         steered=False)
-    printed.extend(twin_test_tables(twin_test.TwinReport("/tmp/t", "zcube-64k", "bgp", "silent", 1, None, base, [m, m], (d,))))
+    return twin_test_tables(twin_test.TwinReport("/tmp/t", "zcube-64k", "bgp", "silent", 1, None, base, [m, m], (d,)))
+
+
+def test_verify_push_lab_and_twin_tables_are_readable_at_80_columns(printed):
+    printed.extend(print_records())
     assert len(printed) >= 8
     for t in printed:
         assert not unreadable(t), (t.title, unreadable(t))
+
+
+# ---------------------------------------------------------------- piped: `zcube analyze ... | less` with COLUMNS=80
+# Not a terminal: the tables are printed at COLUMNS when it is set (the usual convention), else at 150. The
+# tests below read the text as printed: every table line fits, every header is there whole.
+BOX = tuple("┏┃┡│└┌├╇┣┗━─")
+
+
+def table_lines_wider_than(text: str, width: int) -> list[str]:
+    from rich.cells import cell_len
+
+    return [line for line in text.splitlines() if line.startswith(BOX) and cell_len(line) > width]
+
+
+def check_printed(text: str, tables: list[Table], width: int) -> None:
+    """The tables as printed in ``text``: none wider than ``width``, every header whole."""
+    assert tables, "no table printed"
+    assert not table_lines_wider_than(text, width), table_lines_wider_than(text, width)[:3]
+    with_header = [t for t in tables if t.show_header]
+    shown = headers_in(text.splitlines())
+    assert len(shown) == len(with_header), (len(shown), len(with_header), text[:2000])
+    for t, headers in zip(with_header, shown):
+        assert not unreadable(t, width, headers), (t.title, unreadable(t, width, headers))
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """Tables printed while the test runs, printed for real as well (the text is the test's)."""
+    caught: list[Table] = []
+
+    def record_print(self, *objects, **kwargs):
+        caught.extend(o for o in objects if isinstance(o, Table))
+        return RICH_PRINT(self, *objects, **kwargs)
+
+    monkeypatch.setattr(Console, "print", record_print)
+    return caught
+
+
+PIPED_COMMANDS = {**COMMANDS, "traffic": lambda d: ["traffic", str(d / "plan.json"), "-o", str(d / "tr")]}
+
+
+@pytest.mark.parametrize("command", sorted(PIPED_COMMANDS))
+def test_command_tables_piped_with_columns_80_fit_80_columns(command, lab64, recorded):
+    from zcube_deploy.cli import cli
+
+    r = CliRunner().invoke(cli, PIPED_COMMANDS[command](lab64), env={"COLUMNS": "80"}, catch_exceptions=False)
+    assert r.exit_code in (0, 1), r.output
+    check_printed(r.output, recorded, 80)
+
+
+def test_printers_piped_with_columns_80_fit_80_columns(monkeypatch, capsys, recorded):
+    """verify, push, lab and the twin print from records (as in the test above), here piped with COLUMNS=80."""
+    from zcube_deploy.cli.common import out
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for t in print_records():
+        out.print(t)
+    assert len(recorded) >= 8
+    check_printed(capsys.readouterr().out, recorded, 80)
+
+
+@pytest.mark.parametrize("columns", ["80", None])
+def test_analyze_piped_as_a_user_runs_it(columns, lab64, tmp_path):
+    """`zcube analyze PLAN | cat`, a real pipe: with COLUMNS=80 no table line is wider than 80 (it was 150);
+    without COLUMNS the wide tables keep the 150 columns a file or a CI log gets."""
+    import os
+    import subprocess
+
+    from conftest import zcube_exe
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")} | ({"COLUMNS": columns} if columns else {})
+    r = subprocess.run([*zcube_exe(), "analyze", str(lab64 / "plan.json"), "-o", str(tmp_path), "--samples", "2"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    if columns:
+        assert not table_lines_wider_than(r.stdout, 80), table_lines_wider_than(r.stdout, 80)[:2]
+    else:
+        assert table_lines_wider_than(r.stdout, 80) and not table_lines_wider_than(r.stdout, 150)

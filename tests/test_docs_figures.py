@@ -80,6 +80,8 @@ TRANSCRIPTS: dict[str, dict[str, str]] = {
     "zcube migrate roft out -o mig": {"roft": "glm-1k-roft", "out": "glm-1k"},
     "zcube migrate roft out -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "out": "glm-1k"},
     "zcube migrate roft beside -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "beside": "glm-1k-beside-roft"},
+    "zcube migrate roft inplace -o mig --unit 4-gpu": {"roft": "glm-1k-roft", "inplace": "glm-1k-inplace"},
+    "zcube traffic roft -o t --workload allreduce --fail switch:RO-L01": {"roft": "glm-1k-roft"},
 }
 
 
@@ -104,21 +106,18 @@ def _planned(tmp_path_factory, inventory: str) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def glm1k_roft_plan(tmp_path_factory) -> Path:
-    """inventories/glm-1k-roft.yaml planned (docs/migrate.md migrates it to glm-1k)."""
-    return _planned(tmp_path_factory, "glm-1k-roft.yaml")
+MIGRATE_PLANS = ("glm-1k-roft", "glm-1k-beside-roft", "glm-1k-inplace")  # docs/migrate.md migrates the first to the others
 
 
 @pytest.fixture(scope="module")
-def glm1k_beside_plan(tmp_path_factory) -> Path:
-    """inventories/glm-1k-beside-roft.yaml planned (docs/migrate.md migrates glm-1k-roft to it)."""
-    return _planned(tmp_path_factory, "glm-1k-beside-roft.yaml")
+def migrate_plans(tmp_path_factory) -> dict[str, Path]:
+    """inventories/NAME.yaml planned, for each of MIGRATE_PLANS."""
+    return {name: _planned(tmp_path_factory, f"{name}.yaml") for name in MIGRATE_PLANS}
 
 
 @pytest.fixture(scope="module")
-def built(lab64_build, glm1k_build, glm1k_roft_plan, glm1k_beside_plan) -> dict[str, Path]:
-    return {"lab-64": lab64_build, "glm-1k": glm1k_build, "glm-1k-roft": glm1k_roft_plan, "glm-1k-beside-roft": glm1k_beside_plan}
+def built(lab64_build, glm1k_build, migrate_plans) -> dict[str, Path]:
+    return {"lab-64": lab64_build, "glm-1k": glm1k_build, **migrate_plans}
 
 
 def run_transcript(command: str, built: dict[str, Path], work: Path) -> str:
@@ -173,6 +172,8 @@ NOT_COMPARED = {
     ("docs/expand.md", "expand: 64 -> 128"): "glm-1k grown from 64 to 128 servers: tests/test_expand.py::test_expand_glm_half_to_full checks these lines",
     ("docs/check-routing.md", "routing proof from roft"): "glm-1k-roft and a stage of its migration (a 40 s migrate): the same "
                                                           "lines on roft-small and its stages are checked by tests/test_design_paths.py",
+    ("docs/migrate.md", "re-plan TO with"): "a line of `zcube migrate roft out` run where TO's inventory is found: "
+                                            "tests/test_migrate_suggest.py::test_glm1k_round_trip_and_the_bundled_inplace_pair compares it",
     ("docs/layout.md", "zcube_deploy/"): "the repository's folders, not an output",
     ("docs/layout.md", " entry "): "the layer drawing, not an output (tests/test_layers.py holds it as its LAYERS table)",
     # (an empty first line: every other output block of the page)

@@ -15,7 +15,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import run_zcube
+from conftest import ROOT, run_zcube
 from zcube_deploy.access import load_lab
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.lab.control import fix_operations, read_baseline
@@ -359,3 +359,42 @@ def test_commands_refuse_a_plan_given_as_lab_json_with_exit_2(tmp_path, lab64_bu
     r = run_zcube(args[0], plan, *args[1:], "--lab", plan)
     assert r.returncode == 2, r.stderr
     assert f"{plan}: switches: not a lab.json" in r.stderr and "zcube lab up" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_lab_grow_refuses_a_plan_given_as_lab_json_with_exit_2(tmp_path, lab64_build):
+    """`zcube lab grow DIR PLAN` reads DIR/lab.json as access.load_lab does: a plan.json there is exit 2 with the
+    field's place (it was an internal error, exit 3: a plan's switches are a list)."""
+    plan = lab64_build / "plan.json"
+    (tmp_path / "lab.json").write_text(plan.read_text())
+    r = run_zcube("lab", "grow", str(tmp_path), str(plan), "--wait", "1")
+    assert r.returncode == 2, r.stderr
+    assert f"{tmp_path / 'lab.json'}: switches: not a lab.json" in r.stderr and "zcube lab up" in r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert not (tmp_path / "control.json").exists()  # nothing sent to a lab
+
+
+def test_lab_endpoint_rows_take_the_endpoints_load_lab_reads(tmp_path, lab64_plan):
+    from zcube_deploy.lab.control import endpoint_rows
+
+    f = tmp_path / "lab.json"
+    f.write_text(json.dumps({"switches": {"ZC-E002": {"host": "127.0.0.1", "port": 2202}, "ZC-O001": {"host": "127.0.0.1", "port": 2201}}}))
+    rows = endpoint_rows(lab64_plan, load_lab(f)[0])
+    mg = {s["name"]: s["mgmt_address"] for s in lab64_plan["switches"]}
+    assert rows == [("ZC-E002", "127.0.0.1:2202", mg["ZC-E002"]), ("ZC-O001", "127.0.0.1:2201", mg["ZC-O001"])]  # by name
+
+
+def test_lab_fix_stage_refuses_a_plan_given_as_lab_json_with_exit_2(tmp_path):
+    """`zcube lab fix DIR --stage STAGE` names the stage's roles in DIR/lab.json, read through access.read_lab: a plan
+    there is the field's place (it was "played by ..., which the lab does not run" for every role: a wrong lead)."""
+    inv = ROOT / "tests" / "inventories"
+    for args in (["build", str(inv / "roft-small.yaml"), "-o", str(tmp_path / "roft")],
+                 ["plan", str(inv / "zcube-small.yaml"), "-o", str(tmp_path / "zcube")],
+                 ["migrate", str(tmp_path / "roft" / "plan.json"), str(tmp_path / "zcube" / "plan.json"), "-o", str(tmp_path / "mig"),
+                  "--unit", "4-gpu", "--capacity-floor", "0.5"]):
+        assert run_zcube(*args).returncode == 0, args
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "lab.json").write_text((tmp_path / "roft" / "plan.json").read_text())
+    r = run_zcube("lab", "fix", str(tmp_path / "lab"), "--stage", str(tmp_path / "mig" / "stage-01"), "--wait", "1")
+    assert r.returncode == 2, r.stderr
+    assert f"{tmp_path / 'lab' / 'lab.json'}: switches: not a lab.json" in r.stderr and "does not run" not in r.stderr, r.stderr
+    assert not (tmp_path / "lab" / "control.json").exists()

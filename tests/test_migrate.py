@@ -68,6 +68,33 @@ def test_spares_are_used_only_when_given(glm_roft, glm1k_plan):
     assert len(mig.batches) == 4
     assert sum(1 for x in mig.bind.values() if x.startswith("spare")) == 3
     assert all(not problems for name, problems in check_migration(mig).items() if name != "rack_space")
+    _spares_are_broken_out_from_empty_cages(mig, glm_roft, glm1k_plan)
+
+
+def _spares_are_broken_out_from_empty_cages(mig, plan_from, plan_to):
+    """A spare taking a role is new: its rebreak rows say so (not "FROM's port map is not in its plan"), cover every cage
+    the role's port map breaks out or the role's cables use, and only fit optics (its cages hold none)."""
+    from zcube_deploy.catalog.cabling import load_cabling_catalog
+    from zcube_deploy.migrate.parts import CageParts, rebreak_counts
+    from zcube_deploy.plan.roles import port_map_for
+    from zcube_deploy.render.views import split_cages
+
+    cat = load_cabling_catalog()
+    before = CageParts.of_plan(plan_from, cat)
+    form = plan_to["models"]["switch"]["cage_form_factor"]
+    group = {s["name"]: s["group"] for s in plan_to["switches"]}
+    spares = {r: x for r, x in mig.bind.items() if x.startswith("spare")}
+    for role, x in spares.items():
+        t = mig.need_stage[role]
+        rows = [w for w in mig.work[t - 1] if w.action == "rebreak" and w.switch == x]
+        assert rows and all(w.detail.startswith("a spare, new") and "port map is not" not in w.detail for w in rows), rows
+        pm = port_map_for(plan_to, group[role])
+        used = {pm["cage_of"][e["port"]][1] for c in plan_to["cables"] for e in (c["a"], c["b"]) if e["device"] == role}
+        assert sorted(c for w in rows for c in w.cages) == sorted(used | set(split_cages(pm)))
+        optics = sum(1 for c in used if any(cat.media[m].optics for m, _ in mig.cages[t - 1][role][c]))
+        counts = [rebreak_counts(w, before, CageParts(mig.cages[t - 1], form, cat)) for w in rows]
+        assert all(not n[v] for n in counts for v in ("keep optic", "swap optic", "take out optic"))
+        assert sum(sum(n["fit optic"].values()) for n in counts) == optics > 0
 
 
 def test_summary_is_deterministic(glm_roft, glm1k_plan, glm_4gpu):

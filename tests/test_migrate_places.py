@@ -21,7 +21,7 @@ from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.designs import build_plan
 from zcube_deploy.inventory import load_inventory
 from zcube_deploy.migrate.fabric import read_side
-from zcube_deploy.migrate.invariants import check_cable_parts, check_migration
+from zcube_deploy.migrate.invariants import check_cable_lengths, check_cable_parts, check_migration
 from zcube_deploy.migrate.places import occupants
 from zcube_deploy.migrate.planner import Options, _units, capacity, plan_migration
 from zcube_deploy.migrate.racks import switch_work
@@ -83,6 +83,28 @@ def test_a_cable_plugged_into_a_port_of_another_speed_or_too_short_breaks_the_in
         src = dataclasses.replace(mig.src, parts={**mig.src.parts, m.old_cable: bad})
         problems = check_cable_parts(dataclasses.replace(mig, src=src))
         assert problems and all(m.cable in p.path for p in problems)
+
+
+def test_a_stand_in_too_short_for_where_its_ends_stand_breaks_the_lengths_invariant(glm_mig):
+    """Known-bad: a cable laid to a temporary place (the bundled pair: SMF stand-ins to CN1) made 1 m long, or its
+    temporary place moved to the far rack of the hall (the laid length no longer covers the run), or the stand-in a DAC
+    again (the run is beyond a DAC's reach): cable_lengths, which re-measures each run from the racks and U the ends
+    stand in that stage, names the cable."""
+    mig = glm_mig
+    assert not check_cable_lengths(mig)
+    stage, i = next((t, i) for t, moves in enumerate(mig.moves) for i, m in enumerate(moves)
+                    if m.new is not None and m.new.device in mig.temp and m.cable in mig.laid and mig.laid[m.cable].swap)
+    m = mig.moves[stage][i]
+    for bad in (dataclasses.replace(m, length_m=1.0), dataclasses.replace(m, medium="DAC")):
+        moves = [list(ms) for ms in mig.moves]
+        moves[stage][i] = bad
+        problems = check_cable_lengths(dataclasses.replace(mig, moves=moves))
+        assert problems and all(m.cable in p.path for p in problems), problems
+    far = max(mig.geometry.racks, key=lambda r: (mig.geometry.racks[r].row_index, mig.geometry.racks[r].position))
+    role = m.new.device
+    moved = {**mig.temp, role: dataclasses.replace(mig.temp[role], rack=far)}
+    problems = check_cable_lengths(dataclasses.replace(mig, temp=moved))
+    assert problems and any(m.cable in p.path for p in problems)
 
 
 def test_a_role_racked_where_a_serving_switch_stands_is_refused_by_the_invariant(glm_mig, glm_pair):
@@ -199,6 +221,84 @@ def test_cli_migrates_the_bundled_pair_with_temporary_places(tmp_path):
     moves = (tmp_path / "mig" / f"stage-{first:02d}" / "moves.csv").read_text()
     assert "from its temporary place" in moves
     _labels_name_where_the_far_end_stands(tmp_path / "mig")
+    _optics_follow_the_stage_plans(tmp_path)
+    _every_cable_row_names_its_part(tmp_path / "mig")
+
+
+def _cage_optics(plan: dict, cat) -> dict[str, dict[int, bool]]:
+    """Switch -> cage -> whether a cable there needs an optic in the cage (its medium has optics), from ``plan``'s cables."""
+    from zcube_deploy.plan.roles import port_map_for
+
+    groups = {s["name"]: s["group"] for s in plan["switches"]}
+    out: dict[str, dict[int, bool]] = {}
+    for c in plan["cables"]:
+        for e in (c["a"], c["b"]):
+            if e["device"] in groups:
+                cage = port_map_for(plan, groups[e["device"]])["cage_of"][e["port"]][1]
+                out.setdefault(e["device"], {})[cage] = out.get(e["device"], {}).get(cage, False) or cat.media[c["medium"]].optics
+    return out
+
+
+def _optics_follow_the_stage_plans(root):
+    """The optics the rebreak rows fit, keep, swap and take out, replayed cage by cage from what FROM's plan has in each
+    switch, give after every stage exactly the optics the stage's plan.json needs: a role's cage holds one when the
+    cable it holds (or, empty yet, the first it takes in a later stage's plan) has a medium with optics, a stand-in laid
+    to a temporary place included (glm-1k: the DACs of ZC-O005/O007 laid as SMF until stage 3 need an optic meanwhile,
+    and another rebreak row takes it out when the DACs come; the far ends in ZC-E002/E004 too)."""
+    import re
+
+    from zcube_deploy.catalog.cabling import load_cabling_catalog
+
+    cat = load_cabling_catalog()
+    doc = json.loads((root / "mig" / "migrate.json").read_text())
+    stages = range(1, doc["stages"] + 1)
+    plans = {t: json.loads((root / "mig" / f"stage-{t:02d}" / "plan.json").read_text()) for t in stages}
+    holds = {t: _cage_optics(plans[t], cat) for t in stages}
+    ledger = {(x, cage) for x, cages in _cage_optics(json.loads((root / "roft" / "plan.json").read_text()), cat).items()
+              for cage, optic in cages.items() if optic}
+    switch_of = {r["role"]: r["switch"] for r in doc["roles"]}
+    changed = set()
+    for t in stages:
+        for r in csv.DictReader((root / "mig" / f"stage-{t:02d}" / "moves.csv").open()):
+            if r["action"] != "rebreak":
+                continue
+            a, _, b = r["plug_port"].removeprefix("cages ").partition("-")
+            cages = range(int(a), int(b or a) + 1)
+            for verb, n in re.findall(r"(fit optic|keep optic|swap optic|take out optic) (\d+) x", r["part"]):
+                assert int(n) == len(cages), (t, r["plug_device"], r["plug_port"], r["part"])  # a run: one part action
+                for cage in cages:
+                    key = (r["was"], cage)
+                    assert (key in ledger) == (verb != "fit optic"), (t, key, verb)
+                    (ledger.discard if verb == "take out optic" else ledger.add)(key)
+                    changed.add((t, r["plug_device"]))
+        for role, x in switch_of.items():
+            if role not in holds[t]:
+                continue  # not in service yet
+            for cage in range(1, 129):
+                first = next((holds[s][role][cage] for s in stages if s >= t and cage in holds[s].get(role, {})), False)
+                assert ((x, cage) in ledger) == first, (t, role, x, cage, first)
+    assert {(3, r) for r in ("ZC-O005", "ZC-O007", "ZC-E002", "ZC-E004")} <= changed  # the stand-ins' optics out in stage 3
+
+
+def _every_cable_row_names_its_part(mig):
+    """Every cable row of every stage names the part of the cable handled; a cable re-plugged as its switch leaves a
+    temporary place, or a stand-in removed, is the part it was plugged as (a ROFT cable: FROM's part)."""
+    doc = json.loads((mig / "migrate.json").read_text())
+    plugged: dict[str, tuple[int, str]] = {}
+    seen = 0
+    for t in range(1, doc["stages"] + 1):
+        rows = list(csv.DictReader((mig / f"stage-{t:02d}" / "moves.csv").open()))
+        for r in rows:
+            if r["kind"] == "switch" or r["action"] == "relabel":
+                continue
+            assert r["part"], (t, r["step"], r["action"], r["cable"] or r["was"])
+            if r["action"] in ("unplug", "plug") and r["cable"] in plugged and plugged[r["cable"]][0] < t:
+                assert r["part"] == plugged[r["cable"]][1], (t, r["step"])
+                seen += 1
+        for r in rows:
+            if r["action"] in ("move", "plug", "install") and r["cable"] not in plugged:
+                plugged[r["cable"]] = (t, r["part"])
+    assert seen
 
 
 def _labels_name_where_the_far_end_stands(mig):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from pathlib import Path
 
@@ -201,3 +202,28 @@ def test_napalm_drivers_are_found_by_package_not_by_entry_points():
             assert napalm.get_network_driver(driver).__name__ in package.__all__
             assert f'"napalm_{driver}"' in text, f"napalm_{driver} is not in the wheel's packages"
 
+
+
+def private_driver_imports(paths) -> list[str]:
+    """'file:line: name' for every private name (a leading underscore) imported from a platform's driver module."""
+    hits = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and re.fullmatch(r"zcube_deploy\.platforms\.\w+\.driver", node.module or ""):
+                hits += [f"{path.relative_to(ROOT).as_posix()}:{node.lineno}: {a.name}" for a in node.names if a.name.startswith("_")]
+    return hits
+
+
+def test_what_the_drivers_lend_is_public():
+    """The driver's session class is what the lab's drift typing and the tests' lab sessions open: public by name
+    (it was ``_RuijieSSH``, imported by lab/drift.py and conftest.py), like everything else the package and the
+    shared fixtures take from a driver module."""
+    paths = [p for p in PACKAGE.rglob("*.py") if p.name != "driver.py"] + [ROOT / "tests" / "conftest.py"]
+    assert not private_driver_imports(paths), private_driver_imports(paths)
+
+
+def test_a_private_driver_import_is_found(tmp_path, monkeypatch):
+    f = tmp_path / "drift.py"
+    f.write_text("def f():\n    from zcube_deploy.platforms.ruijie_rgos.driver import RuijieSSH, _RuijieSSH\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert private_driver_imports([f]) == ["drift.py:2: _RuijieSSH"]

@@ -123,7 +123,7 @@ def test_any_other_answer_is_not_a_save(answer, said):
     assert str(e.value) == f"write answered {said}, not the success line [OK]"
 
 
-# ---- reading a command's answer (_RuijieSSH.read_command: one loop over the SSH channel, the prompt looked for at the
+# ---- reading a command's answer (RuijieSSH.read_command: one loop over the SSH channel, the prompt looked for at the
 # end only): what netmiko's send_command gives; a late prompt is not the end of the answer; netmiko's line ends
 NETMIKO_NEWLINE = re.compile("(\r\r\r\n|\r\r\n|\r\n|\n\r)")
 

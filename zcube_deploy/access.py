@@ -62,24 +62,31 @@ _LAB_DOC = TypeAdapter(_LabDoc)
 _LAB_HINT = "--lab takes the lab.json that `zcube lab up PLAN -o DIR` wrote in DIR"
 
 
-def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
-    """A lab.json's endpoints ({switch: (host, port)}) and known_hosts file.
+def read_lab(path: str | Path, hint: str = _LAB_HINT) -> dict:
+    """A lab.json document, its shape checked: {"switches": {name: {"host", "port"}}, "known_hosts"}.
 
-    The one place a lab.json is read for access: a file of another shape (a plan.json, say) is an input
-    error naming every misplaced field, never a crash further on.
+    The one place a lab.json is read (access, `zcube lab grow`, a migration stage's role names): a file
+    of another shape (a plan.json, say) is an input error naming every misplaced field, never a crash
+    further on; ``hint`` says where the right file comes from.
     """
     try:
-        doc = json.loads(Path(path).read_text())
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise InputErrors(Problem(str(path), f"cannot read it: {exc.strerror or exc}", _LAB_HINT)) from None
-    except ValueError as exc:
-        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", _LAB_HINT)) from None
+        raise InputErrors(Problem(str(path), f"cannot read it: {exc.strerror or exc}", hint)) from None
+    except (ValueError, RecursionError) as exc:  # JSON syntax, undecodable bytes, nesting beyond the parser
+        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", hint)) from None
     try:
-        doc = _LAB_DOC.validate_python(doc)
+        return _LAB_DOC.validate_python(doc)
     except ValidationError as exc:
-        raise InputErrors([Problem(f"{path}: {p.path}" if p.path not in ("", "plan.json") else str(path), f"not a lab.json: {p.message}", _LAB_HINT)
+        raise InputErrors([Problem(f"{path}: {p.path}" if p.path not in ("", "plan.json") else str(path), f"not a lab.json: {p.message}", hint)
                            for p in validation_problems(exc, limit=5)]) from None
+
+
+def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
+    """A lab.json's endpoints ({switch: (host, port)}) and known_hosts file (``read_lab``: its shape checked)."""
+    doc = read_lab(path)
     return {n: (e["host"], e["port"]) for n, e in doc["switches"].items()}, doc.get("known_hosts")
+
 
 # (environment variable, prompt label, hide the answer)
 CREDENTIAL_SOURCES = (("ZCUBE_USERNAME", "username", False), ("ZCUBE_PASSWORD", "password", True),

@@ -291,23 +291,45 @@ def twin_down(twin_dir: str) -> dict:
 
 
 # ---------------------------------------------------------------- traffic
-def traffic(plan_path: str, out_dir: str, design: str = "zcube", workload: str = "all-to-all", progress=None, **options) -> tuple[dict, Path, Path]:
-    """`zcube traffic`: the flow-level model of the workloads on the plan's ZCube and the designs
-    `zcube compare` sizes (zcube_deploy/traffic/). ``options``: the fields of traffic.run.Options and,
-    prefixed ``pd_``, of traffic.workloads.PdParams. Writes DIR/traffic.json and DIR/traffic.png."""
-    from zcube_deploy.analysis.report import PLAN_FIELDS
+def traffic(plan_path: str, out_dir: str, design: str | None = None, workload: str = "all-to-all", progress=None,
+            **options) -> tuple[dict, Path, Path]:
+    """`zcube traffic`: the flow-level model of the workloads on the plan's own fabric as built (a ZCube
+    or a ROFT; a migration stage island by island) and the designs `zcube compare` sizes
+    (zcube_deploy/traffic/). ``design`` None: the plan's own. ``options``: the fields of
+    traffic.run.Options and, prefixed ``pd_``, of traffic.workloads.PdParams. A stage's FROM plan is
+    read from the migrate.json beside its folder (`zcube migrate -o DIR`: DIR/stage-NN/plan.json).
+    Writes DIR/traffic.json and DIR/traffic.png."""
     from zcube_deploy.traffic import report, run
     from zcube_deploy.traffic.net import DESIGN_KEYS
     from zcube_deploy.traffic.workloads import WORKLOADS, PdParams
 
     pd = PdParams(**{k[3:]: v for k, v in options.items() if k.startswith("pd_") and v is not None})
     rest = {k: v for k, v in options.items() if not k.startswith("pd_")}
-    opts = run.Options(designs=run.parse_list(design, DESIGN_KEYS, "design", DESIGN_KEYS),
-                       workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, **rest)
-    plan = open_plan(plan_path, PLAN_FIELDS)
-    doc = run.study(plan, opts, progress)
+    designs = run.parse_list(design, DESIGN_KEYS, "design", DESIGN_KEYS) if design is not None else ()
+    opts = run.Options(designs=designs, workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, **rest)
+    plan = open_plan(plan_path, run.PLAN_FIELDS)
+    baseline, note = (None, "")
+    if run.plan_kind(plan) == "stage":
+        baseline, note = _stage_from_plan(plan_path, run.PLAN_FIELDS)
+    doc = run.study(plan, opts, progress, baseline, note)
     js, png = report.write(doc, out_dir)
     return doc, js, png
+
+
+def _stage_from_plan(plan_path: str, fields: dict) -> tuple[dict | None, str]:
+    """(the FROM plan of a migration stage, or None, and what was found), from DIR/migrate.json beside
+    the stage's folder DIR/stage-NN; its ``from.plan`` path, relative paths taken from where migrate ran
+    (the current folder) and then from DIR's parent."""
+    src = Path(plan_path)
+    mig = (src if src.is_dir() else src.parent).resolve().parent / "migrate.json"
+    try:
+        named = json.loads(mig.read_text(encoding="utf-8"))["from"]["plan"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return None, f"no FROM plan: {mig} is not a readable migrate.json ({type(exc).__name__}): the stage's cost is not said"
+    for cand in (Path(named), mig.parent.parent / named):
+        if (cand / "plan.json" if cand.is_dir() else cand).is_file():
+            return open_plan(str(cand), fields), f"FROM plan {named} (named by {mig})"
+    return None, f"no FROM plan: {mig} names {named}, which holds no plan.json: the stage's cost is not said"
 
 
 def drain_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, known_hosts: str | None, dry_run: bool, timeout: float,

@@ -7,6 +7,7 @@ import json
 import sys
 import traceback
 from contextlib import contextmanager
+from shutil import get_terminal_size
 
 import click
 from rich.console import Console
@@ -83,12 +84,21 @@ def print_json(doc) -> None:
     click.echo(json.dumps(doc, indent=2, sort_keys=True))
 
 
+WIDE = 150  # the width of tables piped to a file or a CI log when COLUMNS does not say one
+
+
+def table_width() -> int:
+    """The width tables are printed at: the terminal's on a terminal; piped (a file, a CI log, ``| less``):
+    COLUMNS when it is set, the usual convention (``shutil.get_terminal_size`` reads it first), else WIDE."""
+    return out.width if out.is_terminal else get_terminal_size((WIDE, 24)).columns
+
+
 def print_wide(table: Table) -> None:
-    """Wide tables: the terminal's width on a terminal, 150 columns when piped to a file or a CI log."""
+    """A table that may be wide, at ``table_width()`` (on a terminal, piped with COLUMNS set, piped without)."""
     if out.is_terminal:
         out.print(table)
     else:
-        Console(highlight=False, width=150, file=out.file).print(table)
+        Console(highlight=False, width=table_width(), file=out.file).print(table)
 
 
 def prompt(label: str, hide: bool) -> str:

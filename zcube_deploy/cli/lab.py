@@ -25,7 +25,7 @@ def print_lab_ready(plan: dict, out_dir: str, lab, doc: dict) -> None:
     t.add_column("switch")
     t.add_column("address")
     t.add_column("mgmt in plan")
-    for row in endpoint_rows(plan, doc):
+    for row in endpoint_rows(plan, lab.endpoints):
         t.add_row(*row)
     out.print(t)
     out.print(f"lab.json: [bold]{Path(out_dir) / 'lab.json'}[/]; known_hosts: {Path(out_dir) / 'known_hosts'}; "

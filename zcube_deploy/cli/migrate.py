@@ -11,7 +11,7 @@ STAGE_COLUMNS = ("stage", "units out", "serving", "moved", "removed", "new", "to
 
 
 def print_migration(doc: dict, out_dir: str) -> None:
-    from zcube_deploy.migrate.report import ALL_ROW, bound_line, summary_rows, title  # start-up time (the planner, numpy)
+    from zcube_deploy.migrate.report import ALL_ROW, bound_line, suggestion_line, summary_rows, title  # start-up time (the planner, numpy)
 
     t = Table(title=title(doc), title_justify="left", caption=ALL_ROW, caption_justify="left")
     for col in STAGE_COLUMNS:
@@ -24,6 +24,9 @@ def print_migration(doc: dict, out_dir: str) -> None:
     out.print(f"switches: {doc['switches_reused']} reused ({reused}), {doc['switches_retired']} retired, "
               f"{doc['switches_bought']} bought, {doc['switches_reracked']} re-racked; cables kept in place: {doc['cables_kept']}")
     out.print(f"technician hours at {doc['crew_rate_cables_per_hour']:g} cables/hour (uncalibrated): {doc['technician_hours']:.1f}")
+    suggestion = suggestion_line(doc)
+    if suggestion:
+        out.print(suggestion)
     if doc["stage_plans"]["why_not"]:
         out.print(f"[yellow]stage plans not written[/]: {doc['stage_plans']['why_not']}")
     out.print(f"wrote {out_dir}/migrate.json and {doc['stages']} stage folder(s) {out_dir}/stage-NN")

@@ -7,21 +7,19 @@ from pathlib import Path
 from rich.measure import Measurement
 from rich.table import Table
 
-from zcube_deploy.cli.common import err, out, print_wide
+from zcube_deploy.cli.common import err, out, print_wide, table_width
 
 
 def print_fitting(wide: Table, narrow) -> None:
     """A wide table where it fits, else the same content in narrower tables (fewer columns, or one row
-    per item), so that a terminal never cuts a header. Piped to a file or a CI log: the wide table at
-    150 columns (``print_wide``); on a terminal: the wide table when it fits its width, else the tables
-    ``narrow()`` returns (a callable: they are built only when needed)."""
-    if not out.is_terminal:
+    per item), so that a header is never cut. The width is ``table_width()``: the terminal's, or piped
+    (a file, a CI log) COLUMNS when set, else 150. ``narrow`` is a callable: its tables are built only
+    when needed."""
+    if Measurement.get(out, out.options.update_width(10_000), wide).maximum <= table_width():  # its natural width
         print_wide(wide)
-    elif Measurement.get(out, out.options.update_width(10_000), wide).maximum <= out.width:  # its natural width
-        out.print(wide)
     else:
         for t in narrow():
-            out.print(t)
+            print_wide(t)
 
 
 def _summary_end(t: Table, s: dict, path: Path | None) -> None:

@@ -80,12 +80,20 @@ class RowGenerator(_Model):
     generate: list[RackGenerator] = Field(min_length=1, description="racks of every generated row; rack patterns may use {row}")
 
 
+class SwitchPlace(_Model):
+    rack: Name
+    u: int = Field(ge=1, le=60, description="lowest U the switch occupies")
+
+
 class Placement(_Model):
     even: Literal["near_servers", "network_racks"] = Field(
         default="near_servers", description="even (single-rail, ToR-like) switches: near the servers they serve"
     )
     odd: Literal["network_racks", "near_servers"] = "network_racks"
     top_u: int | None = Field(default=None, ge=1, description="switches are stacked downwards from this U (default: rack top)")
+    switches: dict[Name, SwitchPlace] = Field(
+        default_factory=dict, description="explicit switch -> place (rack, lowest U); the others are placed by the rule around them"
+    )
 
 
 class Layout(_Model):

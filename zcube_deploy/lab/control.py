@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zcube_deploy.access import load_lab
+from zcube_deploy.access import load_lab, read_lab
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.lab.wiring import operation_problems
 from zcube_deploy.migrate.labops import physical_ops
@@ -53,10 +53,11 @@ def read_baseline(path: str | None) -> str | None:
         raise InputErrors(Problem(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}", hint)) from None
 
 
-def endpoint_rows(plan: dict, doc: dict) -> list[tuple[str, str, str]]:
-    """(switch, host:port, management address in the plan) for each switch of a lab.json document."""
+def endpoint_rows(plan: dict, endpoints: dict[str, tuple[str, int]]) -> list[tuple[str, str, str]]:
+    """(switch, host:port, management address in the plan) for each switch of a lab's endpoints ({switch: (host,
+    port)}, as the lab serves them or ``access.load_lab`` reads them from its lab.json), in name order."""
     mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
-    return [(name, f"{ep['host']}:{ep['port']}", mg[name]) for name, ep in doc["switches"].items()]
+    return [(name, f"{host}:{port}", mg.get(name, "-")) for name, (host, port) in sorted(endpoints.items())]
 
 
 def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, port_base: int | None = None,
@@ -222,7 +223,7 @@ def grow_lab(lab_dir: str, plan: dict, plan_path: str, wait: float) -> tuple[int
     doc_path = Path(lab_dir) / "lab.json"
     if not doc_path.exists():
         raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
-    served = set(json.loads(doc_path.read_text())["switches"])
+    served = set(read_lab(doc_path, "start a lab with `zcube lab up PLAN -o DIR`")["switches"])
     unknown = sorted(s["name"] for s in plan["switches"] if s["name"] not in served)
     if unknown:
         raise InputErrors([Problem(f"{plan_path}: switches[{n}]", "the lab does not serve this switch",

@@ -16,6 +16,7 @@ import csv
 import json
 from pathlib import Path
 
+from zcube_deploy.access import read_lab
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.lab.control import STAGE_RECORD, console_lines, request
 from zcube_deploy.migrate.labops import next_stage, rerole_requests, role_aliases, stage_operations
@@ -74,8 +75,8 @@ def apply_stage(lab_dir: str, stage_dir: str, wait: float) -> dict:
         raise InputErrors(order, f"stage {stage_dir}: nothing applied to the lab")
     ops, problems = stage_operations(rows, roles, str(d / "moves.csv"))
     lab_json = Path(lab_dir) / "lab.json"
-    lab = _read_json(lab_json, "start a lab from FROM's plan with `zcube lab up PLAN -o DIR`")
-    switches, alias_problems = role_aliases(lab.get("switches") or {}, roles, taken)
+    lab = read_lab(lab_json, "start a lab from FROM's plan with `zcube lab up PLAN -o DIR`")
+    switches, alias_problems = role_aliases(lab["switches"], roles, taken)
     problems += alias_problems
     if problems:
         raise InputErrors(problems[:20], f"stage {stage_dir}: nothing applied to the lab")

@@ -16,6 +16,9 @@ Given the two plans' sides, the units, the batches, the role assignment and the 
   part the stage plans there (TO's, or the cable laid to a temporary place), or one that differs from it in its
   length text only (the catalog's template: same medium, speed and form) and is at least as long; a reused FROM
   cable's part is FROM's own (a 400G DAC never serves a 200G port);
+- ``cable_lengths``: replaying the moves, every cable with an end on a role in a temporary place reaches, in every
+  stage it is plugged, between where its ends stand then (the run re-measured with the plan's length model,
+  plan/media.py, from the racks and U of that stage), and its medium reaches that far;
 - ``rack_space``: replaying the switches' rack work from FROM's places, no U holds two devices, a switch is
   racked only into a rack that allows switches, inside its U, every switch the FROM island uses stands at its FROM
   place and every role in service at its place for the stage (its temporary place until it moves, then its TO
@@ -31,7 +34,10 @@ from collections.abc import Callable
 
 from zcube_deploy.errors import Problem
 from zcube_deploy.migrate.fabric import Side
+from zcube_deploy.migrate.moves import Move
 from zcube_deploy.migrate.planner import Migration
+from zcube_deploy.plan.media import run_length_m
+from zcube_deploy.plan.placement import rack_distance
 
 
 def _moved_by(mig: Migration) -> dict[int, int]:
@@ -214,6 +220,58 @@ def check_cable_parts(mig: Migration) -> list[Problem]:
     return out
 
 
+def _stands(mig: Migration, device: str, t: int) -> tuple[str, int]:
+    """(rack, U) of a TO device after stage ``t``: a server's, a role's temporary place until it moves, else its own."""
+    if device in mig.space.servers:
+        return mig.space.servers[device]
+    tp = mig.temp.get(device)
+    if tp is not None and t < tp.until:
+        return tp.rack, tp.u
+    return mig.dst.switches[device].rack, mig.dst.switches[device].u
+
+
+def _run_m(mig: Migration, a: tuple[str, int], b: tuple[str, int]) -> float:
+    """The run between two places as the plan estimates every cable's (plan/media.py: U distance in one rack, else up to
+    the tray, along it between the racks' rows and positions, down), measured here on its own: not places.Geometry."""
+    geo = mig.geometry
+    if a[0] == b[0]:
+        return run_length_m(a[1], b[1], None, 0, 0, geo.u_pitch, geo.catalog.length_model)
+    ra, rb = geo.racks[a[0]], geo.racks[b[0]]
+    return run_length_m(a[1], b[1], rack_distance(ra, rb, geo.pitch, geo.spacing), ra.u_height, rb.u_height, geo.u_pitch,
+                        geo.catalog.length_model)
+
+
+def check_cable_lengths(mig: Migration) -> list[Problem]:
+    """Each cable with an end on a role in a temporary place, as plugged (the moves' length and medium: a stand-in laid
+    there, a re-plugged one, a reused FROM cable), against where its two ends stand after every stage it stays plugged
+    in: at least as long as the run, and no longer than its medium reaches."""
+    if not mig.temp:
+        return []
+    if mig.geometry is None or mig.space is None:
+        return [Problem("cables", "not checked: roles stand in temporary places but the migration carries no layout or catalog")]
+    away = set(mig.temp)
+    out: list[Problem] = []
+    ends: dict[str, dict[tuple[str, str], Move]] = {}  # TO cable -> its ends plugged -> the move that plugged it (or left it)
+    for t, moves in enumerate(mig.moves, start=1):
+        for m in moves:
+            if m.action == "replug" or (m.action == "remove" and m.temporary):  # a TO cable's end taken out again
+                ends.get(m.cable, {}).pop((m.old.device, m.old.port), None)
+            for e in (m.new, m.stays) if m.new is not None else ():
+                if e is not None:
+                    ends.setdefault(m.cable, {})[(e.device, e.port)] = m
+        for cable, plugged in sorted(ends.items()):
+            if len(plugged) != 2 or not {d for d, _ in plugged} & away:
+                continue
+            (da, _), (db, _) = plugged
+            m = max(plugged.values(), key=lambda m: m.stage)  # the cable plugged now (a swapped stand-in's planned cable)
+            a, b = _stands(mig, da, t), _stands(mig, db, t)
+            run, reach = _run_m(mig, a, b), mig.geometry.catalog.media[m.medium].reach_m
+            if m.length_m < run - 1e-9 or run > reach + 1e-9:
+                out.append(Problem(f"stage {t} cable {cable}", f"{m.medium} {m.length_m:g} m between {da} at {a[0]} U{a[1]} and {db} at "
+                                   f"{b[0]} U{b[1]}: a run of {run:.1f} m" + (f", beyond the {reach:g} m its medium reaches" if run > reach + 1e-9 else "")))
+    return out[:20]
+
+
 def _cells(where: tuple[str, int], height: int) -> list[tuple[str, int]]:
     return [(where[0], u) for u in range(where[1], where[1] + height)]
 
@@ -284,7 +342,8 @@ def _placed_after(mig: Migration, t: int, at: dict, servers: dict) -> list[Probl
 
 CHECKS: tuple[tuple[str, Callable[[Migration], list[Problem]]], ...] = (
     ("units", check_units), ("floor", check_floor), ("one_role", check_one_role), ("reachable", check_reachable),
-    ("wiring", check_wiring), ("cable_parts", check_cable_parts), ("rack_space", check_rack_space))
+    ("wiring", check_wiring), ("cable_parts", check_cable_parts), ("cable_lengths", check_cable_lengths),
+    ("rack_space", check_rack_space))
 
 
 def check_migration(mig: Migration) -> dict[str, list[Problem]]:
@@ -292,4 +351,4 @@ def check_migration(mig: Migration) -> dict[str, list[Problem]]:
     return {name: fn(mig) for name, fn in CHECKS}
 
 
-__all__ = ["CHECKS", "check_cable_parts", "check_migration"]
+__all__ = ["CHECKS", "check_cable_lengths", "check_cable_parts", "check_migration"]

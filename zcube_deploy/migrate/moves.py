@@ -49,7 +49,8 @@ class Move:
     length_m: float
     medium: str
     temporary: bool = False  # a cable of a temporary place swapped for the planned one (removed, installed)
-    part: str = ""  # the part of a new cable laid to a temporary place (places.Laid), where it is not the planned one
+    part: str = ""  # the part of a new cable laid to a temporary place (places.Laid), where it is not the planned one;
+    # on a re-plug or a stand-in's removal the part of the cable handled (FROM's for a FROM cable)
 
 
 class Places:
@@ -222,7 +223,8 @@ def _replugs(t: int, laid: list[_Cable], pl: Places, served: dict[str, str]) -> 
     end on a role moving from its temporary place to its own in it: that end unplugged there and plugged at the same
     port of the role's own place (the other end stays, unless it moves too); a cable of another medium than the
     planned one (places.Laid.swap) removed and the planned cable installed instead. ``served``: TO cable -> the FROM
-    cable that serves it (reuse.best_match); the part of a cable laid new is the laid one's."""
+    cable that serves it (reuse.best_match); the part of the cable handled is FROM's for a FROM cable, the laid one's for
+    a cable laid new."""
     moving = {r for r, tp in pl.temp.items() if tp.until == t}
     planned = {h.cable: h for h in pl.dst.host.values()} | {c.id: c for c in pl.dst.fabric}
     out = []
@@ -232,7 +234,7 @@ def _replugs(t: int, laid: list[_Cable], pl: Places, served: dict[str, str]) -> 
         before = [pl.to_end(e.device, e.port, t - 1) for e in c.ends]
         after = [pl.to_end(e.device, e.port, t) for e in c.ends]
         x = pl.laid.get(c.id)
-        part = x.part if x is not None and c.id not in served else ""
+        part = pl.src.parts.get(served[c.id], ("",))[0] if c.id in served else x.part if x is not None else ""  # FROM's part for a FROM cable
         if x is not None and x.swap:
             want = planned[c.id]
             out += [Move(t, "remove", c.kind, c.id, c.id, None, e, None, c.length_m, c.medium, temporary=True, part=part) for e in before]

@@ -3,8 +3,9 @@ cages and the breakout cables plugged there, named from the cabling catalog as t
 ``bill_of_materials``: one switch-side optic per cage whose cables' medium has optics, the cage form factor's part;
 a copper or AOC breakout counted per leg, the cable's own part).
 
-What a cage holds before is read from FROM's plan (the switch under its FROM name), what it needs from TO's plan (the
-role). Pure: no I/O.
+What a cage holds is read from the plans' cables (racks.Contents): before a switch takes its role, FROM's plan (the
+switch under its FROM name); after a stage, that stage's plan (the role; a cable laid to a temporary place is the
+stand-in laid there, of its own medium and part: racks.cage_timeline). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -13,36 +14,35 @@ from collections import Counter, defaultdict
 
 from zcube_deploy.catalog.cabling import CablingCatalog
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.migrate.racks import SwitchWork
-from zcube_deploy.plan.roles import port_map_for
+from zcube_deploy.migrate.racks import Contents, SwitchWork, cage_contents
 
 
 class CageParts:
-    """Per switch and cage of one plan: the optic there (its part, or None when its cables' medium has none) and the
-    parts of the breakout legs plugged there (cables whose medium has no optics)."""
+    """Per switch and cage (``contents``: racks.Contents): the optic there (its part, or None when its cables' medium
+    has none) and the parts of the breakout legs plugged there (cables whose medium has no optics). ``known``: False
+    when the plan read has no port map, so what its cages hold is not known."""
 
-    def __init__(self, plan: dict, cat: CablingCatalog):
-        ff = plan["models"]["switch"]["cage_form_factor"]
-        optic = cat.optics.switch_cage.get(ff)
-        groups = {s["name"]: s["group"] for s in plan["switches"]}
-        maps = {g: port_map_for(plan, g) for g in set(groups.values())} if plan.get("port_map") or plan.get("port_maps") else {}
+    def __init__(self, contents: Contents, form_factor: str, cat: CablingCatalog, known: bool = True):
+        optic = cat.optics.switch_cage.get(form_factor)
         self.optic: dict[tuple[str, int], str] = {}
         self.legs: dict[tuple[str, int], list[str]] = defaultdict(list)
-        for c in plan["cables"]:
-            medium = cat.media[c["medium"]]
-            for e in (c["a"], c["b"]):
-                pm = maps.get(groups.get(e["device"], ""))
-                if pm is None or e["port"] not in pm["cage_of"]:
-                    continue  # a server's NIC port
-                at = (e["device"], pm["cage_of"][e["port"]][1])
-                if not medium.optics:
-                    self.legs[at].append(c["part"])
-                elif optic is None:
-                    raise InputErrors(Problem("cabling_catalog.optics.switch_cage", f"no optic for cage form factor {ff}",
-                                              f"cable {c['id']} ({c['medium']}) needs one at {e['device']} {e['port']}"))
-                else:
-                    self.optic[at] = optic.part
-        self.known = bool(maps)  # False: the plan has no port map, so what its cages hold is not known
+        for device, cages in contents.items():
+            for cage, ends in cages.items():
+                for medium, part in ends:
+                    if not cat.media[medium].optics:
+                        self.legs[(device, cage)].append(part)
+                    elif optic is None:
+                        raise InputErrors(Problem("cabling_catalog.optics.switch_cage", f"no optic for cage form factor {form_factor}",
+                                                  f"a {medium} cable needs one at {device} cage {cage}"))
+                    else:
+                        self.optic[(device, cage)] = optic.part
+        self.known = known
+
+    @classmethod
+    def of_plan(cls, plan: dict, cat: CablingCatalog) -> CageParts:
+        """What the cages of ``plan``'s switches hold, from its cables."""
+        return cls(cage_contents(plan, plan["cables"]), plan["models"]["switch"]["cage_form_factor"], cat,
+                   bool(plan.get("port_map") or plan.get("port_maps")))
 
 
 def _counted(counts: Counter) -> str:
@@ -54,15 +54,18 @@ VERBS = ("fit optic", "swap optic", "keep optic", "take out optic", "breakout le
 
 def rebreak_counts(w: SwitchWork, before: CageParts, after: CageParts) -> dict[str, Counter]:
     """The parts of one rebreak row by what is done with them (VERBS): optics fitted, swapped ("old for new"), kept or
-    taken out of its cages, and the breakout legs plugged there later in the stage (their rows follow in the plug
-    phase). Empty for another kind of row."""
+    taken out of its cages, and the breakout legs plugged there (their rows follow in the plug phase, of this stage or
+    the one the cable comes in). ``before``: what the cages held (FROM's, the switch under its FROM name, for a switch
+    taking its role; the stage before's, the role, for a row of a role in service: ``w.before``), ``after``: the
+    stage's. Empty for another kind of row."""
     out: dict[str, Counter] = {v: Counter() for v in VERBS}
     if w.action != "rebreak":
         return out
     role = w.new.device if w.new else ""
+    held_by = w.switch if w.before == 0 else role
     for cage in w.cages:
         now = after.optic.get((role, cage))
-        was = before.optic.get((w.switch, cage)) if before.known else None
+        was = before.optic.get((held_by, cage)) if before.known else None
         if now and was:
             out["keep optic" if now == was else "swap optic"][now if now == was else f"{was} for {now}"] += 1
         elif now:

@@ -24,9 +24,10 @@ from zcube_deploy.migrate.bounds import stage_lower_bound, touch_lower_bound
 from zcube_deploy.migrate.fabric import Side, Unit, build_units, gpus_per_server, parse_unit, read_side, require_pair
 from zcube_deploy.migrate.moves import Move, Places, migration_moves, touches, touches_of
 from zcube_deploy.migrate.places import Geometry, Laid, Temp, TempPlanner, occupants, place_free
-from zcube_deploy.migrate.racks import Space, SwitchWork, switch_work
+from zcube_deploy.migrate.racks import Contents, Space, SwitchWork, cage_timeline, switch_work
 from zcube_deploy.migrate.roles import Kept, assign_roles, physicals, reracked
 from zcube_deploy.migrate.search import Search
+from zcube_deploy.migrate.stageplan import to_cables
 
 
 PERMUTED_STAGES = 4  # with temporary places, every order of a sequence of at most this many stages is weighed (4! = 24)
@@ -62,6 +63,8 @@ class Migration:
     places_met: str = "free"  # how the TO places were met: free | ordered | none exists | none found | ... (see _ordered)
     temp: dict[str, Temp] = field(default_factory=dict)  # roles in temporary places (places.py)
     laid: dict[str, Laid] = field(default_factory=dict)  # the cables laid to them
+    cages: list[Contents] = field(default_factory=list)  # what the roles' cages hold after each stage (racks.cage_timeline)
+    geometry: Geometry | None = None  # TO's layout and cabling catalog (the lengths invariant re-measures cables with them)
 
 
 def capacity(n_units: int, floor: float) -> int:
@@ -267,11 +270,13 @@ def plan_migration(plan_from: dict, plan_to: dict, opts: Options, from_path: str
     last = len(got.batches)
     got, temp, laid, moves = _with_places(plan_to, src, dst, [got] + got.rest, occ, space, catalog, opts)
     found = Migration(src, dst, units, cap, got.batches, got.bind, got.need, got.free, moves, got.proven, opts,
-                      space=space, places_met=met, temp=temp, laid=laid)
+                      space=space, places_met=met, temp=temp, laid=laid,
+                      geometry=Geometry(plan_to, catalog) if catalog is not None else None)
     found.lower = {"stages": stage_lower_bound(len(units), cap), "touches": touch_lower_bound(src, dst, opts.spares)}
     spares = [p.name for p in physicals(src, opts.spares) if p.spare]
+    found.cages = cage_timeline(plan_to, [to_cables(plan_to, found, t) for t in range(1, last + 1)])
     found.work, found.rack_conflicts = switch_work(plan_from, plan_to, src, dst, found.bind, found.need_stage, found.free_stage,
-                                                   last, space, spares, temp)
+                                                   last, space, spares, temp, found.cages)
     return found
 
 

@@ -12,6 +12,7 @@ listed in the order it is done (every switch taken out before any is racked). Pu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from zcube_deploy.migrate.fabric import Side
@@ -34,6 +35,7 @@ class SwitchWork:
     detail: str
     medium: str = ""
     cages: tuple[int, ...] = ()  # rebreak: the cages the row covers (stagefiles names the parts they need)
+    before: int = 0  # rebreak: the stage after which the cages held what the row starts from (0: the switch's FROM cables)
 
 
 @dataclass(frozen=True)
@@ -139,33 +141,83 @@ class Racks:
         return out, conflicts
 
 
-def _ends(plan: dict) -> dict[str, list[tuple[str, str]]]:
-    """Device -> (port, medium) of each cable end on it in ``plan``, in cable order (read once: a plan at 16k has
-    ~100,000 cables and every role taken looks its own up)."""
-    out: dict[str, list[tuple[str, str]]] = {}
-    for c in plan["cables"]:
+Contents = dict[str, dict[int, tuple[tuple[str, str], ...]]]  # switch -> cage -> (medium, part) of each cable end in it
+
+
+def cage_contents(plan: dict, cables: Iterable[dict]) -> Contents:
+    """Switch -> cage -> the (medium, part) of each end of ``cables`` in that cage of a switch of ``plan`` (its port
+    map's cages; empty when ``plan`` has no port map: what its cages hold is not known)."""
+    if not (plan.get("port_map") or plan.get("port_maps")):
+        return {}
+    groups = {s["name"]: s["group"] for s in plan["switches"]}
+    maps = {g: port_map_for(plan, g)["cage_of"] for g in set(groups.values())}
+    out: dict[str, dict[int, list[tuple[str, str]]]] = {}
+    for c in cables:
         for e in (c["a"], c["b"]):
-            out.setdefault(e["device"], []).append((e["port"], c["medium"]))
+            cage_of = maps.get(groups.get(e["device"], ""))
+            if cage_of is not None and e["port"] in cage_of:
+                out.setdefault(e["device"], {}).setdefault(cage_of[e["port"]][1], []).append((c["medium"], c.get("part", "")))
+    return {d: {cage: tuple(v) for cage, v in cages.items()} for d, cages in out.items()}
+
+
+def cage_timeline(plan_to: dict, stages: list[list[dict]]) -> list[Contents]:
+    """What each role's cages hold after each stage (index 0: stage 1), from the TO island's cables as each stage's plan
+    has them (``stages``: stageplan.to_cables per stage; a cable laid to a temporary place with the laid medium and
+    part). A cage that holds nothing yet holds what it takes next: a technician fits a cage for the cables it is to take
+    (as the cages of a role taken are broken out for all its ports), and a cage's work is due again only where what it
+    holds changes (a stand-in of another medium swapped for the planned cable)."""
+    out: list[Contents] = []
+    ahead: Contents = {}
+    for cables in reversed(stages):
+        now = cage_contents(plan_to, cables)
+        ahead = {d: {**ahead.get(d, {}), **now.get(d, {})} for d in set(ahead) | set(now)}
+        out.append(ahead)
+    return out[::-1]
+
+
+def _media(contents: Contents, device: str) -> dict[int, str]:
+    """Cage -> the medium of the cables ``device`` holds there ("DAC/SMF" for a cage holding two)."""
+    return {cage: "/".join(sorted({m for m, _ in ends})) for cage, ends in contents.get(device, {}).items()}
+
+
+def _taken(t: int, x: str, r: str, where: End, pm_old: dict | None, pm_new: dict, now: dict[int, str], was: dict[int, str],
+           spare: bool) -> list[SwitchWork]:
+    """The rebreak rows of switch ``x`` taking role ``r`` in stage ``t``: each run of cages whose breakout or medium
+    changes from what it holds (``was``: cage -> medium of its FROM cables) to what the role's cables need (``now``).
+    A spare is new: its cages hold nothing and are whole at the native speed, as shipped."""
+    if pm_old is None and not spare:  # FROM's plan has no port map (a hand-made one): every cage as the role's port map says
+        return [SwitchWork(t, "rebreak", x, None, End(r, "every cage", where.rack, where.u),
+                           "break out as the role's port map says (FROM's port map is not in its plan)",
+                           cages=tuple(range(1, pm_new["cages"] + 1)))]
+    out = []
+    for cages, change, medium, run in cage_changes(pm_old or pm_new, pm_new, range(0) if spare else split_cages(pm_old),
+                                                   split_cages(pm_new), now, {} if spare else was):
+        what = f"break out anew: {change}" if "->" in change else f"breakout {change}, the cable type changes"
+        first = "a spare, new (its cages empty, whole as shipped): " if spare else ""
+        out.append(SwitchWork(t, "rebreak", x, None, End(r, f"cages {cages}", where.rack, where.u),
+                              f"{first}{what} ({medium or 'no cable here yet'})", medium, run))
     return out
-
-
-def _media(ends: dict[str, list[tuple[str, str]]], role: str, pm: dict) -> dict[int, str]:
-    """Cage -> the medium of the cables ``role``'s switch takes there (``ends``: :func:`_ends` of the plan)."""
-    return {pm["cage_of"][port][1]: medium for port, medium in ends.get(role, ()) if port in pm["cage_of"]}
 
 
 def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict[str, str], need: dict[str, int],
                 free: dict[str, int], stages: int, space: Space, spares: list[str],
-                temp: dict[str, Temp] | None = None) -> tuple[list[list[SwitchWork]], list[str]]:
+                temp: dict[str, Temp] | None = None, cages: list[Contents] | None = None) -> tuple[list[list[SwitchWork]], list[str]]:
     """Every stage's switch work (racks, then cages, then console) and the rack conflicts found (a role's place held
     by a switch the FROM island still uses then: the racks cannot hold both fabrics). ``temp``: the roles in
-    temporary places (places.Temp)."""
+    temporary places (places.Temp). ``cages``: what the roles' cages hold after each stage (:func:`cage_timeline`; TO's
+    cables when None): a role taken gets its cages broken out for them, and a role already in service gets a rebreak
+    row where the medium a cage holds changes (a stand-in laid to a temporary place swapped for the planned cable)."""
     racks = Racks(src, dst, bind, space, spares, temp or {})
-    ends_to, ends_from = _ends(plan_to), _ends(plan_from)
+    final = cage_contents(plan_to, plan_to["cables"])
+    held = cage_contents(plan_from, plan_from["cables"])
     maps_from = {g: port_map_for(plan_from, g) for g in {s["group"] for s in plan_from["switches"]}} \
         if plan_from.get("port_map") or plan_from.get("port_maps") else {}
     mgmt = {s["name"]: s["mgmt_address"] for s in plan_to["switches"]}
     role_of = {x: r for r, x in bind.items()}
+
+    def after(t: int) -> Contents:
+        return cages[t - 1] if cages else final
+
     out: list[list[SwitchWork]] = []
     conflicts: list[str] = []
     for t in range(1, stages + 1):
@@ -177,22 +229,19 @@ def switch_work(plan_from: dict, plan_to: dict, src: Side, dst: Side, bind: dict
         for r in takers:
             x = bind[r]
             where = End(r, "", *racks.place(r, t))
-            pm_new = port_map_for(plan_to, dst.switches[r].role)
             pm_old = maps_from.get(src.switches[x].role) if x in src.switches else None
-            if pm_old is None:  # FROM's plan has no port map (a hand-made one): every cage as the role's port map says
-                work.append(SwitchWork(t, "rebreak", x, None, End(r, "every cage", where.rack, where.u),
-                                       "break out as the role's port map says (FROM's port map is not in its plan)",
-                                       cages=tuple(range(1, pm_new["cages"] + 1))))
-            else:
-                for cages, change, medium, run in cage_changes(pm_old, pm_new, split_cages(pm_old), split_cages(pm_new),
-                                                               _media(ends_to, r, pm_new), _media(ends_from, x, pm_old)):
-                    what = f"break out anew: {change}" if "->" in change else f"breakout {change}, the cable type changes"
-                    work.append(SwitchWork(t, "rebreak", x, None, End(r, f"cages {cages}", where.rack, where.u),
-                                           f"{what} ({medium or 'no cable here yet'})", medium, run))
+            work += _taken(t, x, r, where, pm_old, port_map_for(plan_to, dst.switches[r].role), _media(after(t), r),
+                           _media(held, x), x not in src.switches)
             work.append(SwitchWork(t, "console", x, None, where,
                                    f"paste console/{r}.txt: hostname {r}, management address {mgmt[r]}"))
+        for r in sorted(r for r, s in need.items() if s < t and cages):
+            pm = port_map_for(plan_to, dst.switches[r].role)
+            split = split_cages(pm)
+            for text, change, medium, run in cage_changes(pm, pm, split, split, _media(after(t), r), _media(after(t - 1), r)):
+                work.append(SwitchWork(t, "rebreak", bind[r], None, End(r, f"cages {text}", *racks.place(r, t)),
+                                       f"breakout {change}, the cable type changes ({medium})", medium, run, before=t - 1))
         out.append(work)
     return out, conflicts
 
 
-__all__ = ["Racks", "Space", "SwitchWork", "cage_changes", "switch_work"]
+__all__ = ["Contents", "Racks", "Space", "SwitchWork", "cage_changes", "cage_contents", "cage_timeline", "switch_work"]

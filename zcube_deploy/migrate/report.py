@@ -131,4 +131,21 @@ def bound_line(doc: dict) -> str:
             f"cable touches: {doc['cable_touches']} (lower bound {lb}{ratio}{away})")
 
 
-__all__ = ["ALL_ROW", "MIGRATE_SCHEMA", "bound_line", "stage_report", "summary", "summary_rows", "title"]
+def suggestion_line(doc: dict) -> str | None:
+    """What DIR/suggested-places.yaml would save, in words (None when nothing is suggested): the figures of TO re-planned
+    with it, as migrate computed them, or why they were not computed."""
+    sp = doc.get("suggested_places")
+    if not sp:
+        return None
+    again = sp["replanned"]
+    head = f"re-plan TO with {sp['file']} ({sp['at_from_place']} role(s) moved to their switch's place)"
+    if not again["computed"]:
+        return f"{head}: {again['why']}"
+    lb = again["cable_touches_lower_bound"]
+    ratio = f", x{again['cable_touches'] / lb:.2f}" if lb else ""
+    return (f"{head}: {again['temporary_places']} temporary places (now {len(doc['temporary_places'])}), "
+            f"{again['switches_reracked']} re-racked ({doc['switches_reracked'] - again['switches_reracked']} fewer), "
+            f"cable touches {again['cable_touches']} (lower bound {lb}{ratio}; now {doc['cable_touches']})")
+
+
+__all__ = ["ALL_ROW", "MIGRATE_SCHEMA", "bound_line", "suggestion_line", "stage_report", "summary", "summary_rows", "title"]

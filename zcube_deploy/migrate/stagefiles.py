@@ -45,14 +45,14 @@ class Labels:
             self.ends[(r.cable, r.a_device, r.a_port)] = ("A", r.label_a, r.group, r.a_short)
             self.ends[(r.cable, r.b_device, r.b_port)] = ("B", r.label_b, r.group, r.b_short)
 
-    def staged(self, rows: CableRows) -> Labels:
+    def staged(self, rows: CableRows | None, cages: CageParts | None = None) -> Labels:
         """These labels with each end the stage plan's ``rows`` carry labelled as that plan has it: where its far end
-        stands in the stage (a role in a temporary place: that place, not its own); the rest (order, parts, cages)
-        as here."""
-        out = Labels(None, self.cages)
+        stands in the stage (a role in a temporary place: that place, not its own), and ``cages``: what the cages hold
+        after the stage (parts.CageParts of the stage); the rest (order, parts) as here."""
+        out = Labels(None, cages or self.cages)
         out.order, out.short, out.part = self.order, self.short, self.part
-        out.ends = dict(self.ends)
-        for r in rows.rows:
+        out.ends = dict(self.ends) if rows else self.ends
+        for r in rows.rows if rows else []:
             for key, label in (((r.cable, r.a_device, r.a_port), ("A", r.label_a, r.group, r.a_short)),
                                ((r.cable, r.b_device, r.b_port), ("B", r.label_b, r.group, r.b_short))):
                 if key in out.ends:
@@ -115,7 +115,7 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
         keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, (w.cages[0] if w.cages else 0, 0), here.port,
                        w.action, "", w.switch), w.action, w))
     keyed.sort(key=lambda x: x[0])
-    return [_switch_row(step, w, old, new) if isinstance(w, SwitchWork)
+    return [_switch_row(step, w, old if w.before == 0 else prev, new) if isinstance(w, SwitchWork)
             else _relabel_row(step, w, prev, new) if action == "relabel" else _cable_row(step, action, w, old, new, prev)
             for step, (_, action, w) in enumerate(keyed, start=1)]
 
@@ -132,7 +132,9 @@ def _relabel_row(step: int, m: Move, prev: Labels, new: Labels) -> dict:
 
 
 def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
-    """One switch row; a rebreak row's part cell and counts from the cages' parts (parts.py)."""
+    """One switch row; a rebreak row's part cell and counts from the cages' parts (parts.py): ``old`` holds what they
+    held before (FROM's, or the stage before's for a role in service: SwitchWork.before), ``new`` what they hold
+    after the stage."""
     counts = rebreak_counts(w, old.cages, new.cages) if w.action == "rebreak" and old.cages and new.cages else None
     return {"step": step, "action": w.action, "kind": "switch", "cable": "", "was": w.switch,
             "unplug_rack": w.old.rack if w.old else "", "unplug_u": w.old.u if w.old else "", "unplug_device": w.old.device if w.old else "",
@@ -145,8 +147,8 @@ def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
 
 
 def _part(m: Move, old: Labels, new: Labels) -> str:
-    """The part of the cable a row handles: FROM's when it was one, a cable laid to a temporary place's own part (blank
-    for a re-plugged or stand-in cable that was FROM's: its id may be another FROM cable's), else TO's."""
+    """The part of the cable a row handles: FROM's when it was one (a re-plugged or stand-in cable that was FROM's: the
+    move names it, its TO id may be another FROM cable's), a cable laid to a temporary place's own part, else TO's."""
     if m.part or m.action == "replug" or m.temporary and m.action == "remove":
         return m.part
     return old.part.get(m.old_cable, "") if m.old_cable else new.part.get(m.cable, "")

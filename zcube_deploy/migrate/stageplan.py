@@ -21,9 +21,13 @@ stage plans (:func:`stage_cable_id`). Pure.
 
 from __future__ import annotations
 
-from zcube_deploy.migrate.planner import Migration
+from typing import TYPE_CHECKING
+
 from zcube_deploy.plan.model import SCHEMA_VERSION
 from zcube_deploy.version import __version__
+
+if TYPE_CHECKING:  # the planner builds its switch work from to_cables (below): a runtime import would be a cycle
+    from zcube_deploy.migrate.planner import Migration
 
 STAGE_DESIGN = "stage"
 
@@ -117,6 +121,22 @@ def stage_plans_blocked(plan_from: dict, plan_to: dict) -> str | None:
     return None
 
 
+def _same(cid: str, host: bool) -> str:
+    return cid
+
+
+def _away_after(mig: Migration, to_sw: set[str], t: int) -> dict:
+    """The roles in service standing in a temporary place after stage ``t`` (role -> places.Temp)."""
+    return {r: tp for r, tp in mig.temp.items() if r in to_sw and t < tp.until}
+
+
+def to_cables(plan_to: dict, mig: Migration, t: int) -> list[dict]:
+    """TO's cable rows of the TO island after stage ``t`` as the stage plan has them: an end on a role in a temporary
+    place at that place, a cable laid there with the laid length, medium and part."""
+    _, _, to_sw, to_ports = islands(mig, t)
+    return _laid(_cables(plan_to, to_sw, to_ports, _same), _away_after(mig, to_sw, t), mig.laid)
+
+
 def stage_plan(plan_from: dict, plan_to: dict, mig: Migration, t: int) -> dict:
     """The plan of the fabric after stage ``t``."""
     from_sw, from_ports, to_sw, to_ports = islands(mig, t)
@@ -125,14 +145,11 @@ def stage_plan(plan_from: dict, plan_to: dict, mig: Migration, t: int) -> dict:
     def from_id(cid: str, host: bool) -> str:
         return stage_cable_id(cid, to_ids, host)
 
-    def same(cid: str, host: bool) -> str:
-        return cid
-
     mode = plan_to["routing"]["mode"]
-    away = {r: tp for r, tp in mig.temp.items() if r in to_sw and t < tp.until}
+    away = _away_after(mig, to_sw, t)
     switches = (_own_mode(_switch_rows(plan_from, from_sw, from_ports, from_id), plan_from, mode)
-                + _own_mode(_away(_switch_rows(plan_to, to_sw, to_ports, same), away), plan_to, mode))
-    cables = _cables(plan_from, from_sw, from_ports, from_id) + _laid(_cables(plan_to, to_sw, to_ports, same), away, mig.laid)
+                + _own_mode(_away(_switch_rows(plan_to, to_sw, to_ports, _same), away), plan_to, mode))
+    cables = _cables(plan_from, from_sw, from_ports, from_id) + to_cables(plan_to, mig, t)
     from_nics = {s["name"]: s["nics"] for s in plan_from["servers"]}
     servers = []
     for srv in sorted(plan_to["servers"], key=lambda s: s["index"]):
@@ -160,4 +177,4 @@ def stage_plan(plan_from: dict, plan_to: dict, mig: Migration, t: int) -> dict:
             "routing": routing, "checks": []}
 
 
-__all__ = ["STAGE_DESIGN", "islands", "stage_cable_id", "stage_plan", "stage_plans_blocked"]
+__all__ = ["STAGE_DESIGN", "islands", "stage_cable_id", "stage_plan", "stage_plans_blocked", "to_cables"]

@@ -10,11 +10,17 @@ generator puts the next ones), never how many are installed today. An even switc
 server's place is not known (servers listed or read from CSV, beyond the installed ones) goes to
 the network racks after every other switch, so that placing it later near its servers moves no
 other switch; it is the only one that can move, and ``zcube expand`` says so.
+
+``layout.placement.switches`` names switches' places outright (rack, lowest U): those switches stand
+there and the rule places the others around them, never on a U an explicit place or a server holds
+(docs/inventory.md; what ``zcube migrate`` suggests to keep every reused switch where it stands).
+Every problem with them (unknown switch or rack, a rack that holds no switches, a U range over the
+rack's height, a U a server or another explicit place holds) is collected and raised at once.
 """
 
 from __future__ import annotations
 
-from zcube_deploy.errors import PlanError, Problem
+from zcube_deploy.errors import InputErrors, PlanError, Problem, names_hint
 from zcube_deploy.inventory import Rack, ResolvedInventory
 from zcube_deploy.inventory.servers import projected_slots
 
@@ -30,6 +36,11 @@ class _RackSpace:
         self.free = [u for u in range(1, rack.u_height + 1) if u not in occupied]
         self.top = min(top_u or rack.u_height, rack.u_height)
 
+    def hold(self, low: int, height: int) -> None:
+        """Take U ``low`` .. ``low + height - 1`` (an explicit place: checked free by the caller)."""
+        for u in range(low, low + height):
+            self.free.remove(u)
+
     def take(self, height: int) -> int | None:
         """Highest free run of ``height`` U at or below the top; returns its lowest U."""
         free = set(self.free)
@@ -41,18 +52,57 @@ class _RackSpace:
         return None
 
 
+def explicit_places(inv: ResolvedInventory, names: list[str], servers_at: dict[str, dict[int, str]]) -> dict[str, tuple[str, int]]:
+    """``layout.placement.switches`` checked: switch name -> (rack, lowest U). ``servers_at``: rack -> U -> the
+    server standing there (at capacity). Raises InputErrors naming every problem, each at its data path."""
+    height = inv.switch_model.u_height
+    rack_by_name = {r.name: r for r in inv.racks}
+    known = set(names)
+    problems: list[Problem] = []
+    held: dict[tuple[str, int], str] = {}
+    places: dict[str, tuple[str, int]] = {}
+    for name, place in inv.spec.layout.placement.switches.items():
+        path = f"layout.placement.switches.{name}"
+        rack = rack_by_name.get(place.rack)
+        top = place.u + height - 1
+        if name not in known:
+            problems.append(Problem(path, f"no switch is named {name!r}", names_hint(name, names, "switch")))
+        if rack is None:
+            problems.append(Problem(path + ".rack", f"no rack is named {place.rack!r}", names_hint(place.rack, list(rack_by_name), "rack")))
+            continue
+        if not rack.allow_switches:
+            problems.append(Problem(path + ".rack", f"rack {rack.name} does not hold switches (role {rack.role}, allow_switches false)",
+                                    "pick a rack that allows switches (role: network or allow_switches: true)"))
+        if top > rack.u_height:
+            problems.append(Problem(path + ".u", f"switch {name} at U{place.u} (height {height}U) ends at U{top}, above rack {rack.name}'s {rack.u_height}U"))
+        clash = sorted({f"server {servers_at[rack.name][u]}" for u in range(place.u, top + 1) if u in servers_at.get(rack.name, {})}
+                       | {f"switch {held[(rack.name, u)]}" for u in range(place.u, top + 1) if (rack.name, u) in held})
+        if clash:
+            problems.append(Problem(path + ".u", f"switch {name} at U{place.u}-U{top} of rack {rack.name} overlaps {', '.join(clash)}"))
+        held.update({(rack.name, u): name for u in range(place.u, top + 1)})
+        places[name] = (rack.name, place.u)
+    if problems:
+        raise InputErrors(problems, f"invalid switch places (layout.placement.switches) in {inv.source or 'the inventory'}")
+    return places
+
+
 def place_switches(inv: ResolvedInventory, switches: list[dict], servers_per_even: int) -> None:
-    """Set ``rack`` and ``u`` on every switch record. Raises PlanError when they do not fit."""
+    """Set ``rack`` and ``u`` on every switch record: the explicit places first, the rule's around them. Raises
+    InputErrors on a bad explicit place, PlanError when the switches do not fit."""
     spec = inv.spec.layout
     height = inv.switch_model.u_height
     srv_height = inv.server_model.u_height
     slots = projected_slots(inv.spec, inv.racks, inv.servers, srv_height, inv.capacity_servers)
-    occupied: dict[str, set[int]] = {}
-    for slot in slots:
+    servers_at: dict[str, dict[int, str]] = {}
+    for k, slot in enumerate(slots):
         if slot is not None:
-            occupied.setdefault(slot[0], set()).update(range(slot[1], slot[1] + srv_height))
+            who = inv.servers[k].name if k < len(inv.servers) else f"#{k + 1} (a server to come, within the capacity)"
+            servers_at.setdefault(slot[0], {}).update(dict.fromkeys(range(slot[1], slot[1] + srv_height), who))
+    explicit = explicit_places(inv, [s["name"] for s in switches], servers_at) if spec.placement.switches else {}
     allowed = [r for r in inv.racks if r.allow_switches]
-    space = {r.name: _RackSpace(r, occupied.get(r.name, set()), spec.placement.top_u) for r in allowed}
+    space = {r.name: _RackSpace(r, set(servers_at.get(r.name, {})), spec.placement.top_u) for r in allowed}
+    for rack_name, u in explicit.values():
+        space[rack_name].hold(u, height)
     rack_by_name = {r.name: r for r in inv.racks}
     network = [r for r in allowed if r.role == "network"] or allowed
     problems: list[Problem] = []
@@ -72,6 +122,9 @@ def place_switches(inv: ResolvedInventory, switches: list[dict], servers_per_eve
         centre = racks_used[len(racks_used) // 2]
 
     def put(sw: dict, order: list[Rack]) -> None:
+        if sw["name"] in explicit:
+            sw["rack"], sw["u"] = explicit[sw["name"]]
+            return
         for rack in order:
             u = space[rack.name].take(height)
             if u is not None:

@@ -2,11 +2,14 @@
 policy (docs/traffic.md, "Port policy"):
 
 - same server: over NVLink (GPU -> NVLink switch -> GPU), never the network;
-- two ports per GPU (ZCube, HPN): the transfer is split evenly over the design's port pairs whose
-  ports work and whose switches route between them (ZCube: 1 -> 2 and 2 -> 1, the cross-group
-  pairs the hosts' cross-group routes use; HPN: plane 1 and plane 2), one sub-flow each (NCCL puts
-  channels on both ports); when none works, over the secondary pairs (ZCube: 1 -> 1, 2 -> 2, the
-  same-group routes), else the transfer is unrouted;
+- two ports per GPU (ZCube, HPN, a ROFT plan): the transfer is split evenly over the design's port
+  pairs whose ports work and whose switches route between them (ZCube: 1 -> 2 and 2 -> 1, the
+  cross-group pairs the hosts' cross-group routes use; HPN: plane 1 and plane 2; a ROFT plan: 1 -> 1
+  and 2 -> 2), one sub-flow each (NCCL puts channels on both ports); when none works, over the
+  secondary pairs (ZCube: 1 -> 1, 2 -> 2, the same-group routes; a ROFT plan: 1 -> 2, 2 -> 1), else
+  the transfer is unrouted. A ROFT plan has PXN too: the ports that send are those of the GPU of the
+  source's server on the destination's rail (by server and local index), a GPU with no working port
+  fails over to the next GPU of its server;
 - one port per GPU (ROFT, Rail-only, Clos): a GPU whose port is dead uses, over NVLink, the port of
   the next GPU of its server (local index + 1, + 2, ...) that works (failover); with PXN (ROFT,
   Rail-only) the source first crosses NVLink to the GPU of its server on the destination NIC's rail
@@ -93,13 +96,40 @@ def _single_port(net: Net, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np
     return src_nic, dst_nic, ok & (src_nic >= 0)
 
 
+def _gpu_at(net: Net) -> np.ndarray:
+    """(servers, rails) -> the GPU at that server and local index, -1 where the net has none (an island of a
+    migration stage holds some GPUs of a server only)."""
+    out = np.full((len(net.server_names), max(net.gpus_per_server, int(net.local_of.max()) + 1)), -1, np.int64)
+    out[net.server_of, net.local_of] = np.arange(net.n_gpus)
+    return out
+
+
+def _pxn_ends(net: Net, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(source NIC GPU, destination NIC GPU, ok) for a two-port design with PXN (a ROFT plan): a GPU
+    whose ports are all dead fails over to the next GPU of its server (local index + 1, + 2, ...)
+    with a working port; the source sends from the GPU of its server on the destination NIC GPU's
+    rail (looked up by server and local index), from its own GPU when its server has none there."""
+    at = _gpu_at(net)
+    R = at.shape[1]
+    alive = net.port_alive().any(axis=1)
+    g = np.arange(net.n_gpus)
+    fo = np.where(alive, g, -1)
+    for step in range(1, R):
+        cand = at[net.server_of, (net.local_of + step) % R]
+        fo = np.where((fo < 0) & (cand >= 0) & alive[np.maximum(cand, 0)], cand, fo)
+    dst_nic = fo[b]
+    relay = at[net.server_of[a], net.local_of[np.maximum(dst_nic, 0)]]
+    src_nic = fo[np.where(relay >= 0, relay, a)]
+    return src_nic, dst_nic, (src_nic >= 0) & (dst_nic >= 0)
+
+
 def build_subflows(net: Net, tr: Transfers, ecmp: str = "split", rng: np.random.Generator | None = None) -> SubFlows:
     """Sub-flows of ``tr`` on ``net`` (see module doc); ``ecmp``: "split" (expected load) or "hash"
     (one path per sub-flow, drawn with ``rng``)."""
     router = Router(net)
     a, b = tr.src.astype(np.int64), tr.dst.astype(np.int64)
     same = net.server_of[a] == net.server_of[b]
-    width = 6 if net.port_switch.shape[1] == 1 else 2
+    width = 6 if net.port_switch.shape[1] == 1 or net.pxn else 2
     parts: list[tuple] = []  # (transfer idx, weight, links (k, width), key or -1)
     idx = np.flatnonzero(same)
     pad = np.full((len(idx), width - 2), -1, np.int64)
@@ -117,6 +147,14 @@ def build_subflows(net: Net, tr: Transfers, ecmp: str = "split", rng: np.random.
                                  net.port_down[dn, 0], np.where(dn != bi, net.nv_up[dn], -1), np.where(dn != bi, net.nv_down[bi], -1)])
         parts.append((idx[ok], np.ones(int(ok.sum())), links[ok], key[ok]))
         unrouted = idx[~ok]
+    elif net.pxn:
+        ai, bi = a[idx], b[idx]
+        sn, dn, ok = _pxn_ends(net, ai, bi)
+        legs = np.column_stack([np.where(sn != ai, net.nv_up[ai], -1), np.where(sn != ai, net.nv_down[np.maximum(sn, 0)], -1),
+                                np.where(dn != bi, net.nv_up[np.maximum(dn, 0)], -1), np.where(dn != bi, net.nv_down[bi], -1)])
+        parts_two, unrouted = _two_port(net, router, check, sn[ok], dn[ok], idx[ok], legs[ok])
+        parts += parts_two
+        unrouted = np.concatenate([unrouted, idx[~ok]])
     else:
         parts_two, unrouted = _two_port(net, router, check, a[idx], b[idx], idx)
         parts += parts_two
@@ -141,8 +179,11 @@ def build_subflows(net: Net, tr: Transfers, ecmp: str = "split", rng: np.random.
                     unrouted=np.sort(unrouted))
 
 
-def _two_port(net: Net, router: Router, check: RouteSet, a: np.ndarray, b: np.ndarray, idx: np.ndarray):
-    """Sub-flow parts of two-port designs: primary port pairs that work, else secondary ones."""
+def _two_port(net: Net, router: Router, check: RouteSet, a: np.ndarray, b: np.ndarray, idx: np.ndarray,
+              legs: np.ndarray | None = None):
+    """Sub-flow parts of two-port designs: primary port pairs that work, else secondary ones. ``a``,
+    ``b``: the GPUs whose ports send and receive; ``legs`` (PXN): per transfer the NVLink links
+    [to the sending GPU (2), from the receiving GPU (2)], -1 where none."""
     alive = net.port_alive()
     parts = []
     left = np.ones(len(a), bool)
@@ -162,6 +203,8 @@ def _two_port(net: Net, router: Router, check: RouteSet, a: np.ndarray, b: np.nd
         for ok, (key, pav, pbv) in zip(oks, keys):
             sel = np.flatnonzero(ok)
             links = np.column_stack([net.port_up[a[sel], pav[sel]], net.port_down[b[sel], pbv[sel]]])
+            if legs is not None:
+                links = np.column_stack([legs[sel, :2], links, legs[sel, 2:]])
             parts.append((idx[sel], 1.0 / count[sel], links, key[sel]))
         left &= count == 0
     return parts, idx[left]

@@ -7,7 +7,8 @@ to its server's NVLink switch (``nvlink_gbps``, a parameter). Links are integer 
 arrays; names are made only for the links a report shows.
 
 Builders: :func:`zcube_from_plan` (the plan's switches, cables, ports and, in mode static, the
-switches' pinned forwarding tables through analysis/fabric.py), and for the same GPUs, servers and
+switches' pinned forwarding tables through analysis/fabric.py), :func:`roft_from_plan` (a ROFT plan's
+leaves, spines, cables and NIC ports as built), and for the same GPUs, servers and
 switch capacity the designs `zcube compare` sizes (analysis/designs.py): :func:`roft` (two-tier),
 :func:`hpn` (dual-plane), :func:`rail_only`, :func:`clos` (non-blocking, one port per GPU, not
 rail-optimised). Rules are the comparison's; a design whose size needs a third tier is refused
@@ -24,6 +25,8 @@ import numpy as np
 
 from zcube_deploy.analysis.fabric import zcube_from_plan as fabric_of
 from zcube_deploy.catalog import parse_speed
+from zcube_deploy.errors import PlanFileError
+from zcube_deploy.plan.roles import port_map_for
 
 KIND_UP, KIND_DOWN, KIND_FABRIC, KIND_NV_UP, KIND_NV_DOWN = range(5)
 KIND_NAMES = ("nic-up", "nic-down", "fabric", "nvlink-up", "nvlink-down")
@@ -62,12 +65,16 @@ class Net:
     routing: str  # "ecmp" (shortest paths over live switches, equal split per hop) or "table" (ZCube static)
     table: object = None  # routing "table": see routes.TableRoutes
     same_group_routes: bool = True  # routing "table": switches route within a group (same_group_fallback)
+    as_built: bool = False  # the plan's own fabric (its switches and cables can be failed by name), not a sized design
+    local_of: np.ndarray = None  # (N,) GPU index within its server (its rail); default: g % G (the sized designs)
     link_alive: np.ndarray = None
     switch_alive: np.ndarray = None
     failure: str | None = None
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
+        if self.local_of is None:
+            self.local_of = np.arange(len(self.server_of)) % self.gpus_per_server
         if self.link_alive is None:
             self.link_alive = np.ones(len(self.cap), bool)
         if self.switch_alive is None:
@@ -328,8 +335,52 @@ def zcube_from_plan(plan: dict, nvlink_gbps: float = DEFAULT_NVLINK_GBPS) -> Net
     table = TableRoutes(rt, fab.link_u, cable_dir, len(fab.switch_names)) if mode == "static" else None
     net = bld.finish("zcube", server_of, nvlink_gbps, list(fab.gpu_names), server_names, primary=((0, 1), (1, 0)),
                      secondary=((0, 0), (1, 1)), pxn=False, rail_match=False, routing="table" if table else "ecmp",
-                     table=table, same_group_routes=same_group or mode != "static")
+                     table=table, same_group_routes=same_group or mode != "static", as_built=True,
+                     local_of=np.array([int(gpu) for _, gpu in keys], np.int64))
     net.notes.append(f"routing mode {mode}" + (", same-group fallback" if mode == "static" and same_group else ""))
+    return net
+
+
+def roft_from_plan(plan: dict, nvlink_gbps: float = DEFAULT_NVLINK_GBPS) -> Net:
+    """A ROFT plan as built: its leaves and spines, every fabric cable (at the leaf port map's fabric
+    speed), every cabled NIC port of every server (at the host ports' speed) and ECMP over shortest
+    paths (mode bgp). GPUs in plan order (server, then GPU index); a GPU's rail is its index in its
+    server (``local_of``), so a server with some GPUs only (an island of a migration stage) keeps
+    its GPUs' rails. Policy: port p to port p (p = 1, 2; on two planes the only pairs that route),
+    the crossed pairs when neither works; PXN: the source first crosses NVLink to the GPU of its
+    server on the destination's rail (flows._pxn_ends)."""
+    leaf_map = port_map_for(plan, "leaf")
+    host_b = float(parse_speed(leaf_map["speed"]))
+    fabric_b = float(parse_speed(leaf_map.get("fabric_speed") or leaf_map["speed"]))
+    G = int(plan["models"]["server"]["gpus"])  # a stage's ROFT island has no ROFT sizing of its own
+    names = [s["name"] for s in plan["switches"]]
+    idx = {n: i for i, n in enumerate(names)}
+    ports: dict[tuple[str, int], dict[int, dict]] = {}
+    for srv in plan["servers"]:
+        for nic in srv.get("nics") or ():
+            ports.setdefault((srv["name"], int(nic["gpu"])), {})[int(nic["nic_port"])] = nic
+    order = {srv["name"]: i for i, srv in enumerate(plan["servers"])}
+    keys = sorted(ports, key=lambda k: (order[k[0]], k[1]))
+    if not keys:
+        raise PlanFileError("the ROFT plan has no cabled NIC port: no GPU to send traffic")
+    server_names = list(dict.fromkeys(k[0] for k in keys))
+    sidx = {s: i for i, s in enumerate(server_names)}
+    server_of = np.array([sidx[k[0]] for k in keys], np.int64)
+    bld = _Builder(len(keys), G, 2)
+    bld.switches = list(names)
+    for g, key in enumerate(keys):
+        for port, nic in sorted(ports[key].items()):
+            if port in (1, 2):
+                bld.attach(g, port - 1, idx[nic["switch"]], host_b, nic["cable"])
+    fabric = [c for c in plan["cables"] if c["kind"] == "fabric"]
+    bld.cable_pairs(np.array([idx[c["a"]["device"]] for c in fabric], np.int64),
+                    np.array([idx[c["b"]["device"]] for c in fabric], np.int64), fabric_b, [c["id"] for c in fabric])
+    net = bld.finish("roft", server_of, nvlink_gbps, [f"{s}/gpu{i}" for s, i in keys], server_names,
+                     primary=((0, 0), (1, 1)), secondary=((0, 1), (1, 0)), pxn=True, rail_match=False, routing="ecmp", as_built=True,
+                     local_of=np.array([k[1] for k in keys], np.int64))
+    leaves = sum(1 for s in plan["switches"] if s["group"] == "leaf")
+    net.notes.append(f"the plan's ROFT as built: {leaves} leaves, {len(names) - leaves} spines, {len(fabric):,} fabric cables "
+                     f"at {leaf_map.get('fabric_speed') or leaf_map['speed']}, ECMP (mode bgp)")
     return net
 
 

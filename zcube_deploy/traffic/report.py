@@ -7,10 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from zcube_deploy.traffic.net import DESIGN_KEYS, DESIGN_LABELS
+from zcube_deploy.traffic.net import DESIGN_KEYS
 
 COLUMNS = ("workload", "failure", "flows", "completion", "slowdown (paper)", "MLU", "rate p50 / p99 (Gb/s)", "KV p50 / p99",
            "hottest link")
+# a narrow terminal (80 columns): the same figures in two tables, each led by the row's workload and failure
+NARROW_COLUMNS = ((0, 1, 2, 3, 4, 5), (0, 1, 6, 7, 8))
 
 
 def _t(x) -> str:
@@ -39,14 +41,41 @@ def _row(r: dict) -> list[str]:
 
 
 def design_tables(doc: dict) -> list[tuple[str, list[str], list[list[str]]]]:
-    """(title, header, rows) per design, in the order of the document."""
+    """(title, header, rows) per design (a stage: per island, then the FROM plan), in the order of the document."""
     out: dict[str, tuple[str, list[str], list[list[str]]]] = {}
     for r in doc["designs"]:
-        if r["design"] not in out:
-            gb = f", {r['gpu_bandwidth_gbps']:,.0f} Gb/s per GPU" if r.get("modelled") else ""
-            out[r["design"]] = (f"{r['label']}: {r.get('gpus', 0):,} GPUs, {r.get('switches', 0)} switches{gb}", list(COLUMNS), [])
-        out[r["design"]][2].append(_row(r))
+        if r["label"] not in out:
+            gb = f", {r['gpu_bandwidth_gbps']:,.0f} Gb/s per GPU" if r.get("gpu_bandwidth_gbps") else ""
+            out[r["label"]] = (f"{r['label']}: {r.get('gpus', 0):,} GPUs, {r.get('switches', 0)} switches{gb}", list(COLUMNS), [])
+        out[r["label"]][2].append(_row(r))
     return list(out.values())
+
+
+def stage_text(doc: dict) -> str:
+    """:func:`stage_lines` as printed text, each line ended ("" for a plan that is not a stage)."""
+    return "".join(line + "\n" for line in stage_lines(doc))
+
+
+def stage_lines(doc: dict) -> list[str]:
+    """What a migration stage's document says besides its tables: the pairs across the islands (not
+    modelled) and, against the FROM plan, what the stage costs each island's GPUs. Empty for a plan."""
+    st = doc.get("stage")
+    if not st:
+        return []
+    x = st["cross_island"]
+    lines = [f"across the islands: {x['gpu_pairs']:,} GPU pairs not modelled (out of scope: {x['why']})"]
+    if not st["cost"]:
+        return lines + [st["from_note"]]
+    lines.append(f"what the stage costs the workload (mean network send rate per GPU on the island / on the whole FROM fabric, "
+                 f"{st['from_plan']['gpus']:,} GPUs):")
+    for c in st["cost"]:
+        parts = [f"{st['islands'][k]['label']}, {v['gpus'] or 0:,} GPUs: "
+                 + (f"{_t(v['completion_time_s'])}, {v['gpu_gbps']:,.1f} Gb/s = {v['gpu_gbps_vs_from']:.2f} x" if v["gpu_gbps_vs_from"]
+                    else "not modelled")
+                 for k, v in c["islands"].items()]
+        ref = f"{_t(c['from_completion_time_s'])}, {c['from_gpu_gbps']:,.1f} Gb/s" if c["from_gpu_gbps"] else "not modelled"
+        lines.append(f"  {c['workload']}: FROM plan {ref}; " + "; ".join(parts))
+    return lines
 
 
 def plot(doc: dict, path: Path) -> Path:
@@ -58,7 +87,8 @@ def plot(doc: dict, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     rows = [r for r in doc["designs"] if r.get("modelled")]
-    designs = [d for d in DESIGN_KEYS if any(r["design"] == d for r in rows)]
+    labels = list(dict.fromkeys(r["label"] for r in rows))  # a design's, an island's or the FROM plan's
+    designs = sorted(labels, key=lambda x: min(DESIGN_KEYS.index(r["design"]) for r in rows if r["label"] == x))
     keys = list(dict.fromkeys((r["workload"], r["failure"] is not None) for r in rows))
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), dpi=100)
     width = 0.8 / max(len(keys), 1)
@@ -66,11 +96,11 @@ def plot(doc: dict, path: Path) -> Path:
         for i, (w, f) in enumerate(keys):
             vals = []
             for d in designs:
-                hit = [r for r in rows if r["design"] == d and r["workload"] == w and (r["failure"] is not None) == f]
+                hit = [r for r in rows if r["label"] == d and r["workload"] == w and (r["failure"] is not None) == f]
                 vals.append(hit[0][metric] if hit and hit[0][metric] is not None else np.nan)
             ax.bar(np.arange(len(designs)) + i * width, vals, width, label=f"{w}{' (failure)' if f else ''}", hatch="//" if f else None)
         ax.set_xticks(np.arange(len(designs)) + width * (len(keys) - 1) / 2)
-        ax.set_xticklabels([DESIGN_LABELS[d] for d in designs], fontsize=8)
+        ax.set_xticklabels(designs, fontsize=8)
         ax.set_ylabel(label)
         ax.grid(True, axis="y", alpha=0.3)
         if metric == "completion_time_s":
@@ -78,10 +108,10 @@ def plot(doc: dict, path: Path) -> Path:
     axes[0].legend(fontsize=7)
     first = keys[0][0] if keys else None
     for d in designs:
-        hit = [r for r in rows if r["design"] == d and r["workload"] == first and r["failure"] is None]
+        hit = [r for r in rows if r["label"] == d and r["workload"] == first and r["failure"] is None]
         if hit:
             u = sorted((v["max"] for v in hit[0]["switch_utilisation"].values()), reverse=True)
-            axes[2].plot(np.arange(1, len(u) + 1) / len(u), u, marker=".", label=DESIGN_LABELS[d])
+            axes[2].plot(np.arange(1, len(u) + 1) / len(u), u, marker=".", label=d)
     axes[2].set_xlabel("switches, busiest first (fraction)")
     axes[2].set_ylabel(f"busiest link utilisation per switch ({first})")
     axes[2].grid(True, alpha=0.3)

@@ -47,8 +47,9 @@ class TableRoutes:
     def link(self, s: np.ndarray, cls: np.ndarray) -> np.ndarray:
         """Directed link of switch ``s``'s pinned route towards class ``cls`` (-1: none; s must be in the other group)."""
         to_even = cls >= self.n_oc
-        cable = np.where(to_even, self.rt.fwd[self.row[s], np.where(to_even, cls - self.n_oc, 0)],
-                         self.rt.rev[self.row[s], np.where(to_even, 0, cls)])
+        cable = np.full(len(s), -1, np.int64)  # each side indexed on its own: the groups may differ in size (a stage's island)
+        cable[to_even] = self.rt.fwd[self.row[s[to_even]], cls[to_even] - self.n_oc]
+        cable[~to_even] = self.rt.rev[self.row[s[~to_even]], cls[~to_even]]
         ok = cable >= 0
         c = np.maximum(cable, 0)
         d = np.where(self.cable_u[c] == s, self.cable_dir[c, 0], self.cable_dir[c, 1])

@@ -10,22 +10,33 @@ import numpy as np
 
 from zcube_deploy.analysis.designs import parse_capacity
 from zcube_deploy.catalog import parse_speed
-from zcube_deploy.errors import InputErrors, Problem, names_hint
+from zcube_deploy.analysis.report import PLAN_FIELDS as ANALYZE_FIELDS
+from zcube_deploy.analysis.islands import island_designs, island_plan
+from zcube_deploy.errors import InputErrors, PlanFileError, Problem, names_hint
+from zcube_deploy.plan.model import projection
+from zcube_deploy.plan.roles import ROFT_ROLES, ZCUBE_ROLES
 from zcube_deploy.traffic import workloads as wl
 from zcube_deploy.traffic.flows import SubFlows, Transfers, aggregated_all_to_all, build_subflows
 from zcube_deploy.traffic.fluid import run_fluid
-from zcube_deploy.traffic.net import DEFAULT_NVLINK_GBPS, DESIGN_LABELS, KIND_FABRIC, Net, NotModelled, build_design, zcube_from_plan
+from zcube_deploy.traffic.net import (DEFAULT_NVLINK_GBPS, DESIGN_LABELS, KIND_FABRIC, Net, NotModelled, build_design, roft_from_plan,
+                                      zcube_from_plan)
 
 # the paper's Fig. 3b (4,096 GPUs, GPT-3 175B training, one ToR down): training slowdown per design
 PAPER_ONE_TOR_SLOWDOWN = {"zcube": 0.028, "roft": 0.469, "rail-only": 0.462, "hpn": 0.090}
 DEFAULT_BYTES = {"all-to-all": 1 << 20, "all-gather": 1 << 30, "allreduce": 1 << 30}  # per GPU pair / per GPU
 HOT_LINKS = 10
 ALL_TO_ALL_GPU_LIMIT = 8192  # per GPU pair: 67 million flows; larger fabrics use all-to-all-switch
+NO_ZCUBE = ("a ROFT plan has no ZCube to model: plan the ZCube inventory (zcube plan INVENTORY -o DIR) and run "
+            "zcube traffic DIR/plan.json")
+
+
+# what `zcube traffic` reads of plan.json: analyze's fields and the port maps (a ROFT's host and fabric speeds)
+PLAN_FIELDS = {**ANALYZE_FIELDS, **projection(port_map=None)}
 
 
 @dataclass
 class Options:
-    designs: tuple[str, ...] = ("zcube",)
+    designs: tuple[str, ...] = ()  # empty: the plan's own design (a stage: its islands)
     workloads: tuple[str, ...] = ("all-to-all",)
     nbytes: float | None = None
     ring: str = "all"
@@ -77,19 +88,21 @@ def tor_switch(net: Net) -> int:
     return int(order[np.argmax(count[order])])
 
 
-def failed(net: Net, spec: tuple[str, str], seed: int) -> Net | None:
-    """``net`` with the failure applied; None when the failure names an element of another design."""
+def failed(net: Net, spec: tuple[str, str], seed: int, missing_ok: bool = False) -> Net | None:
+    """``net`` with the failure applied; None when the failure names an element of another design (a
+    sized design), or with ``missing_ok`` one this net lacks (the other island of a stage holds it)."""
     kind, arg = spec
     if kind in ("link", "switch"):
-        if net.design != "zcube":
+        if not net.as_built:
             return None
+        names = net.switch_names if kind == "switch" else net.cable_names
+        if arg not in names:
+            if missing_ok:
+                return None
+            what = "switch named" if kind == "switch" else "cable"
+            raise InputErrors(Problem("--fail", f"no {what} {arg!r} in the plan", names_hint(arg, list(names), kind.replace("link", "cable"))))
         if kind == "switch":
-            if arg not in net.switch_names:
-                raise InputErrors(Problem("--fail", f"no switch named {arg!r} in the plan",
-                                          names_hint(arg, list(net.switch_names), "switch")))
             return net.with_failure(f"switch {arg}", switches=[net.switch_names.index(arg)])
-        if arg not in net.cable_names:
-            raise InputErrors(Problem("--fail", f"no cable {arg!r} in the plan", names_hint(arg, list(net.cable_names), "cable")))
         return net.with_failure(f"cable {arg}", cables=[net.cable_names.index(arg)])
     if kind == "tor":
         s = tor_switch(net)
@@ -111,8 +124,12 @@ def transfers_for(workload: str, net: Net, opts: Options) -> tuple[Transfers | N
         return wl.all_to_all(net.n_gpus, nb), {"bytes": nb, "bytes_mean": "per GPU pair"}
     if workload in ("all-gather", "allreduce"):
         nb = opts.nbytes or DEFAULT_BYTES[workload]
-        return wl.collective(workload, net.server_of, nb, opts.ring), {"bytes": nb, "bytes_mean": "per GPU", "ring": opts.ring}
+        tr = wl.collective(workload, net.server_of, nb, opts.ring, net.local_of)
+        return tr, {"bytes": nb, "bytes_mean": "per GPU", "ring": opts.ring}
     if workload == "pd":
+        why = wl.pd_misfit(opts.pd, net.n_gpus, net.server_of, net.gpus_per_server)
+        if why:
+            raise NotModelled(why)
         tr, info = wl.pd(opts.pd, net.n_gpus)
         return tr, {"bytes": float(tr.nbytes.sum()), "bytes_mean": "in total", "pd": info}
     tr = wl.read_trace(opts.trace, net.n_gpus)
@@ -234,21 +251,46 @@ def evaluate(net: Net, tr: Transfers | None, opts: Options) -> dict:
     return out
 
 
+def plan_kind(plan: dict) -> str:
+    """``zcube``, ``roft`` or ``stage`` (switches of both designs: a migration stage), from the switches'
+    roles (plan/roles.py); a plan with a role of neither design is bad input (exit 2)."""
+    designs = island_designs(plan)
+    unknown = sorted({s["group"] for s in plan["switches"]} - ZCUBE_ROLES - ROFT_ROLES)
+    if unknown or not designs:
+        raise PlanFileError(f"switch roles {', '.join(unknown) or 'none'}: `zcube traffic` takes a ZCube plan (roles odd, even), "
+                            "a ROFT plan (leaf, spine) or a migration stage's plan (both)")
+    return designs[0] if len(designs) == 1 else "stage"
+
+
+def as_built(plan: dict, design: str, nvlink_gbps: float) -> Net:
+    """The plan's own fabric (or an island's) as built: its ZCube or its ROFT."""
+    return roft_from_plan(plan, nvlink_gbps) if design == "roft" else zcube_from_plan(plan, nvlink_gbps)
+
+
 def design_nets(plan: dict, opts: Options) -> list[tuple[str, Net | None, str]]:
-    """(design key, net or None, note) for each requested design, the others sized for the plan's
-    GPU count, GPUs per server, switch capacity and NIC port speed."""
-    z = zcube_from_plan(plan, opts.nvlink_gbps)
+    """(design key, net or None, note) for each requested design: the plan's own design as built, the
+    others sized for the plan's GPU count, GPUs per server, switch capacity and NIC port speed. A ROFT
+    plan has no ZCube to model: its ``zcube`` row is not modelled, with a note saying what to run."""
+    own = plan_kind(plan)
+    built = as_built(plan, own, opts.nvlink_gbps)
+    designs = opts.designs or (own,)
+    if own != "zcube" and designs == ("zcube",):
+        raise InputErrors(Problem("--design", "zcube: the plan is a ROFT; `zcube traffic` models a ZCube from a ZCube plan",
+                                  "plan the ZCube inventory (zcube plan INVENTORY -o DIR) and run zcube traffic DIR/plan.json; "
+                                  "or --design roft (this plan as built), hpn, rail-only, clos, all"))
     cap = parse_capacity(plan["models"]["switch"]["capacity"])
     b = float(parse_speed(plan["models"]["nic"]["speed"]))
     out = []
-    for key in opts.designs:
-        if key == "zcube":
-            out.append((key, z, "; ".join(z.notes)))
-            continue
-        try:
-            out.append((key, build_design(key, z.n_gpus, z.gpus_per_server, cap, b, opts.nvlink_gbps), ""))
-        except NotModelled as exc:
-            out.append((key, None, str(exc)))
+    for key in designs:
+        if key == own:
+            out.append((key, built, "; ".join(built.notes)))
+        elif key == "zcube":
+            out.append((key, None, NO_ZCUBE))
+        else:
+            try:
+                out.append((key, build_design(key, built.n_gpus, built.gpus_per_server, cap, b, opts.nvlink_gbps), ""))
+            except NotModelled as exc:
+                out.append((key, None, str(exc)))
     return out
 
 
@@ -278,43 +320,138 @@ def check_options(opts: Options, n_gpus: int) -> None:
         raise InputErrors(probs)
 
 
-def study(plan: dict, opts: Options, progress=None) -> dict:
-    """Every design x workload, healthy and (with ``opts.fail``) failed: the traffic.json document."""
+def study(plan: dict, opts: Options, progress=None, baseline: dict | None = None, baseline_note: str = "") -> dict:
+    """Every design x workload, healthy and (with ``opts.fail``) failed: the traffic.json document. A
+    migration stage's plan goes to :func:`study_stage` (``baseline``: its FROM plan, or None and why)."""
+    if plan_kind(plan) == "stage":
+        return study_stage(plan, opts, progress, baseline, baseline_note)
     spec = parse_fail(opts.fail)
     check_options(opts, sum(len(s.get("nics") or ()) for s in plan["servers"]) // 2)
     rows = []
     for key, net, note in design_nets(plan, opts):
-        variants = [(net, None)]
-        if spec is not None and net is not None:
-            fnet = failed(net, spec, opts.seed)
-            if fnet is not None:
-                variants.append((fnet, fnet.failure))
-        for workload in opts.workloads:
-            base = None
-            for v, failure in variants:
-                row = {"design": key, "label": DESIGN_LABELS[key], "workload": workload, "failure": failure, "note": note}
-                if v is None:
-                    row.update({"modelled": False})
-                    rows.append(row)
-                    continue
-                tr, info = transfers_for(workload, v, opts)
-                row.update({"modelled": True, "gpus": v.n_gpus, "gpus_per_server": v.gpus_per_server, "switches": v.n_switches,
-                            "gpu_bandwidth_gbps": v.gpu_bandwidth_gbps, **info})
-                try:
-                    row.update(evaluate(v, tr, opts))
-                except NotModelled as exc:
-                    row.update({"modelled": False, "note": str(exc)})
-                    rows.append(row)
-                    continue
-                if failure is None:
-                    base = row["completion_time_s"]
-                elif base and row["completion_time_s"] and not row["unrouted_flows"]:
-                    row["slowdown"] = row["completion_time_s"] / base - 1
-                    row["paper_one_tor_slowdown"] = PAPER_ONE_TOR_SLOWDOWN.get(key) if spec[0] == "tor" else None
-                rows.append(row)
-                if progress:
-                    progress(row)
+        rows += net_rows(key, net, note, spec, opts, progress)
     return {"designs": rows, "parameters": _parameters(plan, opts)}
+
+
+ISLAND_LABELS = {"roft": "ROFT island", "zcube": "ZCube island"}
+CROSS_ISLAND_WHY = ("a migration stage keeps its islands apart (no cable, no route between them: docs/migrate.md); a workload's "
+                    "transfers between GPUs of different islands cannot run during the stage and are not modelled")
+
+
+def study_stage(plan: dict, opts: Options, progress=None, baseline: dict | None = None, baseline_note: str = "") -> dict:
+    """A migration stage's plan: each island (analysis/islands.island_plan: its in-service GPUs, its
+    design) modelled on its own as built, rows labelled by island; the GPU pairs across the islands
+    reported as not modelled (out of scope), never dropped silently; with ``baseline`` (the FROM
+    plan) the same workloads on its whole fabric and, per island, what the stage costs: the GPUs'
+    mean send rate on the island over the one on the whole FROM fabric."""
+    if opts.designs:
+        raise InputErrors(Problem("--design", f"{','.join(opts.designs)}: a migration stage's plan is modelled island by island, "
+                                  "each as built", "leave --design out"))
+    if "trace" in opts.workloads:
+        raise InputErrors(Problem("--workload", "trace: a trace numbers the GPUs of one fabric; a stage's islands are two",
+                                  "run the trace on the FROM or TO plan"))
+    spec = parse_fail(opts.fail)
+    nets = [(d, as_built(island_plan(plan, d), d, opts.nvlink_gbps)) for d in island_designs(plan)]
+    check_options(opts, max(n.n_gpus for _, n in nets))
+    if spec and spec[0] in ("link", "switch"):
+        names = [set(n.switch_names if spec[0] == "switch" else n.cable_names) for _, n in nets]
+        if not any(spec[1] in x for x in names):
+            raise InputErrors(Problem("--fail", f"no {'switch' if spec[0] == 'switch' else 'cable'} {spec[1]!r} on either island of the stage",
+                                      names_hint(spec[1], sorted(set().union(*names)), "switch" if spec[0] == "switch" else "cable")))
+    rows = []
+    for d, net in nets:
+        rows += [{**r, "island": d} for r in net_rows(d, net, "; ".join(net.notes), spec, opts, progress, ISLAND_LABELS[d], True)]
+    gpus = {d: n.n_gpus for d, n in nets}
+    cross = sum(a * b for i, a in enumerate(gpus.values()) for b in list(gpus.values())[i + 1:])
+    stage = {"islands": {d: {"label": ISLAND_LABELS[d], "gpus": n.n_gpus, "servers": len(n.server_names), "switches": n.n_switches}
+                         for d, n in nets},
+             "cross_island": {"gpu_pairs": cross, "ordered_pairs": 2 * cross, "modelled": False, "why": CROSS_ISLAND_WHY},
+             "from_plan": None, "from_note": baseline_note, "cost": []}
+    if baseline is not None:
+        kind = plan_kind(baseline)
+        if kind == "stage":
+            raise InputErrors(Problem("FROM plan", "is itself a migration stage", "the FROM plan is the fabric as built (ROFT or ZCube)"))
+        bnet = as_built(baseline, kind, opts.nvlink_gbps)
+        base_rows = [{**r, "island": None, "baseline": True}
+                     for r in net_rows(kind, bnet, "; ".join(bnet.notes), None, opts, progress, f"FROM plan ({DESIGN_LABELS[kind]}), whole fabric")]
+        rows += base_rows
+        stage["from_plan"] = {"design": kind, "gpus": bnet.n_gpus, "cluster": (baseline.get("cluster") or {}).get("name")}
+        stage["cost"] = stage_cost(rows, base_rows)
+    return {"designs": rows, "parameters": _parameters(plan, opts), "stage": stage}
+
+
+def stage_cost(rows: list[dict], base_rows: list[dict]) -> list[dict]:
+    """Per workload (healthy): the whole FROM fabric's completion time and mean GPU send rate, and each
+    island's with its rate over the FROM one (1.0: the stage costs the island's GPUs nothing)."""
+    out = []
+    for b in base_rows:
+        if b["failure"] is not None:
+            continue
+        entry = {"workload": b["workload"], "from_completion_time_s": b.get("completion_time_s"), "from_gpu_gbps": b.get("gpu_gbps"),
+                 "islands": {}}
+        for r in rows:
+            if r.get("island") and r["workload"] == b["workload"] and r["failure"] is None:
+                rate, ref = r.get("gpu_gbps"), b.get("gpu_gbps")
+                entry["islands"][r["island"]] = {"gpus": r.get("gpus"), "completion_time_s": r.get("completion_time_s"), "gpu_gbps": rate,
+                                                 "gpu_gbps_vs_from": rate / ref if rate and ref else None,
+                                                 "modelled": r["modelled"], "note": r.get("note", "")}
+        out.append(entry)
+    return out
+
+
+def net_rows(key: str, net: Net | None, note: str, spec, opts: Options, progress=None, label: str | None = None,
+             missing_ok: bool = False) -> list[dict]:
+    """One design's rows: each workload healthy and, with a failure, failed. ``missing_ok``: a failure
+    naming a switch or cable the net lacks is skipped (an island of a stage holds some of them)."""
+    rows = []
+    variants = [(net, None)]
+    if spec is not None and net is not None:
+        fnet = failed(net, spec, opts.seed, missing_ok)
+        if fnet is not None:
+            variants.append((fnet, fnet.failure))
+    for workload in opts.workloads:
+        base = None
+        for v, failure in variants:
+            row = {"design": key, "label": label or DESIGN_LABELS[key], "workload": workload, "failure": failure, "note": note}
+            if v is None:
+                row.update({"modelled": False})
+                rows.append(row)
+                continue
+            row.update({"modelled": True, "gpus": v.n_gpus, "gpus_per_server": v.gpus_per_server, "switches": v.n_switches,
+                        "gpu_bandwidth_gbps": v.gpu_bandwidth_gbps})
+            try:
+                tr, info = transfers_for(workload, v, opts)
+                row.update(info)
+                row.update(evaluate(v, tr, opts))
+            except NotModelled as exc:
+                row.update({"modelled": False, "note": str(exc)})
+                rows.append(row)
+                continue
+            row["gpu_gbps"] = gpu_gbps(row, v, tr)
+            if failure is None:
+                base = row["completion_time_s"]
+            elif base and row["completion_time_s"] and not row["unrouted_flows"]:
+                row["slowdown"] = row["completion_time_s"] / base - 1
+                row["paper_one_tor_slowdown"] = PAPER_ONE_TOR_SLOWDOWN.get(key) if spec[0] == "tor" else None
+            rows.append(row)
+            if progress:
+                progress(row)
+    return rows
+
+
+def gpu_gbps(row: dict, net: Net, tr: Transfers | None) -> float | None:
+    """What a GPU sends into the network on average over the completion time (Gb/s): the workload's
+    bytes between GPUs of different servers / GPUs / time (NVLink's left out); comparable between
+    fabrics of different sizes (an island of a stage and the whole FROM fabric)."""
+    t = row.get("completion_time_s")
+    if not t:
+        return None
+    if tr is None:  # all-to-all-switch: every ordered pair of GPUs on different servers
+        per = np.bincount(net.server_of)
+        total = row["bytes"] * float(net.n_gpus ** 2 - (per.astype(float) ** 2).sum())
+    else:
+        total = float(tr.nbytes[net.server_of[tr.src] != net.server_of[tr.dst]].sum())
+    return total / net.n_gpus * 8 / 1e9 / t
 
 
 def _parameters(plan: dict, opts: Options) -> dict:

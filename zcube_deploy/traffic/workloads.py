@@ -44,13 +44,14 @@ def all_to_all(n: int, nbytes: float) -> Transfers:
     return Transfers(a, b, np.full(len(a), float(nbytes)), np.zeros(len(a)))
 
 
-def ring_successors(server_of: np.ndarray, ring: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(source, successor, members of the source's ring) of every ring edge."""
+def ring_successors(server_of: np.ndarray, ring: str, local: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(source, successor, members of the source's ring) of every ring edge; ``local``: each GPU's index
+    in its server (its rail; default its position among its server's GPUs)."""
     n = len(server_of)
     g = np.arange(n)
     if ring == "all":
         return g, (g + 1) % n, np.full(n, n)
-    local = local_index(server_of)
+    local = local_index(server_of) if local is None else local
     src, dst, size = [], [], []
     for i in np.unique(local):
         members = g[local == i]
@@ -60,9 +61,9 @@ def ring_successors(server_of: np.ndarray, ring: str) -> tuple[np.ndarray, np.nd
     return np.concatenate(src), np.concatenate(dst), np.concatenate(size)
 
 
-def collective(kind: str, server_of: np.ndarray, nbytes: float, ring: str = "all") -> Transfers:
-    """All-gather or all-reduce of ``nbytes`` per GPU on rings (see module doc)."""
-    src, dst, m = ring_successors(server_of, ring)
+def collective(kind: str, server_of: np.ndarray, nbytes: float, ring: str = "all", local: np.ndarray | None = None) -> Transfers:
+    """All-gather or all-reduce of ``nbytes`` per GPU on rings (see module doc; ``local``: the GPUs' rails)."""
+    src, dst, m = ring_successors(server_of, ring, local)
     keep = m > 1
     src, dst, m = src[keep], dst[keep], m[keep].astype(float)
     factor = (m - 1) / m if kind == "all-gather" else 2 * (m - 1) / m
@@ -111,6 +112,32 @@ def pd_problems(p: PdParams, n_gpus: int) -> list[Problem]:
         probs.append(Problem("--prompt-tokens/--prompt-sigma/--kv-bytes-per-token/--prefill-tokens-per-s",
                              "must be positive (sigma may be 0: every prompt the same length)"))
     return probs
+
+
+def pd_misfit(p: PdParams, n_gpus: int, server_of: np.ndarray, gpus_per_server: int) -> str | None:
+    """Why pd's instances do not fit these GPUs (None when they do): each instance (``gpus_per_instance``
+    consecutive GPUs) must lie in one server or be whole servers (all ``gpus_per_server`` GPUs of each
+    here), and the slots must hold the instances. An island of a migration stage can hold servers with
+    some of their GPUs only: an instance over two half servers is refused, not modelled as a server."""
+    probs = pd_problems(p, n_gpus)
+    if probs:
+        return "; ".join(str(x) for x in probs)
+    gpi = p.gpus_per_instance
+    first = np.arange(n_gpus // gpi) * gpi
+    last = first + gpi - 1
+    edge = np.flatnonzero(server_of[1:] != server_of[:-1])
+    starts, ends = np.zeros(n_gpus, bool), np.zeros(n_gpus, bool)
+    starts[np.r_[0, edge + 1]] = True
+    ends[np.r_[edge, n_gpus - 1]] = True
+    part = np.cumsum(np.bincount(server_of)[server_of] != gpus_per_server)  # GPUs of partial servers up to here
+    whole = part[last] - np.r_[0, part][first] == 0
+    ok = (server_of[first] == server_of[last]) | (starts[first] & ends[last] & whole)
+    if ok.all():
+        return None
+    sizes = sorted(set(np.bincount(server_of)[np.unique(server_of)].tolist()))
+    return (f"pd: instances of {gpi} GPUs (--gpus-per-instance) would span servers of which only {', '.join(map(str, sizes))} of "
+            f"{gpus_per_server} GPUs are here: an instance must be part of one server or whole servers; give --gpus-per-instance "
+            f"{min(sizes)} or fewer")
 
 
 def pd_counts(p: PdParams, n_gpus: int) -> tuple[int, int]:

@@ -56,8 +56,12 @@ READ_BYTES = 1 << 20  # at most this much is taken from the SSH channel at once
 PROMPT_TAIL = 512  # the bytes at the end of what was read in which the prompt is looked for
 
 
-class _RuijieSSH(RuijieOSSSH):
-    """netmiko ruijie_os, reading the prompt instead of waiting 2 s of silence to check the mode."""
+class RuijieSSH(RuijieOSSSH):
+    """netmiko ruijie_os, reading the prompt instead of waiting 2 s of silence to check the mode.
+
+    Public: the driver's session class, and the one the lab's drift typing (``lab/drift.py``) and the tests'
+    lab sessions open (``RuijieSSH(host=..., port=..., username=..., password=..., secret=...)``, as netmiko's
+    ``ConnectHandler`` takes them); code outside ``platforms/`` reaches switches through the NAPALM driver."""
 
     def read_channel(self) -> str:
         out = super().read_channel()
@@ -296,7 +300,7 @@ class RuijieRGOSDriver(NetworkDriver):
         self.rollback_to = o.pop("rollback_to", None)
         self.preflight_on_load = bool(o.pop("preflight", True))
         self.netmiko_extra = o
-        self.device: _RuijieSSH | None = None
+        self.device: RuijieSSH | None = None
         self.candidate: str | None = None
         self.merge = False
         self.backup: str | None = None
@@ -313,7 +317,7 @@ class RuijieRGOSDriver(NetworkDriver):
             params.update(ssh_strict=not self.trust_on_first_use, system_host_keys=True)
         params.update(self.netmiko_extra)
         try:
-            self.device = _RuijieSSH(**params)
+            self.device = RuijieSSH(**params)
         except Exception as exc:
             host = self.hostname if self.port == 22 else f"[{self.hostname}]:{self.port}"
             why = _host_key_problem(exc, host) or f"{type(exc).__name__}: {exc}"

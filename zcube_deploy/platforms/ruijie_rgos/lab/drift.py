@@ -102,7 +102,7 @@ def apply_drifts(endpoints: dict[str, tuple[str, int]], credentials: tuple[str, 
     The session is the driver's netmiko ``ruijie_os`` class, which reads the prompt to check the config mode where
     netmiko waits 2 s of silence (four such checks a session: entering and leaving config mode, disconnecting)."""
     # start-up time: netmiko (through the driver) loads only when drifts are typed on switches
-    from zcube_deploy.platforms.ruijie_rgos.driver import _RuijieSSH
+    from zcube_deploy.platforms.ruijie_rgos.driver import RuijieSSH
 
     by_switch: dict[str, list[str]] = {}
     for d in drifts:
@@ -110,7 +110,7 @@ def apply_drifts(endpoints: dict[str, tuple[str, int]], credentials: tuple[str, 
     user, password, secret = credentials
     for sw, lines in sorted(by_switch.items()):
         host, port = endpoints[sw]
-        with _RuijieSSH(host=host, port=port, username=user, password=password, secret=secret,
+        with RuijieSSH(host=host, port=port, username=user, password=password, secret=secret,
                         allow_agent=False, use_keys=False, ssh_config_file=None, conn_timeout=10) as c:
             c.enable()
             c.send_config_set(lines, read_timeout=60)
