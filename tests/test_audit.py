@@ -465,3 +465,13 @@ def test_a_live_recording_its_reader_refuses_is_not_checked_there_not_bad_input(
     assert set(errors) == {"ZC-O003"} and "could not be read" in errors["ZC-O003"] and "ZC-O003" not in observed
     assert len(observed) == len(names) - 1 and not no_config
     assert [(f["device"], f["kind"]) for f in drift] == [("ZC-O003", "config_changed")]
+
+
+def test_a_folder_that_is_no_recording_of_the_plan_is_bad_input(built, tmp_path):
+    """`--from` given the plan's own folder (it holds things, none of them a switch's recording): exit 2 naming the
+    folder and what a recordings folder is, nothing audited; it was every check not_checked on every switch, exit 1."""
+    out, plan, intended = built
+    res = run_zcube("audit", str(out / "plan.json"), "--from", str(out), "-o", str(tmp_path / "a"))
+    assert res.returncode == 2, res.stderr
+    assert f"{out}: holds no recording of any of the plan's {len(intended)} switches" in res.stderr and "--record DIR" in res.stderr
+    assert not (tmp_path / "a" / "audit.json").exists()

@@ -129,3 +129,80 @@ def test_every_rack_sheet_prints_readable_and_complete(printed, paper):
         assert r["pages"] == set(range(1, r["of"] + 1)), f"Rack {rack}: pages {sorted(r['pages'])} of {r['of']}"
         missing = expected[rack] - r["words"]
         assert not missing, f"Rack {rack} on {paper}: {len(missing)} cable(s) not printed, e.g. {sorted(missing)[:5]}"
+
+
+MOVE_HEAD = ["Step", "Do", "Cable", "Rack", "U", "Device", "Port", "Label", "Rack", "U", "Device", "Port", "New", "Part", "Done",
+             "Checked"]  # the first word of each printed column title of a migration's move sheet
+
+
+@pytest.fixture(scope="module")
+def printed_moves(tmp_path_factory):
+    """roft-small -> zcube-small-inplace migrated (roles in temporary places: long labels, rebreak parts), each stage's
+    move workbook converted to PDF by LibreOffice."""
+    d = tmp_path_factory.mktemp("moves")
+    for name in ("roft-small", "zcube-small-inplace"):
+        r = run_zcube("plan", str(ROOT / "tests" / "inventories" / f"{name}.yaml"), "-o", str(d / name))
+        assert r.returncode == 0, r.stderr
+    r = run_zcube("migrate", str(d / "roft-small"), str(d / "zcube-small-inplace"), "-o", str(d / "mig"), "--unit", "4-gpu",
+                  "--capacity-floor", "0.5")
+    assert r.returncode == 0, r.stderr
+    books = sorted((d / "mig").glob("stage-*/moves.xlsx"))
+    for b in books:
+        shutil.copy(b, d / f"{b.parent.name}.xlsx")
+    r = subprocess.run([SOFFICE, f"-env:UserInstallation=file://{d / 'lo-profile'}", "--headless", "--convert-to", "pdf", "--outdir", str(d),
+                        *[str(d / f"{b.parent.name}.xlsx") for b in books]], capture_output=True, text=True, timeout=600)
+    assert all((d / f"{b.parent.name}.pdf").exists() for b in books), r.stdout + r.stderr
+    return d, [b.parent.name for b in books]
+
+
+def _printed_cells(page: dict) -> dict[int, list[tuple[str, list]]]:
+    """Step -> the words printed in each column of that row of a move sheet page: columns from the header row's titles
+    (a column runs from its title to the next title), rows from the step numbers in the first column down to the next."""
+    words = page["words"]
+    head_y = min(w[1] for w in words if w[4] == "Step")
+    head = sorted((w for w in words if abs(w[1] - head_y) < 2), key=lambda w: w[0])
+    starts = []
+    for title in MOVE_HEAD:  # the titles in order, left to right ("Label now": its first word)
+        x = next(w[0] for w in head if w[4] == title and (not starts or w[0] > starts[-1]))
+        starts.append(x)
+    bounds = [s - 1 for s in starts] + [page["width"]]  # a cell's text starts 1.4 pt inside its column
+    col = lambda x: max(i for i, b in enumerate(bounds[:-1]) if x >= b)  # noqa: E731
+    steps = sorted((w[1], int(w[4])) for w in words if w[1] > head_y + 2 and w[4].isdigit() and col(w[0]) == 0)
+    foot = page["height"] - 0.7 * 72
+    out = {}
+    for k, (top, step) in enumerate(steps):
+        bottom = steps[k + 1][0] if k + 1 < len(steps) else foot
+        mine = [w for w in words if top - 2 <= w[1] < bottom - 2]
+        out[step] = [(MOVE_HEAD[i], sorted((w for w in mine if col(w[0]) == i), key=lambda w: (round(w[1]), w[0])), bounds[i + 1])
+                     for i in range(len(MOVE_HEAD))]
+    return out
+
+
+def test_printed_move_sheets_cut_no_text(printed_moves):
+    """Every cell of every row of each stage's printed move sheet (LibreOffice -> PDF -> pdftotext) is printed in full
+    inside its column: the label texts (two lines each) and the rebreak rows' parts wrap, the row as tall as its text;
+    and every step is printed once, on the pages the footer counts."""
+    import openpyxl
+
+    d, stages = printed_moves
+    long_seen = 0
+    for stage in stages:
+        ws = openpyxl.load_workbook(d / f"{stage}.xlsx").worksheets[0]
+        want = {row[0]: row[:14] for row in ws.iter_rows(min_row=2, values_only=True)}
+        title = f"Stage {stage[-2:]} moves"  # the moves sheet's pages (the parts sheet follows)
+        pages = [p for p in pdf_pages(d / f"{stage}.pdf") if title in lines_of(p["words"])[0]]
+        seen = {}
+        for n, page in enumerate(pages, start=1):
+            assert f"{n} of {len(pages)}" in " ".join(lines_of(page["words"])), f"{stage} page {n}: the page count is not {len(pages)}"
+            for step, cells in _printed_cells(page).items():
+                assert step not in seen, f"{stage}: step {step} printed twice"
+                seen[step] = True
+                for (title, words, right), value in zip(cells, want[step], strict=False):
+                    text = "".join(w[4] for w in words)
+                    expected = "".join(str(value if value is not None else "").split())
+                    assert text == expected, f"{stage} step {step} {title}: printed {text!r}, the cell holds {expected!r}"
+                    over = [w[4] for w in words if w[2] > right]
+                    assert not over, f"{stage} step {step} {title}: {over} run past the column"
+                    long_seen += len(expected) > 30
+        assert sorted(seen) == sorted(want), f"{stage}: steps not printed: {sorted(set(want) - set(seen))[:5]}"
+    assert long_seen  # labels and parts longer than a line were printed

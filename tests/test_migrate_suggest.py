@@ -19,7 +19,7 @@ from zcube_deploy.inventory import load_inventory, resolve_inventory
 from zcube_deploy.migrate.planner import Options
 from zcube_deploy.migrate.report import suggestion_line
 from zcube_deploy.migrate.roles import SPARE
-from zcube_deploy.migrate.run import plan_and_check, write_suggestion
+from zcube_deploy.migrate.run import plan_and_check, replanned, write_suggestion
 from zcube_deploy.plan.io import write_plan
 from zcube_deploy.migrate.suggest import SUGGESTED_PLACES, suggest_places
 
@@ -167,3 +167,16 @@ def test_cli_prints_what_the_suggestion_saves(small_pair, tmp_path):
     assert doc["suggested_places"]["file"] == "mig/suggested-places.yaml" and (tmp_path / "mig" / SUGGESTED_PLACES).is_file()
     assert "re-plan TO with mig/suggested-places.yaml (16 role(s) moved to their switch's place): 0 temporary places (now 4), " \
            "0 re-racked (16 fewer)" in " ".join(r.stdout.split())
+
+
+@pytest.mark.parametrize("inventory, sha, cables, words", [
+    ("nowhere/zcube.yaml", None, 16, "not computed: TO's inventory nowhere/zcube.yaml is not found from here"),
+    (str(SMALL / "zcube-small-inplace.yaml"), "0" * 64, 16, "changed since TO was planned"),
+    (str(SMALL / "zcube-small-inplace.yaml"), None, 20001, "not computed: 20,001 NIC-port cables (above 20,000"),
+])
+def test_replanned_says_why_it_was_not_computed(small_pair, inventory, sha, cables, words):
+    """Never silent: TO's inventory not found, changed since TO was planned, or the plans too large to plan twice."""
+    rs, zsi = small_pair
+    plan_to = {**zsi, "inputs": {**zsi["inputs"], "inventory": inventory, "inventory_sha256": sha or zsi["inputs"]["inventory_sha256"]}}
+    got = replanned(rs, plan_to, "FROM", SMALL_OPTS, {}, cables)
+    assert not got["computed"] and words in got["why"], got

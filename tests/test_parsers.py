@@ -155,7 +155,7 @@ def test_config_facts_fast_reader_equals_the_general_reader():
 
     from zcube_deploy.platforms.ruijie_rgos import config_facts
     from zcube_deploy.platforms.ruijie_rgos.fastparse import fast_facts
-    from zcube_deploy.platforms.ruijie_rgos.reader import general_facts
+    from zcube_deploy.platforms.ruijie_rgos.reader import general_facts, prepared
 
     plain = "interface H 0/1\n description d\n no switchport\n ip address 10.0.0.0 255.255.255.254\n no shutdown"
     nbsp = "\ninterface H 0/1\xa0\n shutdown\ninterface H 0/2 \n shutdown\n"  # the reviewer's case: one name ends in a blank
@@ -166,7 +166,7 @@ def test_config_facts_fast_reader_equals_the_general_reader():
                    "hostname \nrouter bgp \n neighbor 10.0.0.1 remote-as 1\nhostname S\n" + plain + "\n!\nrouter bgp 7\n network 10.0.0.0",
                    plain + "\n!\ninterface \n shutdown\n ip address 10.0.0.4 255.255.255.254\n!\n" + plain.replace("0/1", "0/2") + "\n!",  # a section with no name
                    "interface\t\n no switchport\n!\n" + plain):
-        assert config_facts(tricky) == general_facts("\n" + tricky), tricky
+        assert config_facts(tricky) == general_facts(prepared(tricky)), tricky  # (prepared: the sections push reads)
     assert fast_facts("\n" + plain + "\n!") is not None
     r = random.Random(13)
     fast_read = 0
@@ -182,7 +182,7 @@ def test_config_facts_fast_reader_equals_the_general_reader():
             mutated = "\n".join(ls)
             fast = fast_facts("\n" + mutated)
             fast_read += fast is not None
-            assert config_facts(mutated) == general_facts("\n" + mutated), (path, mutated)
+            assert config_facts(mutated) == general_facts(prepared(mutated)), (path, mutated)
             assert fast is None or fast == general_facts("\n" + mutated), (path, mutated)
     assert fast_read > 100  # the mutations leave many configs the fast reader reads, so they are compared
 
@@ -218,11 +218,11 @@ def test_config_facts_confirm_is_used_on_rendered_configs():
     """A rendered static config is confirmed as its own facts, without being read (the speed of render's self-check)."""
     from zcube_deploy.platforms.ruijie_rgos import config_facts
     from zcube_deploy.platforms.ruijie_rgos.fastparse import confirms
-    from zcube_deploy.platforms.ruijie_rgos.reader import general_facts
+    from zcube_deploy.platforms.ruijie_rgos.reader import general_facts, prepared
 
     for path in _static_configs():
         text = path.read_text()
-        e = general_facts("\n" + text)
+        e = general_facts(prepared(text))
         assert confirms("\n" + text, e), path
         assert config_facts(text, expect=e) is e
         other = _swap(e, e.address_ips[-1], "10.99.99.99")  # one address the text does not have
@@ -238,20 +238,20 @@ def test_config_facts_with_an_expectation_read_as_without():
     import random
 
     from zcube_deploy.platforms.ruijie_rgos import config_facts
-    from zcube_deploy.platforms.ruijie_rgos.reader import general_facts
+    from zcube_deploy.platforms.ruijie_rgos.reader import general_facts, prepared
 
     r = random.Random(17)
     confirmed = 0
     for path in _static_configs():
         text = path.read_text()
-        e = general_facts("\n" + text)
+        e = general_facts(prepared(text))
         lines = text.split("\n")
         for _ in range(200):
             ls = lines
             for _ in range(r.randint(1, 2)):
                 ls = r.choice(_MUTATIONS + _DESCRIPTION_MUTATIONS * 3)(ls, r.randrange(len(ls)), r)
             mutated = "\n".join(ls)
-            got, want = config_facts(mutated, expect=e), general_facts("\n" + mutated)
+            got, want = config_facts(mutated, expect=e), general_facts(prepared(mutated))
             assert got == want, (path, mutated)
             confirmed += got is e
         names = [n for n in e.address_interfaces if " " in n]
@@ -261,13 +261,13 @@ def test_config_facts_with_an_expectation_read_as_without():
             for new in (old + " ", " " + old, old + "\t", old + "\x0b", old + "\xa0", "", "x" + old, old + "\n x", old + "\nx",
                         old.replace(".", " "), old.replace(" ", "  "), old + "/024", "0" + old, old + " secondary"):
                 t2, e2 = text.replace(old, new), _swap(e, old, new)
-                assert config_facts(t2, expect=e2) == general_facts("\n" + t2), (path, old, new)
+                assert config_facts(t2, expect=e2) == general_facts(prepared(t2)), (path, old, new)
         last_route = [x for x in lines if x.startswith("ip route ")][-1]
         last_bang = lines[max(i for i, x in enumerate(lines) if x == "!" and lines[i - 1] == " no shutdown")]
         assert last_bang == "!"
         for edit in ("x", "0", " 5", "\x0b", " Null 0", "/31"):  # text run on at the end of the routes and of the ports
             for t2 in (text.replace(last_route, last_route + edit), text.replace("no shutdown\n!\n", "no shutdown\n!" + edit + "\n")):
-                assert config_facts(t2, expect=e) == general_facts("\n" + t2), (path, edit)
+                assert config_facts(t2, expect=e) == general_facts(prepared(t2)), (path, edit)
     assert confirmed > 50  # mutations that leave the facts alone are confirmed, so the confirmed branch is tested
 
 
@@ -277,11 +277,11 @@ def test_config_facts_confirm_refuses_malformed_expectations():
     from dataclasses import replace
 
     from zcube_deploy.platforms.ruijie_rgos import config_facts
-    from zcube_deploy.platforms.ruijie_rgos.reader import general_facts
+    from zcube_deploy.platforms.ruijie_rgos.reader import general_facts, prepared
 
     path = _static_configs()[0]
     text = path.read_text()
-    e = general_facts("\n" + text)
+    e = general_facts(prepared(text))
     last = [x for x in text.split("\n") if x.startswith("ip route ")][-1]
     hop = last.split()[-1]
     cases = [
@@ -301,5 +301,5 @@ def test_config_facts_confirm_refuses_malformed_expectations():
     ]
     for t, expect in cases:
         got = config_facts(t, expect=expect)
-        assert got is not expect and got == general_facts("\n" + t), expect
+        assert got is not expect and got == general_facts(prepared(t)), expect
     assert config_facts(text, expect=e) is e  # the unchanged expectation is confirmed

@@ -238,3 +238,60 @@ def test_a_view_that_reads_otherwise_is_caught(name):
     texts.append("interface Mgmt 0\n ip address 172.16.0.11 255.255.255.0\n ip address 10.9.0.1 255.255.255.0 secondary\n")
     with pytest.raises(AssertionError):
         _check(texts, {name: _mutants()[name]})
+
+
+# ---------------------------------------------------------------- the facts: of the sections push sends
+def _facts_by_the_sections(text: str) -> dict:
+    """What the neutral facts say of a config, read line by line from ``read_sections`` (the sections push's scope,
+    hier_config's tree and the device read): each interface by the name ``section_interface`` gives it, the lines
+    of its section; each BGP instance's neighbors."""
+    import re
+
+    from zcube_deploy.platforms.ruijie_rgos.sections import section_interface
+
+    out: dict[str, list] = {"interfaces": [], "shutdown": [], "routed": [], "bfd": [], "addresses": [], "neighbors": []}
+    for s in read_sections(text.replace("\r", "")):
+        kids = [c for _, c in s.children]
+        name = section_interface(s.text)
+        if s.stray:
+            continue
+        if name is not None and re.match(r"interface[ \t]", s.text):
+            out["interfaces"].append(name)
+            out["shutdown"] += [name] * (" shutdown" in kids)
+            out["routed"] += [name] * (name.startswith(("Loopback", "Mgmt")) or " no switchport" in kids)
+            out["bfd"] += [name] * any(re.match(r"[ \t]+bfd interval ", c) for c in kids)
+            out["addresses"] += [(name, a) for c in kids for a in re.findall(r"^[ \t]+ip address (\S+) \S+", c)]
+        elif re.match(r"router bgp[ \t]", s.text):
+            out["neighbors"].append([(a, int(x) if x.isdigit() else x) for c in kids
+                                     for a, x in re.findall(r"^[ \t]+neighbor (\S+) remote-as (\S+)[ \t]*$", c)])
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=configs(), gap=st.sampled_from(["", "!", "end", "version 1"]), spaced=st.booleans())
+def test_the_facts_are_of_the_sections_push_sends(text, gap, spaced):
+    """config_facts (render's self-check, check-routing, push's management guard) reads a config in the sections
+    push's scope reads (one rule: reader.prepared): a blank line, a comment or `end` between two lines of a
+    section is no part of it and ends none, an interface's name is its words. The patterns alone ended the
+    section there (the lines after it lost: an address, `shutdown`, a BGP neighbor) and kept a name's blanks."""
+    from zcube_deploy.platforms.ruijie_rgos import config_facts
+
+    if spaced:
+        text = text.replace("interface TwoHundredGigabitEthernet 0/2", "interface TwoHundredGigabitEthernet  0/2\t")
+    text = text.replace("\n no switchport", f"\n{gap}\n no switchport")
+    f = config_facts(text)
+    want = _facts_by_the_sections(text)
+    got = {"interfaces": f.interfaces, "shutdown": f.shutdown, "routed": f.routed, "bfd": f.bfd,
+           "addresses": list(zip(f.address_interfaces, f.address_ips)), "neighbors": [[tuple(n) for n in b["neighbors"]] for b in f.bgp]}
+    assert got == want, text
+
+
+def test_a_gap_in_a_section_is_read_as_push_reads_it():
+    from zcube_deploy.platforms.ruijie_rgos import config_facts
+
+    text = ("interface  TwoHundredGigabitEthernet  0/1\n no switchport\n!\n ip address 10.0.0.1 255.255.255.254\n\n shutdown\n"
+            "router bgp 65001\nend\n neighbor 10.0.0.0 remote-as 65002\n")
+    f = config_facts(text)
+    assert f.addresses == [("TwoHundredGigabitEthernet 0/1", "10.0.0.1/31")] and f.shutdown == ["TwoHundredGigabitEthernet 0/1"]
+    assert f.bgp[0]["neighbors"] == [("10.0.0.0", 65002)]
+    assert hconfig.top_level_lines(text) == ["interface TwoHundredGigabitEthernet 0/1", "router bgp 65001"]

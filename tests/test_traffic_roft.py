@@ -152,6 +152,14 @@ def test_a_stage_island_by_island(small, tmp_path):
     assert all(x["modelled"] and x["pd"]["gpus_per_instance"] == 4 for x in doc["designs"] if x["island"])
 
 
+def test_the_last_stage_is_one_island_against_the_from_plan(small, tmp_path):
+    r, doc = traffic(small / "mig" / "stage-02" / "plan.json", tmp_path, "--workload", "allreduce")
+    assert r.returncode == 0, r.stdout + r.stderr
+    st = doc["stage"]
+    assert list(st["islands"]) == ["zcube"] and st["cross_island"]["gpu_pairs"] == 0 and st["from_plan"]["gpus"] == 32
+    assert "one island (ZCube island): no GPU pairs across islands" in r.stdout
+
+
 def test_a_stage_without_its_migrate_json_says_so(small, tmp_path):
     alone = tmp_path / "alone"
     alone.mkdir()

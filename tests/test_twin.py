@@ -427,3 +427,15 @@ def test_platform_frr_in_the_inventory_renders_frr_configs(tmp_path):
         assert set(got["interfaces"]) == {i["name"] for i in sw["interfaces"]} | {"lo"}
         assert build.port_names(plan)[sw["name"]] == {i["name"]: i["name"] for i in sw["interfaces"]}
     assert not list((tmp_path / "out" / "configs").glob("*.cfg"))
+
+
+def test_twin_test_reads_its_plan_validated(tmp_path):
+    """`zcube twin test` reads the twin's plan.json through read_plan, as every command does: a plan edited or
+    replaced since `twin up` (here a lab.json in its place) is exit 2 with what is wrong, not a crash mid-test.
+    (No namespace is needed to get there: a twin description naming none is "up" with all of them present.)"""
+    bad = tmp_path / "plan.json"
+    bad.write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 2201}}}))
+    (tmp_path / build.TWIN_FILE).write_text(json.dumps({"state": "up", "namespaces": {}, "plan": str(bad)}))
+    r = run_zcube("twin", "test", str(tmp_path))
+    assert r.returncode == 2, r.stderr
+    assert f"{bad}: not a zcube plan" in r.stderr and "Traceback" not in r.stderr and "internal error" not in r.stderr

@@ -306,10 +306,11 @@ def traffic(plan_path: str, out_dir: str, design: str | None = None, workload: s
     pd = PdParams(**{k[3:]: v for k, v in options.items() if k.startswith("pd_") and v is not None})
     rest = {k: v for k, v in options.items() if not k.startswith("pd_")}
     designs = run.parse_list(design, DESIGN_KEYS, "design", DESIGN_KEYS) if design is not None else ()
-    opts = run.Options(designs=designs, workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, **rest)
+    given = tuple("--" + k[3:].replace("_", "-") for k, v in options.items() if k.startswith("pd_") and k != "pd_seed" and v is not None)
+    opts = run.Options(designs=designs, workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, pd_given=given, **rest)
     plan = open_plan(plan_path, run.PLAN_FIELDS)
     baseline, note = (None, "")
-    if run.plan_kind(plan) == "stage":
+    if run.is_stage(plan):
         baseline, note = _stage_from_plan(plan_path, run.PLAN_FIELDS)
     doc = run.study(plan, opts, progress, baseline, note)
     js, png = report.write(doc, out_dir)

@@ -90,6 +90,9 @@ def _intended(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, st
     return out
 
 
+intended_configs = _intended  # the rendered configs of ``names`` (`zcube lab drift` draws its edits over them)
+
+
 def _record_nornir(plan_path: str, opts: AuditOptions, names: list[str], rec: Path, commands: tuple[str, ...]) -> dict[str, str]:
     """Collect through Nornir (zcube_deploy.nornir.ZCubeInventory + nornir_napalm's napalm_cli); write rec/<switch>/."""
     # (imported here for start-up time: Nornir and its plugins load only when --runner nornir asks for them)

@@ -78,20 +78,26 @@ def _text(value: str) -> str:
     return f't="inlineStr"><is><t{space}>{v}</t></is></c>'
 
 
-def write_rows_fast(ws, titles: list[str], values) -> None:
+def write_rows_fast(ws, titles: list[str], values, heights: list[float] | None = None) -> None:
     """The header row (bold, shaded) and the data rows of a write-only sheet, then close the sheet.
 
     Cells as openpyxl writes them (inline strings, numbers as "%.16g", empty cells left out), but the
     rows are built as text and put in place of a marker in the finished sheet file: openpyxl's
     per-cell writer costs 13 us a cell, and a 64k-GPU hall has 7 million cells. Call after every sheet
-    property is set (openpyxl writes them around the rows)."""
+    property is set (openpyxl writes them around the rows). ``heights``: each data row's height (pt); with
+    them every data cell wraps its text, top-aligned (task sheets: :func:`wrapped_heights`)."""
     head = _header_cells(ws, titles)
     style = head[0].style_id if head else 0  # registers the header style with the workbook
+    body = ""
+    if heights is not None:
+        c = WriteOnlyCell(ws, value="")
+        c.alignment = Alignment(wrap_text=True, vertical="top")
+        body = f's="{c.style_id}" '  # registers the wrapping style
     letters = [get_column_letter(i) for i in range(1, len(titles) + 1)]
     texts: dict[str, str] = {}
     parts = ['<row r="1">' + "".join(f'<c r="{letters[i]}1" s="{style}" {_text(neutral(t))}' for i, t in enumerate(titles)) + "</row>"]
     for n, row in enumerate(values, start=2):
-        cells = [f'<row r="{n}">']
+        cells = [f'<row r="{n}" ht="{heights[n - 2]:g}" customHeight="1">' if heights is not None else f'<row r="{n}">']
         for i, v in enumerate(row):
             if v is None or v == "":  # openpyxl leaves these cells out too
                 continue
@@ -99,11 +105,11 @@ def write_rows_fast(ws, titles: list[str], values) -> None:
                 t = texts.get(v)
                 if t is None:
                     t = texts[v] = _text(neutral(v))  # (inline strings are never formulas; a copy into a CSV would be)
-                cells.append(f'<c r="{letters[i]}{n}" {t}')
+                cells.append(f'<c r="{letters[i]}{n}" {body}{t}')
             elif isinstance(v, bool):
-                cells.append(f'<c r="{letters[i]}{n}" t="b"><v>{int(v)}</v></c>')
+                cells.append(f'<c r="{letters[i]}{n}" {body}t="b"><v>{int(v)}</v></c>')
             else:
-                cells.append(f'<c r="{letters[i]}{n}" t="n"><v>{v:.16g}</v></c>')
+                cells.append(f'<c r="{letters[i]}{n}" {body}t="n"><v>{v:.16g}</v></c>')
         cells.append("</row>")
         parts.append("".join(cells))
     ws._get_writer()
@@ -128,6 +134,44 @@ _MARKER = "zcubeRowsGoHere"
 
 def _closed():
     yield
+
+
+# Carlito's advance widths (metric-compatible with Calibri, the body font), 1/2048 em, for ASCII 32..126
+_ADVANCE = (463, 667, 821, 1020, 1038, 1464, 1397, 452, 621, 621, 1020, 1020, 511, 627, 517, 791, 1038, 1038, 1038, 1038, 1038,
+            1038, 1038, 1038, 1038, 1038, 548, 548, 1020, 1020, 1020, 949, 1831, 1185, 1114, 1092, 1260, 1000, 941, 1292, 1276, 516,
+            653, 1064, 861, 1751, 1322, 1356, 1058, 1378, 1112, 941, 998, 1314, 1162, 1822, 1063, 998, 959, 628, 791, 628, 1020,
+            1020, 596, 981, 1076, 866, 1076, 1019, 625, 964, 1076, 470, 490, 931, 470, 1636, 1076, 1080, 1076, 1076, 714, 801, 686,
+            1076, 925, 1464, 887, 927, 809, 644, 943, 644, 1020)
+_WIDEST = max(_ADVANCE)
+
+
+def _px(text: str) -> float:
+    """The width of ``text`` in Calibri 11 at 96 dpi (px); a character outside ASCII counts as the widest."""
+    return sum(_ADVANCE[ord(ch) - 32] if 32 <= ord(ch) < 127 else _WIDEST for ch in text) * BODY_PT * 96 / 72 / 2048
+
+
+def text_lines(text: str, width: float) -> int:
+    """How many lines ``text`` takes wrapped in a column ``width`` characters wide (its own newlines kept): words
+    moved to the next line at spaces, a word wider than the line broken; measured from the font's advance widths
+    with a margin (10 %), so the printed row is never shorter than its text."""
+    room = width * 7 * 0.9
+    lines = 0
+    for para in str(text).split("\n"):
+        used, n = 0.0, 1
+        for word in para.split(" "):
+            w = _px(word)
+            if used and used + _px(" ") + w > room:
+                n, used = n + 1, 0.0
+            used += (_px(" ") if used else 0.0) + w
+            while used > room:  # a word wider than the line: broken where it runs over
+                n, used = n + 1, used - room
+        lines += n
+    return lines
+
+
+def wrapped_heights(columns: list[tuple[str, float]], values: list[tuple]) -> list[float]:
+    """Each row's height (pt) with every cell's text wrapped in its column: ROW_PT per line of its tallest cell."""
+    return [ROW_PT * max([1] + [text_lines(v, w) for v, (_, w) in zip(row, columns) if isinstance(v, str) and v]) for row in values]
 
 
 def column_points(width: float) -> float:
@@ -179,17 +223,31 @@ def _page_setup(ws, cat: CablingCatalog) -> None:
     ws.page_margins = PageMargins(left=MARGIN_IN, right=MARGIN_IN, top=TOP_IN, bottom=BOTTOM_IN, header=0.3, footer=0.3)
 
 
-def _print_setup(ws, cat: CablingCatalog, ncols: int, nrows: int, title: str, cluster: str, legend: str) -> None:
+def _page_breaks(heights: list[float], room: float) -> list[int]:
+    """The data rows (0-based) each page after the first starts at: rows filled in while their heights fit ``room``."""
+    out, used = [], 0.0
+    for i, h in enumerate(heights):
+        if used and used + h > room + 1e-9:
+            out.append(i)
+            used = 0.0
+        used += h
+    return out
+
+
+def _print_setup(ws, cat: CablingCatalog, ncols: int, nrows: int, title: str, cluster: str, legend: str,
+                 heights: list[float] | None = None) -> None:
     """Landscape on the catalog's paper, one page wide, header row on every page, a page break every
-    rows_per_page() cables (so each sheet's page count is known and printed: 'page 2 of 5')."""
+    rows_per_page() cables, or, with each row's ``heights`` (pt), wherever the next row would not fit a page of
+    as many one-line rows (so each sheet's page count is known and printed: 'page 2 of 5')."""
     ws.freeze_panes = "A2"
     ws.auto_filter.ref = f"A1:{get_column_letter(ncols)}{max(nrows + 1, 2)}"
     ws.sheet_format.defaultRowHeight = ROW_PT
     ws.sheet_format.customHeight = True
     per_page = rows_per_page(cat)
-    pages = max(1, -(-nrows // per_page))
-    for k in range(1, pages):
-        ws.row_breaks.append(Break(id=1 + k * per_page))
+    starts = _page_breaks(heights, per_page * ROW_PT) if heights is not None else [k * per_page for k in range(1, -(-nrows // per_page))]
+    pages = len(starts) + 1
+    for k in starts:
+        ws.row_breaks.append(Break(id=1 + k))
     _page_setup(ws, cat)
     ws.page_setup.firstPageNumber = 1
     ws.page_setup.useFirstPageNumber = True
@@ -254,8 +312,8 @@ def _cut_sheet(wb: Workbook, title: str, values: list[tuple], cat: CablingCatalo
 def task_sheet(wb: Workbook, title: str, columns: list[tuple[str, float]], values: list[tuple], cat: CablingCatalog, cluster: str,
                ticks: tuple[str, ...] = ("Done", "Checked"), legend: str = "") -> None:
     """A printable work sheet laid out as the cut sheets are (landscape on the catalog's paper, one page wide,
-    the header row on every page, page n of m, the rows' fixed height): ``columns`` (title, width) with the rows
-    ``values``, then one tick column per name in ``ticks`` with the yes/no/issue drop-down (zcube migrate's move
+    the header row on every page, page n of m; each row as tall as its longest text wrapped in its column, so
+    nothing is cut): ``columns`` (title, width) with the rows ``values``, then one tick column per name in ``ticks`` with the yes/no/issue drop-down (zcube migrate's move
     sheets)."""
     ws = wb.create_sheet(title)
     titles = [t for t, _ in columns] + list(ticks)
@@ -270,8 +328,9 @@ def task_sheet(wb: Workbook, title: str, columns: list[tuple[str, float]], value
             letter = get_column_letter(k)
             dv.add(f"{letter}2:{letter}{max(n + 1, 2)}")
         ws.data_validations.append(dv)
-    _print_setup(ws, cat, len(titles), n, title, cluster, legend)
-    write_rows_fast(ws, titles, [tuple(v) + (None,) * len(ticks) for v in values])
+    heights = wrapped_heights(columns, values)  # every cell's text wrapped, the row as tall as its tallest: nothing cut
+    _print_setup(ws, cat, len(titles), n, title, cluster, legend, heights)
+    write_rows_fast(ws, titles, [tuple(v) + (None,) * len(ticks) for v in values], heights)
 
 
 def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, port_key: list[tuple[str, str]], sheets: list[str],

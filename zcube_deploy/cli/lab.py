@@ -9,7 +9,7 @@ import click
 from rich.table import Table
 
 from zcube_deploy import workflow
-from zcube_deploy.cli.common import cli, handle_errors, out, print_json
+from zcube_deploy.cli.common import cli, handle_errors, out, print_json, print_wide
 
 
 @cli.group("lab")
@@ -156,3 +156,41 @@ def lab_console_cmd(lab_dir: str, switch: str, path: str, wait: float) -> None:
         out.print(f"  {path}:{number}: {line!r}: {why}", markup=False)
     out.print(f"{switch}: {r['lines']} lines pasted, {len(r['rejected'])} rejected; SSH: {r['ssh']}", markup=False)
     sys.exit(1 if r["rejected"] else 0)
+
+
+def print_drifts(doc: dict, lab_path: str) -> None:
+    t = Table(title=f"{len(doc['drifts'])} hand edit(s){' (dry run: not typed)' if doc['dry_run'] else ''}", title_justify="left")
+    for col in ("switch", "kind", "section", "typed"):
+        t.add_column(col)
+    for d in doc["drifts"]:
+        t.add_row(d["switch"], d["kind"], d["section"], "yes" if d["applied"] else "no")
+    print_wide(t)
+    for sw, why in doc["unreachable"].items():
+        out.print(f"  {sw}: not drifted: {why}", markup=False)
+    if not doc["dry_run"]:
+        out.print(f"written: {Path(lab_path).parent / 'drifts.json'}; now `zcube audit PLAN --lab {lab_path} -o DIR` "
+                  "should report each typed edit with its kind and section", markup=False)
+
+
+@lab_group.command("drift")
+@click.argument("plan_path", metavar="PLAN", type=click.Path())
+@click.option("--lab", "lab_path", required=True, type=click.Path(dir_okay=False), help="the running lab's lab.json")
+@click.option("--configs", "configs_dir", default=None, type=click.Path(file_okay=False),
+              help="the render output folder (holds configs/); default: the plan's folder")
+@click.option("--count", type=click.IntRange(1, 100_000), default=6, show_default=True, help="how many hand edits")
+@click.option("--kind", "kinds", default="all", show_default=True,
+              help="port_shut, stray_route, missing_route, config_changed, config_stray, config_missing: a list or all")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--dry-run", is_flag=True, help="print the edits, type nothing")
+@handle_errors
+def lab_drift_cmd(plan_path: str, lab_path: str, configs_dir: str | None, count: int, kinds: str, seed: int, dry_run: bool) -> None:
+    """Type COUNT hand edits (drift of audit's kinds) on the running lab's switches over SSH, as an operator would;
+    write drifts.json beside lab.json (what `zcube audit` must find). Exit 1 if a switch could not be drifted."""
+    from zcube_deploy.audit.run import PLAN_FIELDS, configs_folder
+    from zcube_deploy.audit.seed import seed_drifts
+
+    plan = workflow.open_plan(plan_path, PLAN_FIELDS)
+    _, configs = configs_folder(plan_path, configs_dir)
+    doc = seed_drifts(plan, lab_path, configs, count, kinds, seed, dry_run)
+    print_drifts(doc, lab_path)
+    sys.exit(1 if doc["unreachable"] else 0)

@@ -26,8 +26,8 @@ from zcube_deploy.xlsx import neutral_row, new_workbook, save_workbook
 MOVE_COLUMNS = ["step", "action", "kind", "cable", "was", "unplug_rack", "unplug_u", "unplug_device", "unplug_port", "unplug_label",
                 "plug_rack", "plug_u", "plug_device", "plug_port", "plug_label", "stays_device", "stays_port", "medium", "length_m",
                 "part"]
-SHEET_COLUMNS = [("Step", 6), ("Do", 8), ("Cable", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("Label now", 22),
-                 ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 22), ("Part", 24)]
+SHEET_COLUMNS = [("Step", 6), ("Do", 8), ("Cable", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("Label now", 30),
+                 ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 30), ("Part", 24)]  # 185 wide with the ticks: 8.4 pt on A4
 LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
 
 
@@ -223,16 +223,20 @@ def parts_sheet_rows(rows: list[dict]) -> list[tuple]:
 
 
 def write_move_workbook(rows: list[dict], cat: CablingCatalog, cluster: str, stage: int, path: Path) -> None:
-    """The moves as a printable sheet (cut-sheet layout) with Done and Checked tick columns, and the stage's parts list
-    (each rebreak row's parts in full, then the totals) on a second sheet."""
+    """The moves as a printable sheet (cut-sheet layout, every text wrapped in full: a label on its two lines) with Done
+    and Checked tick columns, and the stage's parts list (each rebreak row's parts, then the totals) on a second sheet."""
     wb = new_workbook()
+    def lines(r: dict, key: str) -> str:  # a label's two lines as it prints them; a switch row's text as it is
+        return r[key] if r["kind"] == "switch" else r[key].replace(" / ", "\n")
+
     values = [(r["step"], r["action"], r["cable"] or r["was"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
-               r["unplug_label"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], r["plug_label"], r["part"]) for r in rows]
+               lines(r, "unplug_label"), r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], lines(r, "plug_label"), r["part"])
+              for r in rows]
     task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster,
                legend="Do: remove; move (unplug here, plug there); unplug/plug (a move in two: the end hangs, labelled); install; "
                       "relabel (the cable stays: its label changes); unrack/rack (the switch); rebreak (cages anew: the optics and breakout parts to fit); console (paste its file)")
     task_sheet(wb, f"Stage {stage:02d} parts", PARTS_COLUMNS, parts_sheet_rows(rows), cat, cluster, ticks=("Done",),
-               legend="each rebreak row's parts in full (the Part column of the moves sheet, cut to its width), then the stage's totals")
+               legend="each rebreak row's parts (the Part column of the moves sheet), then the stage's totals")
     save_workbook(wb, path)
 
 

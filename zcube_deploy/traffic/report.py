@@ -63,7 +63,8 @@ def stage_lines(doc: dict) -> list[str]:
     if not st:
         return []
     x = st["cross_island"]
-    lines = [f"across the islands: {x['gpu_pairs']:,} GPU pairs not modelled (out of scope: {x['why']})"]
+    lines = [f"across the islands: {x['gpu_pairs']:,} GPU pairs not modelled (out of scope: {x['why']})" if len(st["islands"]) > 1
+             else f"one island ({next(iter(st['islands'].values()))['label']}): no GPU pairs across islands"]
     if not st["cost"]:
         return lines + [st["from_note"]]
     lines.append(f"what the stage costs the workload (mean network send rate per GPU on the island / on the whole FROM fabric, "

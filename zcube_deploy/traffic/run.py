@@ -14,7 +14,7 @@ from zcube_deploy.analysis.report import PLAN_FIELDS as ANALYZE_FIELDS
 from zcube_deploy.analysis.islands import island_designs, island_plan
 from zcube_deploy.errors import InputErrors, PlanFileError, Problem, names_hint
 from zcube_deploy.plan.model import projection
-from zcube_deploy.plan.roles import ROFT_ROLES, ZCUBE_ROLES
+from zcube_deploy.plan.roles import ROFT_ROLES, ZCUBE_ROLES, design_of
 from zcube_deploy.traffic import workloads as wl
 from zcube_deploy.traffic.flows import SubFlows, Transfers, aggregated_all_to_all, build_subflows
 from zcube_deploy.traffic.fluid import run_fluid
@@ -47,6 +47,7 @@ class Options:
     nvlink_gbps: float = DEFAULT_NVLINK_GBPS
     pd: wl.PdParams = field(default_factory=wl.PdParams)
     trace: str | None = None
+    pd_given: tuple[str, ...] = ()  # the pd options given on the command line (read only with workload pd)
 
 
 def parse_list(text: str, known: tuple[str, ...], what: str, all_of: tuple[str, ...] | None = None) -> tuple[str, ...]:
@@ -262,6 +263,11 @@ def plan_kind(plan: dict) -> str:
     return designs[0] if len(designs) == 1 else "stage"
 
 
+def is_stage(plan: dict) -> bool:
+    """A migration stage's plan: switches of both designs, or ``design: stage`` (the last stage holds one island)."""
+    return plan_kind(plan) == "stage" or design_of(plan) == "stage"
+
+
 def as_built(plan: dict, design: str, nvlink_gbps: float) -> Net:
     """The plan's own fabric (or an island's) as built: its ZCube or its ROFT."""
     return roft_from_plan(plan, nvlink_gbps) if design == "roft" else zcube_from_plan(plan, nvlink_gbps)
@@ -301,6 +307,15 @@ def check_options(opts: Options, n_gpus: int) -> None:
         probs.append(Problem("--ring", f"{opts.ring!r} is not one of {', '.join(wl.RINGS)}"))
     if opts.ecmp not in ("split", "hash"):
         probs.append(Problem("--ecmp", f"{opts.ecmp!r} is not split or hash"))
+    if opts.samples != 1 and opts.ecmp != "hash":
+        probs.append(Problem("--samples", f"{opts.samples} hashings asked for with --ecmp {opts.ecmp}: only --ecmp hash draws them",
+                             "add --ecmp hash, or leave --samples out"))
+    if opts.trace and "trace" not in opts.workloads:
+        probs.append(Problem("--trace", f"{opts.trace} given without the trace workload: it would not be read",
+                             "add trace to --workload, or leave --trace out"))
+    if opts.pd_given and "pd" not in opts.workloads:
+        probs.append(Problem(", ".join(opts.pd_given), "pd options given without the pd workload: they would not be used",
+                             "add pd to --workload, or leave them out"))
     if opts.ecmp == "hash" and "all-to-all-switch" in opts.workloads:
         probs.append(Problem("--ecmp", "all-to-all-switch aggregates flows: it has no per-flow hashing", "use --ecmp split"))
     if opts.samples < 1:
@@ -323,7 +338,7 @@ def check_options(opts: Options, n_gpus: int) -> None:
 def study(plan: dict, opts: Options, progress=None, baseline: dict | None = None, baseline_note: str = "") -> dict:
     """Every design x workload, healthy and (with ``opts.fail``) failed: the traffic.json document. A
     migration stage's plan goes to :func:`study_stage` (``baseline``: its FROM plan, or None and why)."""
-    if plan_kind(plan) == "stage":
+    if is_stage(plan):
         return study_stage(plan, opts, progress, baseline, baseline_note)
     spec = parse_fail(opts.fail)
     check_options(opts, sum(len(s.get("nics") or ()) for s in plan["servers"]) // 2)

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 import time
@@ -28,6 +27,7 @@ from pathlib import Path
 from zcube_deploy import designs
 from zcube_deploy.analysis import predict
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.roles import ROLES
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
@@ -478,7 +478,7 @@ def open_session(out_dir: str | Path, mode: str, seed: int, gpu_pairs: int, log)
                                   "build it with: zcube twin up PLAN -o DIR"))
     if mode not in failures.MODES:
         raise InputErrors(Problem("--mode", f"{mode!r} is not one of {', '.join(failures.MODES)}"))
-    plan = json.loads(Path(state["plan"]).read_text())
+    plan = read_plan(state["plan"])  # validated as every command's plan (an edited or replaced plan.json: exit 2)
     return Session(state, plan, Ports(plan, state), frr.routing_mode(plan), mode, seed, gpu_pairs, log)
 
 

@@ -107,9 +107,11 @@ def _bgp_facts(instances: list[tuple[str, str]]) -> list[dict]:
 
 
 def general_facts(text: str) -> ConfigFacts:
-    """The facts of ``text`` (with a "\\n" put in front and no CR: :func:`prepared`)."""
+    """The facts of ``text`` (with a "\\n" put in front and no CR: :func:`prepared`, which also gives it the
+    sections of :func:`read_sections`, push's: the regular expressions below end a section at the first line
+    that does not start with a blank, and read an interface's name as written)."""
     sections = _SECTION.findall(text)
-    if any(n[-1:] in (" ", "\t") for n, _ in sections):  # trailing blanks are no part of a name (other white space is)
+    if any(n[-1:] in (" ", "\t") for n, _ in sections):  # trailing blanks are no part of a name (prepared() folds inner runs)
         sections = [(n.rstrip(" \t"), body) for n, body in sections]
     routes = [r for r in map(_route, _ROUTE.findall(text)) if r is not None]
     addresses = _addresses(text, sections)
@@ -126,8 +128,43 @@ def general_facts(text: str) -> ConfigFacts:
 
 
 def prepared(text: str) -> str:
-    """``text`` as the readers take it: a "\\n" in front (every pattern starts with one), CRs dropped."""
-    return "\n" + (text.replace("\r", "") if "\r" in text else text)
+    """``text`` as the readers take it: a "\\n" in front (every pattern starts with one), CRs dropped, and the
+    sections of :func:`read_sections` where the facts' regular expressions would read others.
+
+    One section rule for what a config holds: push (its scope, hier_config's tree, the device's own CLI) reads a
+    blank line, a comment, ``end`` or a shown-config line between two lines of a section as no part of it, and
+    an interface's name with its runs of blanks as one (``interface X  0/1`` opens X 0/1); the patterns end a
+    section at such a line and keep the blanks. Where the text has either (a hand-edited file, a recording;
+    never a rendered config), it is rewritten from ``read_sections`` first, so the facts are of the sections
+    push sends (tests/test_rgos_sections.py pins the two readings on generated configs).
+
+    >>> prepared("interface  X   0/1\\n no switchport\\n!\\n shutdown\\n")
+    '\\ninterface X 0/1\\n no switchport\\n shutdown\\n'
+    """
+    text = "\n" + (text.replace("\r", "") if "\r" in text else text)
+    if _GAP.search(text) or _SPACED_NAME.search(text):
+        return _as_sections(text)
+    return text
+
+
+# a line no part of any section (blank, a comment, `end`, a shown-config line) at the start of a line, then an indented
+# line (the last of a run of them is followed by one): where the patterns end a section read_sections goes on with it
+_GAP = re.compile(r"\n(?:![^\n]*+|end|Building configuration[^\n]*+|Current configuration[^\n]*+|version [^\n]*+)?\n[ \t]")
+# an interface's name with a blank other than one space between its words (or two at its end), or no name at all:
+# push folds the blanks, and opens no interface with no name
+_SPACED_NAME = re.compile(r"\ninterface[ \t]++(?:(?:\S++ )*+\S*+[^\S\n]|(?![^\n]))")
+_INTERFACE_HEAD = re.compile(r"interface[ \t]++(.*)")
+
+
+def _as_sections(text: str) -> str:
+    """``text`` (prepared) written back from its sections (:func:`read_sections`): only their lines, an interface's
+    name with its blanks folded (as ``sections.section_interface`` reads it), a stray line kept indented."""
+    out = [""]
+    for s in read_sections(text):
+        head = _INTERFACE_HEAD.fullmatch(s.text)
+        out.append(" " + s.text if s.stray else f"interface {' '.join(head.group(1).split())}" if head else s.text)
+        out += [c for _, c in s.children]
+    return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------- the sections: the one structure of a config's lines

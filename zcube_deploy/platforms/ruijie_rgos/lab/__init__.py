@@ -9,6 +9,8 @@
 - ``short_name``: the platform's abbreviation of an interface name (names.py, the one table);
 - ``DEFAULT_BASELINE``: the site baseline a switch starts from (users, AAA, vty, SSH, ...);
 - ``system_description(model)``: what the switch announces in LLDP;
+- ``plan_drifts``, ``apply_drifts_each``, ``DRIFT_FAULT_KINDS`` (drift.py): hand edits of each audit kind drawn
+  over the rendered configs and typed over SSH (`zcube lab drift`);
 - ``console_paste`` (shell.py): lines pasted at the serial console (`zcube lab console`), and
   ``ssh_refusal``: why a factory-fresh unit still refuses SSH (what its console bootstrap must give it).
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from zcube_deploy.platforms.ruijie_rgos.lab import bgp, lldp
 from zcube_deploy.platforms.ruijie_rgos.bootstrap import SSH_NEEDS
+from zcube_deploy.platforms.ruijie_rgos.lab.drift import DRIFT_FAULT_KINDS, apply_drifts_each, plan_drifts
 from zcube_deploy.platforms.ruijie_rgos.lab.shell import Interface, Session, SwitchState, console_paste, load_baseline
 from zcube_deploy.platforms.ruijie_rgos.names import short_name
 
@@ -31,7 +34,7 @@ def system_description(model: str) -> str:
             f"Running on Software RGOS 11.0(5)B9P66, Release(10172204)")
 
 
-__all__ = ["BASELINE_HINT", "DEFAULT_BASELINE", "Interface", "Session", "SwitchState", "console_paste", "load_baseline", "ssh_refusal", "bgp", "lldp", "short_name",
+__all__ = ["BASELINE_HINT", "DRIFT_FAULT_KINDS", "apply_drifts_each", "plan_drifts", "DEFAULT_BASELINE", "Interface", "Session", "SwitchState", "console_paste", "load_baseline", "ssh_refusal", "bgp", "lldp", "short_name",
            "system_description"]
 
 

@@ -19,6 +19,7 @@ import random
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
+MAX_MISSES = 20_000
 DRIFT_FAULT_KINDS = ("port_shut", "stray_route", "missing_route", "config_changed", "config_stray", "config_missing")
 
 
@@ -57,8 +58,10 @@ def plan_drifts(plan: dict, intended: dict[str, str], count: int, seed: int = 0,
     routes = {sw: [ln for ln in t.splitlines() if ln.startswith("ip route ")] for sw, t in sorted(intended.items())}
     switches = sorted(intended)
     out: list[Drift] = []
-    attempts = 0
-    while len(out) < count and attempts < count * 50:
+    attempts = found_at = found = 0  # draws; the draw that found the last new edit, and how many edits then
+    while len(out) < count and attempts < count * 50 and attempts - found_at < MAX_MISSES:
+        if len(out) > found:  # MAX_MISSES draws in a row without a new edit: the switches hold no more distinct ones
+            found, found_at = len(out), attempts
         attempts += 1
         kind = kinds[len(out) % len(kinds)]
         sw = rng.choice(switches)
@@ -94,6 +97,25 @@ def plan_drifts(plan: dict, intended: dict[str, str], count: int, seed: int = 0,
     if len(out) < count:
         raise ValueError(f"only {len(out)} distinct drifts fit these switches (asked for {count})")
     return out
+
+
+def apply_drifts_each(endpoints: dict[str, tuple[str, int]], credentials: tuple[str, str, str], drifts: list[Drift]) -> dict[str, str]:
+    """:func:`apply_drifts` switch by switch: a switch that cannot be reached or refuses the session is left out
+    (its drifts not typed) and named with the reason; the others are drifted. Returns {switch: why} of those left out."""
+    # start-up time: netmiko's exceptions load only when drifts are typed on switches
+    from netmiko.exceptions import NetmikoAuthenticationException, NetmikoTimeoutException
+    from paramiko.ssh_exception import SSHException
+
+    by_switch: dict[str, list[Drift]] = {}
+    for d in drifts:
+        by_switch.setdefault(d.switch, []).append(d)
+    failed: dict[str, str] = {}
+    for sw, mine in sorted(by_switch.items()):
+        try:
+            apply_drifts(endpoints, credentials, mine)
+        except (NetmikoTimeoutException, NetmikoAuthenticationException, SSHException, OSError, EOFError) as exc:
+            failed[sw] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'no answer'}"
+    return failed
 
 
 def apply_drifts(endpoints: dict[str, tuple[str, int]], credentials: tuple[str, str, str], drifts: list[Drift]) -> None:
