@@ -163,9 +163,10 @@ def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bo
     the changed switches only (a canary batch first) and a verify of the whole grown plan, split into the
     new cables and the old ones; with ``twin_dir`` (a twin of the old plan) the expansion pushed into the twin
     under continuous probes (expand/twin.py). Returns {"report", "push", "verify", "twin"} (None when not run)."""
-    from zcube_deploy.expand.run import prepare, split_findings
+    from zcube_deploy.expand.run import check_output, prepare, split_findings
     from zcube_deploy.verify.pipeline import run_verify
 
+    check_output(old_plan_path, out_dir)
     old = open_plan(old_plan_path)
     new = plan_inventory(inventory)
     prepared = prepare(old, new, out_dir)
