@@ -291,6 +291,47 @@ def test_the_fast_path_gives_the_general_findings_byte_for_byte(built, tmp_path)
     assert len(cache) == len(names)
 
 
+def test_the_file_cache_of_rendered_readings_never_changes_a_finding(built, tmp_path):
+    """audit/cache.py: the rendered configs' readings kept in a folder give the general findings cold and warm, on
+    1 and 2 processes; a reading is found by its config's text (an edited config is read anew, not the old one's
+    reading used); a file of another shape or no JSON is read anew; a folder that cannot be written means no cache."""
+    from zcube_deploy.audit.cache import intended_reading
+    from zcube_deploy.audit.run import drift_findings
+
+    _, plan, intended = built
+    drifts = plan_drifts(plan, intended, 60, seed=7)
+    running = {n: _edited(t, drifts, n) for n, t in intended.items()}
+    write_running(tmp_path / "rec", running)
+    names = sorted(intended)
+    general = json.dumps([f for n in names for f in _general_findings(plan, intended, n, running[n])] * 3)
+    store = tmp_path / "store"
+    for jobs in (2, 2, 1):  # cold (written by the pool's processes), then warm
+        found, problems = drift_findings(plan, names * 3, intended, tmp_path / "rec", None, jobs=jobs, store=store)
+        assert not problems and json.dumps(found) == general
+    files = sorted(store.iterdir())
+    assert len(files) == len(set(intended.values())) and all(f.suffix == ".json" for f in files)
+    # a switch running its rendered config, which is then edited (a route fewer): its own reading, not the old one's
+    # (which would say "no drift" without asking hier_config), so the route is found
+    name = names[0]
+    write_running(tmp_path / "clean", {name: intended[name]})
+    assert drift_findings(plan, [name], intended, tmp_path / "clean", None, jobs=1, store=store) == ([], [])
+    route = next(line for line in intended[name].splitlines() if line.startswith("ip route 10."))
+    edited = {**intended, name: intended[name].replace(route + "\n", "")}
+    found, _ = drift_findings(plan, [name], edited, tmp_path / "clean", None, jobs=1, store=store)
+    assert json.dumps(found) == json.dumps(_general_findings(plan, edited, name, intended[name])) and found
+    # damaged files: read anew (and rewritten), the same findings
+    files[0].write_text("{not json")
+    files[1].write_text(json.dumps({"top": ["hostname X"], "sections": [["hostname X", 0]]}))
+    found, _ = drift_findings(plan, names, intended, tmp_path / "rec", None, jobs=1, store=store)
+    assert json.dumps(found * 3) == general
+    assert RGOS.is_reading(json.loads(files[0].read_text())) and RGOS.is_reading(json.loads(files[1].read_text()))
+    # a folder that cannot be made (a file in its place): no cache, the same findings
+    (tmp_path / "blocked").write_text("")
+    found, _ = drift_findings(plan, names, intended, tmp_path / "rec", None, jobs=1, store=tmp_path / "blocked" / "cache")
+    assert json.dumps(found * 3) == general
+    assert intended_reading(None, "ruijie_rgos", intended[name]) == RGOS.intended_reading(intended[name])
+
+
 @pytest.mark.slow
 def test_a_thousand_seeded_drifts_in_the_lab_are_all_found_with_their_kind(glm1k_build, tmp_path):
     """Issue 26's audit target: >= 1,000 hand edits of every drift kind typed into glm-1k's simulated switches (their

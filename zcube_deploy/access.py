@@ -89,9 +89,9 @@ def read_lab(path: str | Path, hint: str = _LAB_HINT) -> dict:
                            for p in validation_problems(exc, limit=5)]) from None
 
 
-def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
+def load_lab(path: str | Path, hint: str = _LAB_HINT) -> tuple[dict[str, tuple[str, int]], str | None]:
     """A lab.json's endpoints ({switch: (host, port)}) and known_hosts file (``read_lab``: its shape checked)."""
-    doc = read_lab(path)
+    doc = read_lab(path, hint)
     return {n: (e["host"], e["port"]) for n, e in doc["switches"].items()}, doc.get("known_hosts")
 
 
