@@ -332,6 +332,37 @@ def test_the_file_cache_of_rendered_readings_never_changes_a_finding(built, tmp_
     assert intended_reading(None, "ruijie_rgos", intended[name]) == RGOS.intended_reading(intended[name])
 
 
+def test_an_audit_of_the_whole_fabric_prunes_the_cache_to_its_configs(built, tmp_path):
+    """A re-render leaves the old configs' readings behind: the next whole audit removes them (and stale temporary
+    files), keeps every file it used, so the folder holds one file per compared config; an audit of some switches
+    (--only) prunes nothing."""
+    import os
+    import time
+
+    from zcube_deploy.audit.cache import file_name, prune
+
+    out, plan, intended = built
+    configs = tmp_path / "r"
+    shutil.copytree(out / "configs", configs / "configs")
+    shutil.copy(out / "manifest.json", configs / "manifest.json")
+    write_running(tmp_path / "rec", intended)
+    opts = AuditOptions(configs, replay_dir=str(tmp_path / "rec"))
+    store = configs / ".audit-cache"
+    for stale in ("0" * 64 + ".json", "1" * 64 + ".json"):  # the readings of configs rendered before
+        store.mkdir(exist_ok=True)
+        (store / stale).write_text("{}")
+    (store / "x.1.tmp").write_text("")
+    (store / "y.2.tmp").write_text("")
+    os.utime(store / "y.2.tmp", (time.time() - 3600, time.time() - 3600))  # an interrupted write an hour ago
+    audit_once(plan, str(out / "plan.json"), tmp_path / "a", AuditOptions(configs, replay_dir=str(tmp_path / "rec"), only="ZC-O00*"))
+    assert (store / ("0" * 64 + ".json")).exists()  # --only: nothing pruned
+    res = audit_once(plan, str(out / "plan.json"), tmp_path / "a", opts)
+    assert not [f for f in res.findings if f.get("source") == "config"]  # (the recordings hold configs only)
+    want = {file_name("ruijie_rgos", t) for t in intended.values()}
+    assert {f.name for f in store.iterdir()} == want | {"x.1.tmp"}  # a fresh temporary file may be another audit's
+    assert prune(store, "ruijie_rgos", intended.values()) == 0
+
+
 @pytest.mark.slow
 def test_a_thousand_seeded_drifts_in_the_lab_are_all_found_with_their_kind(glm1k_build, tmp_path):
     """Issue 26's audit target: >= 1,000 hand edits of every drift kind typed into glm-1k's simulated switches (their

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from zcube_deploy.access import lab_targets
 from zcube_deploy.audit.cache import FOLDER as CACHE_FOLDER
-from zcube_deploy.audit.cache import intended_reading
+from zcube_deploy.audit.cache import intended_reading, prune
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift, drift_id
 from zcube_deploy.audit.metrics import check_metrics_path, write_metrics
 from zcube_deploy.errors import InputErrors, Problem
@@ -328,6 +328,8 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         observed, errors, drift, no_config = inspect_recordings(plan, names, intended, rec, set(unreachable), cache,
                                                                 strict=bool(opts.replay_dir), store=opts.configs_dir / CACHE_FOLDER)
         v = verify_observed(plan, observed, errors, None, {}, opts.drained)
+    if opts.only is None:  # the whole fabric compared: the cache's readings of other (older) configs go
+        prune(opts.configs_dir / CACHE_FOLDER, platform, intended.values())
     # verify's not_checked findings (one per switch and reason) are not copied: audit gives its own below, one per
     # switch and check, from the same summary (both counted, a skipped check was two findings)
     findings = [dict(f, source="verify") for f in v["findings"] if f["kind"] != FindingKind.NOT_CHECKED]
