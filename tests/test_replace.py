@@ -297,3 +297,12 @@ def test_the_docs_walkthrough(lab64_build, tmp_path):
     for step, quoted in blocks:
         missing = missing_lines(quoted, outputs[step])
         assert not missing, f"docs/replace.md: step {step} no longer prints:\n" + "\n".join(missing)
+
+
+def test_error_text_separates_an_os_error_glued_to_the_text():
+    """paramiko's 'Error reading SSH protocol banner' + '[Errno 104] ...' printed as 'banner[Errno 104]': a separator."""
+    from zcube_deploy.replace.run import error_text
+
+    assert error_text(Exception("Error reading SSH protocol banner[Errno 104] Connection\n reset by peer")) == \
+        "Exception: Error reading SSH protocol banner: [Errno 104] Connection reset by peer"
+    assert error_text(OSError(111, "Connection refused")) == "ConnectionRefusedError: [Errno 111] Connection refused"

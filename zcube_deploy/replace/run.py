@@ -24,6 +24,7 @@ Every session goes to SWITCH's endpoint only; the report lists the switches cont
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 import time
@@ -97,6 +98,13 @@ def bootstrap_text(plan: dict, sw: dict, access: list[str]) -> tuple[str, list[s
     return "\n".join(lines) + "\n", lines
 
 
+def error_text(exc: BaseException) -> str:
+    """An exception as one line for the report: its type, its words, and a separator before an OS error glued to the
+    text before it (paramiko says 'Error reading SSH protocol banner[Errno 104] ...')."""
+    text = re.sub(r"(?<=[^\s:(])\[Errno", ": [Errno", " ".join(str(exc).split()))
+    return f"{type(exc).__name__}: {text}"[:300]
+
+
 def probe(target: Target, creds: Credentials, known_hosts: str | None, timeout: float, pin_new_key: bool = False) -> dict:
     """Does the unit answer on its management endpoint? {"reachable": bool, "serial", "hostname"} or the error.
     ``pin_new_key``: accept the key it presents and pin it in ``known_hosts`` (its old line already forgotten)."""
@@ -106,7 +114,7 @@ def probe(target: Target, creds: Credentials, known_hosts: str | None, timeout: 
     try:
         drv.open()
     except Exception as exc:  # noqa: BLE001 (any connection failure: the unit is not reachable yet)
-        return {"reachable": False, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]}
+        return {"reachable": False, "error": error_text(exc)}
     try:
         facts = drv.get_facts()
         return {"reachable": True, "serial": facts.get("serial_number", ""), "hostname": facts.get("hostname", "")}
