@@ -248,13 +248,14 @@ def test_overlapping_drains_keep_each_other(bgp_build, drain_lab, tmp_path):
     assert _running(lab, "ZC-O005") == drained  # its end was already shut: nothing of the switch drain undone
     u = run_zcube("undrain", plan_file, "link:F00017", "--lab", lab_json)
     assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+    assert "still drained: switch:ZC-O005" in u.stdout, u.stdout  # "back as planned" alone misled a new user
     assert _running(lab, "ZC-O005") == drained and (bgp_build / "drains" / "switch-ZC-O005.json").exists()
     v = run_zcube("verify", plan_file, "--lab", lab_json)
     assert v.returncode == 0, v.stdout
     a = run_zcube("audit", plan_file, "--lab", lab_json, "-o", str(tmp_path / "audit"))
     assert a.returncode == 0, a.stdout  # the drain's lines are not drift
     u = run_zcube("undrain", plan_file, "switch:ZC-O005", "--lab", lab_json)
-    assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
+    assert u.returncode == 0 and "back as planned" in u.stdout and "still drained" not in u.stdout, u.stdout + u.stderr
     assert _running(lab, "ZC-O005") == base
 
 

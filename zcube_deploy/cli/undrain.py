@@ -27,4 +27,7 @@ def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run,
         print_json(res)
     elif not dry_run:
         out.print("back as planned; record removed" if res.get("back_as_planned") else f"NOT back as planned: {res.get('verify')}")
+        if res.get("still_drained"):
+            out.print(f"still drained: {', '.join(res['still_drained'])} (their ports stay down; `zcube undrain` each to bring them back)",
+                      markup=False)
     sys.exit(0 if res["ok"] and (dry_run or res.get("back_as_planned")) else 1)

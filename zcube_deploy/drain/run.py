@@ -447,9 +447,8 @@ def _check_drained(record: dict, plan: dict, base, blast, creds: Credentials, op
 
 
 def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
-    """Reverse the drain of ``element_text`` exactly (other drains stay), remove the record, and verify the switches."""
-
-
+    """Reverse the drain of ``element_text`` exactly (other drains stay, named in ``still_drained``), remove the
+    record, and verify the switches."""
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
     records = {d["element"]: d for d in read_records(plan_dir, plan)}
@@ -515,4 +514,5 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
                    drained={k: set(p) for k, p in other_shut.items()})
     result["verify"] = {"findings": len(v["findings"]), "unreachable": v["errors"]}
     result["back_as_planned"] = not v["findings"] and not v["errors"]
+    result["still_drained"] = sorted(d["element"] for d in others)  # their ports stay down: "as planned" is with them
     return result
