@@ -291,6 +291,78 @@ def test_the_fast_path_gives_the_general_findings_byte_for_byte(built, tmp_path)
     assert len(cache) == len(names)
 
 
+def test_the_file_cache_of_rendered_readings_never_changes_a_finding(built, tmp_path):
+    """audit/cache.py: the rendered configs' readings kept in a folder give the general findings cold and warm, on
+    1 and 2 processes; a reading is found by its config's text (an edited config is read anew, not the old one's
+    reading used); a file of another shape or no JSON is read anew; a folder that cannot be written means no cache."""
+    from zcube_deploy.audit.cache import intended_reading
+    from zcube_deploy.audit.run import drift_findings
+
+    _, plan, intended = built
+    drifts = plan_drifts(plan, intended, 60, seed=7)
+    running = {n: _edited(t, drifts, n) for n, t in intended.items()}
+    write_running(tmp_path / "rec", running)
+    names = sorted(intended)
+    general = json.dumps([f for n in names for f in _general_findings(plan, intended, n, running[n])] * 3)
+    store = tmp_path / "store"
+    for jobs in (2, 2, 1):  # cold (written by the pool's processes), then warm
+        found, problems = drift_findings(plan, names * 3, intended, tmp_path / "rec", None, jobs=jobs, store=store)
+        assert not problems and json.dumps(found) == general
+    files = sorted(store.iterdir())
+    assert len(files) == len(set(intended.values())) and all(f.suffix == ".json" for f in files)
+    # a switch running its rendered config, which is then edited (a route fewer): its own reading, not the old one's
+    # (which would say "no drift" without asking hier_config), so the route is found
+    name = names[0]
+    write_running(tmp_path / "clean", {name: intended[name]})
+    assert drift_findings(plan, [name], intended, tmp_path / "clean", None, jobs=1, store=store) == ([], [])
+    route = next(line for line in intended[name].splitlines() if line.startswith("ip route 10."))
+    edited = {**intended, name: intended[name].replace(route + "\n", "")}
+    found, _ = drift_findings(plan, [name], edited, tmp_path / "clean", None, jobs=1, store=store)
+    assert json.dumps(found) == json.dumps(_general_findings(plan, edited, name, intended[name])) and found
+    # damaged files: read anew (and rewritten), the same findings
+    files[0].write_text("{not json")
+    files[1].write_text(json.dumps({"top": ["hostname X"], "sections": [["hostname X", 0]]}))
+    found, _ = drift_findings(plan, names, intended, tmp_path / "rec", None, jobs=1, store=store)
+    assert json.dumps(found * 3) == general
+    assert RGOS.is_reading(json.loads(files[0].read_text())) and RGOS.is_reading(json.loads(files[1].read_text()))
+    # a folder that cannot be made (a file in its place): no cache, the same findings
+    (tmp_path / "blocked").write_text("")
+    found, _ = drift_findings(plan, names, intended, tmp_path / "rec", None, jobs=1, store=tmp_path / "blocked" / "cache")
+    assert json.dumps(found * 3) == general
+    assert intended_reading(None, "ruijie_rgos", intended[name]) == RGOS.intended_reading(intended[name])
+
+
+def test_an_audit_of_the_whole_fabric_prunes_the_cache_to_its_configs(built, tmp_path):
+    """A re-render leaves the old configs' readings behind: the next whole audit removes them (and stale temporary
+    files), keeps every file it used, so the folder holds one file per compared config; an audit of some switches
+    (--only) prunes nothing."""
+    import os
+    import time
+
+    from zcube_deploy.audit.cache import file_name, prune
+
+    out, plan, intended = built
+    configs = tmp_path / "r"
+    shutil.copytree(out / "configs", configs / "configs")
+    shutil.copy(out / "manifest.json", configs / "manifest.json")
+    write_running(tmp_path / "rec", intended)
+    opts = AuditOptions(configs, replay_dir=str(tmp_path / "rec"))
+    store = configs / ".audit-cache"
+    for stale in ("0" * 64 + ".json", "1" * 64 + ".json"):  # the readings of configs rendered before
+        store.mkdir(exist_ok=True)
+        (store / stale).write_text("{}")
+    (store / "x.1.tmp").write_text("")
+    (store / "y.2.tmp").write_text("")
+    os.utime(store / "y.2.tmp", (time.time() - 3600, time.time() - 3600))  # an interrupted write an hour ago
+    audit_once(plan, str(out / "plan.json"), tmp_path / "a", AuditOptions(configs, replay_dir=str(tmp_path / "rec"), only="ZC-O00*"))
+    assert (store / ("0" * 64 + ".json")).exists()  # --only: nothing pruned
+    res = audit_once(plan, str(out / "plan.json"), tmp_path / "a", opts)
+    assert not [f for f in res.findings if f.get("source") == "config"]  # (the recordings hold configs only)
+    want = {file_name("ruijie_rgos", t) for t in intended.values()}
+    assert {f.name for f in store.iterdir()} == want | {"x.1.tmp"}  # a fresh temporary file may be another audit's
+    assert prune(store, "ruijie_rgos", intended.values()) == 0
+
+
 @pytest.mark.slow
 def test_a_thousand_seeded_drifts_in_the_lab_are_all_found_with_their_kind(glm1k_build, tmp_path):
     """Issue 26's audit target: >= 1,000 hand edits of every drift kind typed into glm-1k's simulated switches (their
@@ -424,3 +496,13 @@ def test_a_live_recording_its_reader_refuses_is_not_checked_there_not_bad_input(
     assert set(errors) == {"ZC-O003"} and "could not be read" in errors["ZC-O003"] and "ZC-O003" not in observed
     assert len(observed) == len(names) - 1 and not no_config
     assert [(f["device"], f["kind"]) for f in drift] == [("ZC-O003", "config_changed")]
+
+
+def test_a_folder_that_is_no_recording_of_the_plan_is_bad_input(built, tmp_path):
+    """`--from` given the plan's own folder (it holds things, none of them a switch's recording): exit 2 naming the
+    folder and what a recordings folder is, nothing audited; it was every check not_checked on every switch, exit 1."""
+    out, plan, intended = built
+    res = run_zcube("audit", str(out / "plan.json"), "--from", str(out), "-o", str(tmp_path / "a"))
+    assert res.returncode == 2, res.stderr
+    assert f"{out}: holds no recording of any of the plan's {len(intended)} switches" in res.stderr and "--record DIR" in res.stderr
+    assert not (tmp_path / "a" / "audit.json").exists()

@@ -68,6 +68,10 @@ def test_elements_are_checked(lab64_build):
     with pytest.raises(InputErrors) as e:
         parse_element("switch:zc-o-01", plan)
     assert "did you mean 'ZC-O001'?" in e.value.problems[0].hint
+    for bare, meant in (("ZC-O001", "switch:ZC-O001"), ("H000001", "link:H000001")):  # a name of the plan without its kind
+        with pytest.raises(InputErrors) as e:
+            parse_element(bare, plan)
+        assert e.value.problems[0].hint == f"did you mean {meant}?"
 
 
 def test_a_bad_element_is_refused_before_any_credential_is_asked(lab64_build, tmp_path):

@@ -146,6 +146,7 @@ def test_expand_refuses_what_moves(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+
 # ---- the change-set check on its own (known-bad cases)
 OLD = """hostname A
 interface P1
@@ -216,3 +217,17 @@ def test_lab_grow_connects_only_missing_cables_and_refuses_new_switches(tmp_path
     r = run_zcube("lab", "grow", str(lab), str(INVENTORIES.parent / "tests" / "golden" / "lab-64" / "plan.json"), "--wait", "1")
     assert r.returncode == 2, r.stdout + r.stderr
     assert "switches[ZC-E002]: the lab does not serve this switch" in r.stderr and not (lab / "control.json").exists()
+
+
+@pytest.mark.parametrize("where", ["plan.json", "."])
+def test_expand_refuses_to_write_over_the_plan_it_grows(tmp_path, where):
+    """`-o` the deployed plan's own folder (the plan named as a file or as its folder): exit 2, the deployed plan.json
+    byte for byte as it was (it was replaced by the grown plan, and the fabric's record with it)."""
+    old = _inventory(tmp_path, "old", 16, capacity=32)
+    big = _inventory(tmp_path, "big", 32, capacity=32)
+    assert run_zcube("plan", str(old), "-o", str(tmp_path / "old")).returncode == 0
+    before = (tmp_path / "old" / "plan.json").read_bytes()
+    r = run_zcube("expand", str(tmp_path / "old" / where), str(big), "-o", str(tmp_path / "old"))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "holds the plan being grown" in r.stderr and "-o grown" in r.stderr and "Traceback" not in r.stderr
+    assert (tmp_path / "old" / "plan.json").read_bytes() == before

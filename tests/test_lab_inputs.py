@@ -398,3 +398,121 @@ def test_lab_fix_stage_refuses_a_plan_given_as_lab_json_with_exit_2(tmp_path):
     assert r.returncode == 2, r.stderr
     assert f"{tmp_path / 'lab' / 'lab.json'}: switches: not a lab.json" in r.stderr and "does not run" not in r.stderr, r.stderr
     assert not (tmp_path / "lab" / "control.json").exists()
+
+
+@pytest.mark.parametrize("cmd", [["audit", "-o", "OUT"], ["verify", "-o", "OUT"], ["push", "--configs", "CONFIGS"],
+                                 ["drain", "switch:ZC-O001"]])
+def test_commands_refuse_the_lab_of_another_plan_with_exit_2(tmp_path, lab64_build, cmd):
+    """A plan against ANOTHER fabric's lab (its lab.json runs other switches): exit 2 naming the plan's switches the
+    lab does not run, one check (access.not_in_lab) for every command; verify and audit were KeyError, exit 3."""
+    plan = str(lab64_build / "plan.json")
+    lab = tmp_path / "lab.json"
+    lab.write_text(json.dumps({"switches": {"R-L001": {"host": "127.0.0.1", "port": 1}, "R-S001": {"host": "127.0.0.1", "port": 2}}}))
+    args = [{"OUT": str(tmp_path / "out"), "CONFIGS": str(lab64_build)}.get(a, a) for a in cmd]
+    r = run_zcube(args[0], plan, *args[1:], "--lab", str(lab))
+    assert r.returncode == 2, r.stderr
+    assert "ZC-O001 is not in the lab" in r.stderr and "the lab runs 2 switch(es) (R-L001, R-S001)" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+@pytest.mark.parametrize("given", [["--findings", "v/verify.json", "--stage", "smig/stage-01"], []])
+def test_lab_fix_with_both_or_neither_source_is_a_usage_error(tmp_path, given):
+    """`zcube lab fix DIR` takes --findings or --stage, one of them: both or neither is click's usage error, exit 2
+    (handle_errors let click's own exceptions through; it was "internal error: UsageError", exit 3)."""
+    r = run_zcube("lab", "fix", str(tmp_path), *given, "--wait", "1")
+    assert r.returncode == 2, r.stderr
+    assert "give --findings VERIFY_JSON or --stage DIR/stage-NN (one of them)" in r.stderr and "Usage: zcube lab fix" in r.stderr
+    assert "internal error" not in r.stderr and not (tmp_path / "control.json").exists()
+
+
+def _lab_folder(tmp_path, plan: dict) -> Path:
+    """A lab folder as `zcube lab up` leaves it (lab.json with the plan it runs), no lab running."""
+    from zcube_deploy.plan.io import wiring_identity
+
+    d = tmp_path / "lab"
+    d.mkdir()
+    (d / "lab.json").write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 1}}, "plan": wiring_identity(plan)}))
+    return d
+
+
+def _findings(tmp_path, plan: dict | None, **meta) -> Path:
+    """A verify.json with one physical fix; ``plan``: the plan it records (None: no record, as an older zcube wrote)."""
+    from zcube_deploy.plan.io import wiring_identity
+
+    doc = {"cluster": "lab64", **meta, "findings": [{"fix": [{"op": "lldp_on", "server": "gpu08"}]}]}
+    if plan is not None:
+        doc["plan"] = wiring_identity(plan)
+    f = tmp_path / "v" / "verify.json"
+    f.parent.mkdir(exist_ok=True)
+    f.write_text(json.dumps(doc))
+    return f
+
+
+def test_lab_fix_refuses_findings_of_another_plan(tmp_path, lab64_plan):
+    """Findings of ANOTHER cluster, or of the same cluster's plan wired otherwise (an earlier migration stage's after a
+    later stage re-wired the lab), or a verify.json that records no plan: exit 2 naming both plans, nothing sent (the
+    lab of the trial applied 112 fixes of zcubesmall's findings to lab64 and broke)."""
+    lab = _lab_folder(tmp_path, lab64_plan)
+    other_cluster = {**lab64_plan, "cluster": {**lab64_plan["cluster"], "name": "zcubesmall"}}
+    rewired = {**lab64_plan, "cables": lab64_plan["cables"][1:]}
+    runs = f"the lab runs cluster 'lab64', cables sha256 {json.loads((lab / 'lab.json').read_text())['plan']['cables_sha256'][:12]}"
+    for plan, what in ((other_cluster, "findings of another plan (cluster 'zcubesmall'"), (rewired, "findings of another plan (cluster 'lab64'"),
+                       (None, "records no plan identity (only cluster 'lab64'")):
+        f = _findings(tmp_path, plan)
+        r = run_zcube("lab", "fix", str(lab), "--findings", str(f), "--wait", "0.5")
+        assert r.returncode == 2, r.stderr
+        assert f"{f}: {what}" in r.stderr and runs in r.stderr and "no fix applied" in r.stderr, r.stderr
+        assert not (lab / "control.json").exists()
+
+
+def test_lab_fix_withdraws_a_request_no_lab_took(tmp_path, lab64_plan):
+    """Findings of the plan the lab runs, but no lab running: exit 1 after --wait, and control.json withdrawn (it was left
+    there, and the next `zcube lab up` in the folder applied the stale request)."""
+    lab = _lab_folder(tmp_path, lab64_plan)
+    r = run_zcube("lab", "fix", str(lab), "--findings", str(_findings(tmp_path, lab64_plan)), "--wait", "0.5")
+    assert r.returncode == 1, r.stderr
+    assert "did not pick up" in r.stderr and "the request was withdrawn: nothing applied" in r.stderr
+    assert not (lab / "control.json").exists() and not (lab / "control.json.tmp").exists()
+
+
+def test_lab_up_in_a_used_folder_starts_clean(tmp_path, lab64_build):
+    """`zcube lab up PLAN -o DIR` into the folder of an earlier lab: that lab's request never taken (control.json) and
+    its migration record are removed, and it says so; the new lab runs PLAN as cabled (the stale request was applied
+    by the new lab, and a fresh lab refused `lab fix --stage stage-01` as already applied)."""
+    import signal
+    import subprocess
+
+    from conftest import zcube_exe
+
+    d = tmp_path / "lab"
+    d.mkdir()
+    (d / "control.json").write_text(json.dumps([{"op": "remove", "cable": "H000017"}]))
+    (d / "migration.json").write_text(json.dumps({"migration": "/x/mig", "applied": [1], "roles": [], "switch_of": {}}))
+    proc = subprocess.Popen(zcube_exe() + ["lab", "up", str(lab64_build / "plan.json"), "-o", str(d)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(300):
+            if (d / "lab.json").exists() or proc.poll() is not None:
+                break
+            time.sleep(0.2)
+        time.sleep(3)  # more than the lab's 2 s poll of control.json
+        cables = {c["id"] for c in json.loads((d / "wiring.json").read_text())["cables"]}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    assert "H000017" in cables, stderr
+    assert not (d / "control.json").exists() and not (d / "migration.json").exists()
+    assert f"{d}: an earlier lab's state removed (control.json, migration.json)" in stdout, stdout + stderr
+
+
+@pytest.mark.parametrize("where", ["nonexistent/dir/z.prom", "afile/z.prom"])
+def test_audit_metrics_in_a_missing_folder_is_refused(tmp_path, lab64_build, where):
+    """`audit --metrics /nonexistent/dir/z.prom` made /nonexistent/dir (mkdir -p of a user's path): exit 2 naming the
+    folder, before any audit runs, nothing made."""
+    (tmp_path / "afile").write_text("")
+    m = tmp_path / where
+    r = run_zcube("audit", str(lab64_build / "plan.json"), "--from", str(tmp_path / "rec"), "-o", str(tmp_path / "out"), "--metrics", str(m))
+    assert r.returncode == 2, r.stderr
+    assert f"--metrics: {m}: its folder {m.parent} " in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "nonexistent").exists() and not (tmp_path / "out").exists()

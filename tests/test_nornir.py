@@ -54,7 +54,13 @@ def test_bad_options_are_input_errors(plan_dir, tmp_path):
     with pytest.raises(InputErrors) as e:
         ZCubeInventory(plan=str(plan_dir), lab=str(tmp_path / "lab.json")).load()
     text = "".join(str(p) for p in e.value.problems)
-    assert len(e.value.problems) == 15 and "ZC-E002" in text and "ZC-O001 " not in text
+    assert len(e.value.problems) == 11 and "ZC-E002" in text and "... and 5 more" in text and "ZC-O001 " not in text
+    with pytest.raises(InputErrors) as e:  # a plan given as the lab: the option named, not zcube's --lab
+        ZCubeInventory(plan=str(plan_dir), lab=str(plan_dir / "plan.json")).load()
+    assert "not a lab.json" in str(e.value) and "the option `lab` takes" in e.value.problems[0].hint
+    with pytest.raises(InputErrors) as e:  # no plan: an input error naming the option (was a TypeError)
+        ZCubeInventory()
+    assert e.value.problems[0].path == "options.plan"
 
 
 @pytest.mark.lab

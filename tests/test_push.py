@@ -276,3 +276,50 @@ def test_a_guard_that_cannot_run_says_so(lab, built):
     assert report["devices"][0]["not_checked"] == report["not_checked"]["ZC-O001"]
     ok = push_all([replace(t, mgmt_address="172.16.0.11")], CREDS, opts(lab, dry_run=True), built / "guarded")
     assert ok["not_checked"] == {} and ok["devices"][0]["status"] == "would_change"
+
+
+def test_ctrl_c_during_push_writes_and_prints_what_it_did(lab, built, tmp_path):
+    """A real SIGINT to a real `zcube push` to the lab mid-run: no new switch starts, the switches in flight end their
+    own push, and push-report.json is THIS run's (run_id, interrupted, in_flight, not_started), never the previous
+    run's; stderr names them; exit 130. Each switch reported changed runs its rendered config in the lab, each one
+    not started is untouched (it printed `interrupted` and left the earlier run's "16 unchanged" report)."""
+    import shutil
+    import signal
+    import subprocess
+    import time
+
+    from conftest import zcube_exe
+
+    work = tmp_path / "w"
+    shutil.copytree(built / "configs", work / "configs")
+    shutil.copy(built / "manifest.json", work / "manifest.json")
+    shutil.copy(built / "plan.json", work / "plan.json")
+    (work / "push-report.json").write_text(json.dumps({"summary": {"unchanged": 16}, "ok": True, "devices": []}))
+    before = {n: running(lab, n) for n in lab.endpoints}
+    proc = subprocess.Popen(zcube_exe() + ["push", str(work / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json"),
+                                           "--concurrency", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):  # a backup is taken as a switch starts: interrupt once 3 have started
+            if (work / "backups").is_dir() and len(list((work / "backups").iterdir())) >= 3:
+                break
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stdout + stderr
+    rep = json.loads((work / "push-report.json").read_text())
+    assert rep["interrupted"] is True and rep["run_id"] and rep["stopped"] == "interrupted (Ctrl-C) before it started"
+    by = {d["name"]: d for d in rep["devices"]}
+    assert sorted(by) == sorted(lab.endpoints)
+    assert rep["in_flight"] and rep["not_started"], rep
+    assert all(by[n]["status"] in ("changed", "rolled_back") for n in rep["in_flight"])  # each ended on its own
+    assert all(by[n]["status"] == "skipped" for n in rep["not_started"])
+    assert "push interrupted (Ctrl-C)" in stderr and f"{len(rep['in_flight'])} in flight" in stderr
+    assert f"{len(rep['not_started'])} not started ({rep['not_started'][0]}" in stderr and str(work / "push-report.json") in stderr
+    changed = [n for n, d in by.items() if d["status"] == "changed"]
+    assert changed and all(f"{n} changed" in stderr for n in changed[:12])
+    for n in changed:
+        assert not owned_diff(built, n, running(lab, n), (work / "configs" / f"{n}.cfg").read_text()), n
+    for n in rep["not_started"]:
+        assert running(lab, n) == before[n], n

@@ -72,6 +72,9 @@ def test_access_lines_are_checked_every_problem_at_once_secrets_masked(lab64_bui
     assert "exec command" in problems[0].message and "managed scope" in problems[1].message and "management interface" in problems[3].message
     lines, problems = access_problems("site.txt", "  login local\nntp server 192.0.2.10\n", target.scope, "Mgmt 0", "ruijie_rgos")
     assert [p.path for p in problems] == ["site.txt:1"] and "outside any section" in problems[0].message
+    # another file given (the plan.json): refused line by line, not pasted as 200-odd "access lines"
+    lines, problems = access_problems("plan.json", (lab64_build / "plan.json").read_text(), target.scope, "Mgmt 0", "ruijie_rgos")
+    assert lines == [] and problems and problems[0].path == "plan.json:1" and "not a configuration command" in problems[0].message
 
 
 def test_bad_input_exits_2_and_writes_nothing(lab64_build, tmp_path):
@@ -294,3 +297,12 @@ def test_the_docs_walkthrough(lab64_build, tmp_path):
     for step, quoted in blocks:
         missing = missing_lines(quoted, outputs[step])
         assert not missing, f"docs/replace.md: step {step} no longer prints:\n" + "\n".join(missing)
+
+
+def test_error_text_separates_an_os_error_glued_to_the_text():
+    """paramiko's 'Error reading SSH protocol banner' + '[Errno 104] ...' printed as 'banner[Errno 104]': a separator."""
+    from zcube_deploy.replace.run import error_text
+
+    assert error_text(Exception("Error reading SSH protocol banner[Errno 104] Connection\n reset by peer")) == \
+        "Exception: Error reading SSH protocol banner: [Errno 104] Connection reset by peer"
+    assert error_text(OSError(111, "Connection refused")) == "ConnectionRefusedError: [Errno 111] Connection refused"

@@ -84,6 +84,10 @@ def test_fail_on_the_plans_own_elements(lab_plan, tmp_path):
     (("--workload", "pd", "--prefill", "9"), "do not fit"),
     (("--workload", "trace"), "trace needs --trace"),
     (("--bytes", "-1"), "positive number of bytes"),
+    # an option without the one that reads it would be ignored in silence: refused, naming both
+    (("--trace", "nosuch.csv"), "--trace: nosuch.csv given without the trace workload"),
+    (("--samples", "5"), "only --ecmp hash draws them"),
+    (("--requests", "10", "--placement", "spread"), "--requests, --placement: pd options given without the pd workload"),
 ])
 def test_bad_options_exit_2(lab_plan, tmp_path, args, expect):
     r, doc = traffic(lab_plan, tmp_path, *args)

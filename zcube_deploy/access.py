@@ -50,12 +50,19 @@ class _LabEndpoint(TypedDict):
     port: int
 
 
+class _LabPlan(TypedDict):
+    cluster: str
+    cables_sha256: str
+
+
 @with_config(ConfigDict(strict=True))
 class _LabDoc(TypedDict):
-    """The shape of a lab.json (``Lab.write_files``): {"switches": {name: {"host", "port"}}, "known_hosts"}."""
+    """The shape of a lab.json (``Lab.write_files``): {"switches": {name: {"host", "port"}}, "known_hosts",
+    "plan": the plan the lab runs now (``plan.io.wiring_identity``: `zcube lab fix` checks findings against it)}."""
 
     switches: dict[str, _LabEndpoint]
     known_hosts: NotRequired[str | None]
+    plan: NotRequired[_LabPlan]
 
 
 _LAB_DOC = TypeAdapter(_LabDoc)
@@ -82,9 +89,9 @@ def read_lab(path: str | Path, hint: str = _LAB_HINT) -> dict:
                            for p in validation_problems(exc, limit=5)]) from None
 
 
-def load_lab(path: str | Path) -> tuple[dict[str, tuple[str, int]], str | None]:
+def load_lab(path: str | Path, hint: str = _LAB_HINT) -> tuple[dict[str, tuple[str, int]], str | None]:
     """A lab.json's endpoints ({switch: (host, port)}) and known_hosts file (``read_lab``: its shape checked)."""
-    doc = read_lab(path)
+    doc = read_lab(path, hint)
     return {n: (e["host"], e["port"]) for n, e in doc["switches"].items()}, doc.get("known_hosts")
 
 
@@ -112,6 +119,42 @@ def credentials(lab: bool, prompt: Prompt | None = None) -> Credentials:
             v = prompt(label, hide)
         values[label] = v
     return Credentials(values["username"], values["password"], values["enable secret"])
+
+
+MAX_MISSING = 10  # switches named one by one before "... and N more"
+
+
+def not_in_lab(names, eps: dict[str, tuple[str, int]] | None, where: str = "--lab") -> list[Problem]:
+    """The problems of the switches ``names`` that the lab's endpoints ``eps`` do not run (none without a lab).
+
+    The one check push, verify, audit, drain, replace and the Nornir inventory make before they connect
+    to anything: a plan against another fabric's lab names the plan's switches the lab does not run and
+    what the lab does run, never a crash further on. ``where``: the problems' place."""
+    if eps is None:
+        return []
+    missing = [n for n in names if n not in eps]
+    if not missing:
+        return []
+    runs = ", ".join(sorted(eps)[:3]) + (", ..." if len(eps) > 3 else "")
+    hint = (f"the lab runs {len(eps)} switch(es) ({runs}): a lab of another plan? "
+            "give the lab.json of `zcube lab up PLAN -o DIR` started from this plan")
+    out = [Problem(where, f"{n} is not in the lab", hint) for n in missing[:MAX_MISSING]]
+    if len(missing) > MAX_MISSING:
+        out.append(Problem(where, f"... and {len(missing) - MAX_MISSING} more of the plan's switches are not in the lab"))
+    return out
+
+
+def lab_targets(plan: dict, names: list[str], lab_path: str | None, known_hosts: str | None
+                ) -> tuple[list[tuple[str, str, int]], str | None]:
+    """(switch, host, port) of each of ``names`` (the lab's endpoints with ``lab_path``, else the plan's
+    management addresses at port 22) and the known_hosts file; a switch the lab does not run is an input
+    error (:func:`not_in_lab`), all of them at once."""
+    eps, kh = endpoints(lab_path, known_hosts)
+    problems = not_in_lab(names, eps)
+    if problems:
+        raise InputErrors(problems, f"{lab_path} does not run this plan's switches; nothing was read")
+    mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
+    return [(n, *(eps[n] if eps is not None else (mg[n], 22))) for n in names], kh
 
 
 def endpoints(lab_path: str | None, known_hosts: str | None) -> tuple[dict[str, tuple[str, int]] | None, str | None]:

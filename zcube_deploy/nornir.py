@@ -37,7 +37,7 @@ from typing import Any
 
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
 
-from zcube_deploy.access import lab_credentials, load_lab
+from zcube_deploy.access import lab_credentials, load_lab, not_in_lab
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
@@ -62,10 +62,16 @@ def _group_names(sw: dict) -> list[str]:
     return [f"group_{sw['group']}", f"plane_{sw['plane']}", f"rack_{sw['rack']}"]
 
 
+LAB_HINT = "the option `lab` takes the lab.json that `zcube lab up PLAN -o DIR` wrote in DIR"
+
+
 class ZCubeInventory:
     """Nornir inventory plugin: ``load()`` returns the plan's switches as a Nornir ``Inventory``."""
 
-    def __init__(self, plan: str, lab: str | None = None, configs: str | None = None, known_hosts: str | None = None) -> None:
+    def __init__(self, plan: str | None = None, lab: str | None = None, configs: str | None = None, known_hosts: str | None = None) -> None:
+        if not plan:  # an input error as the other options' are, not Python's TypeError about an argument
+            raise InputErrors(Problem("options.plan", "missing: the plan.json (or its folder) whose switches are the hosts",
+                                      'InitNornir(inventory={"plugin": "ZCubeInventory", "options": {"plan": "out/plan.json"}})'))
         self.plan_path = plan
         self.lab_path = lab
         self.configs = Path(configs) if configs else None
@@ -75,20 +81,19 @@ class ZCubeInventory:
         plan = read_plan(self.plan_path, PUSH_FIELDS if self.configs is not None else PLAN_FIELDS)
         platform = plan["cluster"]["platform"]
         driver_name = platform_module(platform).NAPALM_DRIVER
-        endpoints, lab_kh = load_lab(self.lab_path) if self.lab_path else (None, None)
+        endpoints, lab_kh = load_lab(self.lab_path, LAB_HINT) if self.lab_path else (None, None)
         known_hosts = self.known_hosts or lab_kh
         username, password, secret = _credentials(bool(self.lab_path))
-        problems: list[Problem] = []
+        problems = not_in_lab([sw["name"] for sw in plan["switches"]], endpoints, f"{self.lab_path}: switches")
         # with configs: push's own targets (the files checked against render's manifest and the scope derived
         # from the plan, as `zcube push` does; every problem of the configs folder raised at once)
         scopes = {t.name: t.scope for t in select_targets(plan, self.configs, None, endpoints)} if self.configs is not None else {}
         groups: dict[str, Group] = {}
         hosts: dict[str, Host] = {}
-        for i, sw in enumerate(plan["switches"]):
+        for sw in plan["switches"]:
             name = sw["name"]
             if endpoints is not None:
                 if name not in endpoints:
-                    problems.append(Problem(f"{self.lab_path}: switches", f"{name} (switches[{i}] of the plan) is not in the lab"))
                     continue
                 host, port = endpoints[name]
             else:

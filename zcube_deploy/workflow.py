@@ -163,9 +163,10 @@ def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bo
     the changed switches only (a canary batch first) and a verify of the whole grown plan, split into the
     new cables and the old ones; with ``twin_dir`` (a twin of the old plan) the expansion pushed into the twin
     under continuous probes (expand/twin.py). Returns {"report", "push", "verify", "twin"} (None when not run)."""
-    from zcube_deploy.expand.run import prepare, split_findings
+    from zcube_deploy.expand.run import check_output, prepare, split_findings
     from zcube_deploy.verify.pipeline import run_verify
 
+    check_output(old_plan_path, out_dir)
     old = open_plan(old_plan_path)
     new = plan_inventory(inventory)
     prepared = prepare(old, new, out_dir)
@@ -306,7 +307,8 @@ def traffic(plan_path: str, out_dir: str, design: str | None = None, workload: s
     pd = PdParams(**{k[3:]: v for k, v in options.items() if k.startswith("pd_") and v is not None})
     rest = {k: v for k, v in options.items() if not k.startswith("pd_")}
     designs = run.parse_list(design, DESIGN_KEYS, "design", DESIGN_KEYS) if design is not None else ()
-    opts = run.Options(designs=designs, workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, **rest)
+    given = tuple("--" + k[3:].replace("_", "-") for k, v in options.items() if k.startswith("pd_") and k != "pd_seed" and v is not None)
+    opts = run.Options(designs=designs, workloads=run.parse_list(workload, WORKLOADS, "workload"), pd=pd, pd_given=given, **rest)
     plan = open_plan(plan_path, run.PLAN_FIELDS)
     baseline, note = (None, "")
     if run.is_stage(plan):

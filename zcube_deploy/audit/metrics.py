@@ -18,6 +18,17 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 
 from zcube_deploy.audit.drift import DRIFT_KINDS
+from zcube_deploy.errors import InputErrors, Problem
+
+
+def check_metrics_path(path: str | Path) -> None:
+    """Refuse (exit 2, before any audit runs) a --metrics file whose folder does not exist or is not a folder: a
+    typo in the node_exporter textfile folder would otherwise make a folder no exporter reads."""
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise InputErrors(Problem("--metrics", f"{path}: its folder {parent} {'is not a folder' if parent.exists() else 'does not exist'}",
+                                  "give a file in an existing folder (node_exporter's --collector.textfile.directory)"),
+                          "cannot audit; nothing was read")
 
 
 def write_metrics(path: str | Path, result, cluster: str, known_kinds: tuple[str, ...] = (), now: float | None = None) -> None:
@@ -45,5 +56,4 @@ def write_metrics(path: str | Path, result, cluster: str, known_kinds: tuple[str
     clean.labels(cluster).set(1 if result.summary["clean"] else 0)
     duration.labels(cluster).set(result.duration_s)
     last.labels(cluster).set(time.time() if now is None else now)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_to_textfile(str(path), reg)
+    write_to_textfile(str(path), reg)  # (its folder checked first: check_metrics_path; never made here)

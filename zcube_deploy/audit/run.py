@@ -22,9 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zcube_deploy.access import endpoints
+from zcube_deploy.access import lab_targets
+from zcube_deploy.audit.cache import FOLDER as CACHE_FOLDER
+from zcube_deploy.audit.cache import intended_reading, prune
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift, drift_id
-from zcube_deploy.audit.metrics import write_metrics
+from zcube_deploy.audit.metrics import check_metrics_path, write_metrics
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module, require_device_access
 from zcube_deploy.push.scope import ManagedScope
@@ -119,16 +121,14 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
     platform = plan["cluster"]["platform"]
     if opts.runner == "nornir":
         return _record_nornir(plan_path, opts, names, rec, commands(platform))
-    eps, kh = endpoints(opts.lab_path, opts.known_hosts)
-    mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
-    targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
+    targets, kh = lab_targets(plan, names, opts.lab_path, opts.known_hosts)
     # recorded only: verify's replay reads the recordings next, on its own processes
     _, errors = collect(targets, creds, kh, concurrency=opts.concurrency, timeout=opts.timeout, record=rec, platform=platform, read=False)
     return errors
 
 
-# what a forked worker reads: (plan, expected configs, recordings folder, cache, switches not to compare), set by
-# the pool's initializer
+# what a forked worker reads: (plan, expected configs, recordings folder, cache, switches not to compare, the file
+# cache's folder), set by the pool's initializer
 _WORK: tuple = ()
 NO_RUNNING_CONFIG = "no running config was read"
 
@@ -140,19 +140,21 @@ def _work_init(*work) -> None:
 
 def _drift_of(name: str) -> tuple[list[dict], str | None, tuple | None]:
     """One switch's config drift in a pool worker (:func:`drift_one` on what the initializer gave)."""
-    return drift_one(*_WORK[:3], name, _WORK[3])
+    return drift_one(*_WORK[:3], name, _WORK[3], _WORK[5])
 
 
 def _inspect_of(name: str) -> tuple:
     """One switch's recording in a pool worker (:func:`inspect_one` on what the initializer gave)."""
-    plan, intended, rec, cache, skip = _WORK
-    return inspect_one(plan, intended, rec, name, cache, name not in skip)
+    plan, intended, rec, cache, skip, store = _WORK
+    return inspect_one(plan, intended, rec, name, cache, name not in skip, store)
 
 
-def drift_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None) -> tuple[list[dict], str | None, tuple | None]:
+def drift_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None,
+              store: Path | None = None) -> tuple[list[dict], str | None, tuple | None]:
     """(findings, why the running config could not be read or None, the (key, scope, intended side) read anew
     for the cache or None) of switch ``name``. ``cache``: (switch, sha256 of its expected config) -> (its
-    managed scope, the platform's reading of that config), read once and kept across runs."""
+    managed scope, the platform's reading of that config), read once and kept across runs; ``store``: the
+    file cache's folder (audit/cache.py) of what a config's text alone decides, or None."""
     f = rec / name / record_name(platform_module(plan["cluster"]["platform"]).RUNNING_CONFIG_COMMAND)
     if not f.is_file():
         return [], NO_RUNNING_CONFIG, None
@@ -160,11 +162,11 @@ def drift_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache:
         raw = f.read_bytes()
     except OSError as exc:
         return [], f"{f}: {exc}", None
-    return drift_of_text(plan, intended, name, raw, f, cache)
+    return drift_of_text(plan, intended, name, raw, f, cache, store)
 
 
 def drift_of_text(plan: dict, intended: dict[str, str], name: str, raw: bytes, f: Path,
-                  cache: dict | None) -> tuple[list[dict], str | None, tuple | None]:
+                  cache: dict | None, store: Path | None = None) -> tuple[list[dict], str | None, tuple | None]:
     """:func:`drift_one` on the running config's bytes ``raw`` (read from ``f``)."""
     platform = plan["cluster"]["platform"]
     pm = platform_module(platform)
@@ -177,8 +179,9 @@ def drift_of_text(plan: dict, intended: dict[str, str], name: str, raw: bytes, f
     new = None
     if hit is None:
         sw = next(s for s in plan["switches"] if s["name"] == name)
-        scope = ManagedScope.for_switch(plan, sw, pm.top_level_lines(intended[name]), platform)
-        side = pm.intended_side(intended[name], scope.owns)
+        reading = intended_reading(store, platform, intended[name])
+        scope = ManagedScope.for_switch(plan, sw, reading["top"], platform)
+        side = pm.intended_side(intended[name], scope.owns, reading)
         new = (key, scope, side) if cache is not None else None
     else:
         scope, side = hit
@@ -187,7 +190,7 @@ def drift_of_text(plan: dict, intended: dict[str, str], name: str, raw: bytes, f
 
 
 def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None,
-                compare: bool) -> tuple:
+                compare: bool, store: Path | None = None) -> tuple:
     """One switch's recording read once for both of audit's parts: (its observation or None, the problems of its
     files or of its reading, :func:`drift_one`'s triple or None when not ``compare`` or a file could not be
     read). A switch without a folder: (None, [], ...)."""
@@ -204,7 +207,7 @@ def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cach
     cmd = platform_module(platform).RUNNING_CONFIG_COMMAND
     if cmd not in raw:
         return obs, problems, ([], NO_RUNNING_CONFIG, None)
-    return obs, problems, drift_of_text(plan, intended, name, raw[cmd], sd / record_name(cmd), cache)
+    return obs, problems, drift_of_text(plan, intended, name, raw[cmd], sd / record_name(cmd), cache, store)
 
 
 def _pool(jobs: int | None, n: int, work: tuple):
@@ -231,39 +234,40 @@ def _gather(names: list[str], results, cache: dict | None) -> tuple[list[dict], 
 
 
 def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: Path, cache: dict | None = None,
-                   jobs: int | None = None) -> tuple[list[dict], list[tuple[str, str]]]:
+                   jobs: int | None = None, store: Path | None = None) -> tuple[list[dict], list[tuple[str, str]]]:
     """Config drift of every switch with a recorded running config; (switch, why) for those without a readable one.
 
     Over more than 32 switches the comparison runs on ``jobs`` forked processes (:func:`_pool`), each reading
     its switches' recordings; the findings are the same, in the same order, as on one. ``cache`` (see
-    :func:`drift_one`) is read and filled."""
-    pool = _pool(jobs, len(names), (plan, intended, rec, cache, set()))
+    :func:`drift_one`) is read and filled; ``store``: the file cache's folder, or None."""
+    pool = _pool(jobs, len(names), (plan, intended, rec, cache, set(), store))
     if pool is not None:
         with pool:
             results = pool.map(_drift_of, names, chunksize=8)
     else:
-        results = [drift_one(plan, intended, rec, n, cache) for n in names]
+        results = [drift_one(plan, intended, rec, n, cache, store) for n in names]
     return _gather(names, results, cache)
 
 
 def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], rec: Path, skip: set[str],
-                       cache: dict | None = None, jobs: int | None = None, strict: bool = True):
+                       cache: dict | None = None, jobs: int | None = None, strict: bool = True, store: Path | None = None):
     """Every switch's recording in ``rec`` read once, for verify's checks and for config drift together:
     (observations {switch: Observation}, {switch: why not observed}, drift findings, (switch, why) without a
     readable running config): what ``replay`` and :func:`drift_findings` give, in one pass over the switches on
     the pool of :func:`_pool`. ``skip``: switches not to compare (unreachable in this run). A recording that
     cannot be read (a folder where a file should be, a line the platform's reader refuses) is bad input; not
     ``strict`` (a live run's own recordings: what a switch answered), such a switch is not observed, its
-    reason in the second dict, and its running config still compared when it could be read."""
+    reason in the second dict, and its running config still compared when it could be read. ``store``: the
+    file cache's folder (audit/cache.py), or None."""
     present, problems, errors = recorded_switches(rec, names)
     platform = plan["cluster"]["platform"]
     _warm(platform)
-    pool = _pool(jobs, len(names), (plan, intended, rec, cache, skip))
+    pool = _pool(jobs, len(names), (plan, intended, rec, cache, skip, store))
     if pool is not None:
         with pool:
             results = pool.map(_inspect_of, names, chunksize=8)
     else:
-        results = [inspect_one(plan, intended, rec, n, cache, n not in skip) for n in names]
+        results = [inspect_one(plan, intended, rec, n, cache, n not in skip, store) for n in names]
     if not strict:
         errors.update({n: f"its output could not be read: {ps[0]}" for n, (_, ps, _) in zip(names, results) if ps})
     problems += [p for _, ps, _ in results for p in ps] if strict else []
@@ -305,6 +309,8 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
     if opts.drained or opts.graceful:  # a drained switch's expected config: its drain's lines are not drift
         pm = platform_module(platform)
         intended = {n: pm.drained_config(t, sorted((opts.drained or {}).get(n, ())), n in opts.graceful) for n, t in intended.items()}
+    if not opts.replay_dir:  # a lab of another plan (either runner): refused before OUT is made
+        lab_targets(plan, names, opts.lab_path, opts.known_hosts)
     out_dir.mkdir(parents=True, exist_ok=True)
     unreachable: dict[str, str] = {}
     if opts.replay_dir:
@@ -320,8 +326,10 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
     require_device_access(platform)
     with bulk_allocation():  # parsing and comparing make millions of small objects and no cycles
         observed, errors, drift, no_config = inspect_recordings(plan, names, intended, rec, set(unreachable), cache,
-                                                                strict=bool(opts.replay_dir))
+                                                                strict=bool(opts.replay_dir), store=opts.configs_dir / CACHE_FOLDER)
         v = verify_observed(plan, observed, errors, None, {}, opts.drained)
+    if opts.only is None:  # the whole fabric compared: the cache's readings of other (older) configs go
+        prune(opts.configs_dir / CACHE_FOLDER, platform, intended.values())
     # verify's not_checked findings (one per switch and reason) are not copied: audit gives its own below, one per
     # switch and check, from the same summary (both counted, a skipped check was two findings)
     findings = [dict(f, source="verify") for f in v["findings"] if f["kind"] != FindingKind.NOT_CHECKED]
@@ -393,6 +401,8 @@ def run_audits(plan: dict, plan_file: str, out_dir: Path, opts: AuditOptions, cr
     ``report(result, cycle)`` is called after each run (cycle None for a single run); the last result
     is returned. A run that fails on bad input raises as usual; an interrupt between runs ends the loop.
     """
+    if metrics_path:
+        check_metrics_path(metrics_path)
     stop = threading.Event()
     cache: dict | None = {} if every else None  # the rendered configs, read once for all the runs
     if every and threading.current_thread() is threading.main_thread():

@@ -45,7 +45,7 @@ def handle_errors(fn):
         except KeyboardInterrupt:
             err.print("interrupted")
             sys.exit(130)
-        except click.exceptions.Exit:
+        except (click.exceptions.Exit, click.ClickException):  # click's own: a usage error is its message, exit 2
             raise
         except Exception as exc:  # noqa: BLE001  (a bug: say so briefly, keep the traceback out of the user's face)
             if debug_requested():

@@ -52,7 +52,9 @@ def lab_up_cmd(plan_path: str, faults: str | None, seed: int, port_base: int | N
     plan = workflow.open_plan(plan_path, PLAN_FIELDS, short_lived=True)
     control.serve(plan, out_dir, faults=faults, seed=seed, port_base=port_base, baseline=control.read_baseline(baseline),
                   on_ready=lambda lab, doc: print_lab_ready(plan, out_dir, lab, doc),
-                  baseline_name=baseline if baseline and baseline != "none" else "baseline")
+                  baseline_name=baseline if baseline and baseline != "none" else "baseline",
+                  on_cleared=lambda names: out.print(f"{out_dir}: an earlier lab's state removed ({', '.join(names)}): "
+                                                     "this lab starts from PLAN as cabled", markup=False))
     out.print("lab stopped")
 
 

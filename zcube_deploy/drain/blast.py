@@ -38,7 +38,9 @@ def parse_element(text: str, plan: dict) -> Element:
         what = "switch" if kind == "switch" else "cable"
         names = [s["name"] for s in plan["switches"]] if kind == "switch" else [c["id"] for c in plan["cables"]]
         raise InputErrors(Problem("ELEMENT", f"no {what} {name!r} in the plan", names_hint(name, names, what)))
-    raise InputErrors(Problem("ELEMENT", f"{text!r} is not switch:NAME or link:CABLE"))
+    meant = ("switch" if any(s["name"] == text for s in plan["switches"]) else
+             "link" if any(c["id"] == text for c in plan["cables"]) else None)  # a bare name of the plan: say which it is
+    raise InputErrors(Problem("ELEMENT", f"{text!r} is not switch:NAME or link:CABLE", f"did you mean {meant}:{text}?" if meant else None))
 
 
 @dataclass(frozen=True)

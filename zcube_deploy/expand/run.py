@@ -72,6 +72,19 @@ def check_same_design(old: dict, new: dict) -> None:
                               f"{DESIGN_NAMES.get(will, will)}", hint), "cannot expand")
 
 
+def check_output(old_plan_path: str | Path, out_dir: str | Path) -> None:
+    """DIR may not be the folder of the plan being grown: the grown plan.json, configs and manifest would replace the
+    deployed plan's (the fabric's record: push, verify, audit and the drain records beside it read it) before a
+    byte is pushed; refused (exit 2) before anything is read or written."""
+    old = Path(old_plan_path)
+    old = old / "plan.json" if old.is_dir() else old
+    if (Path(out_dir) / "plan.json").resolve() == old.resolve():
+        raise InputErrors(Problem("-o/--output", f"{out_dir} holds the plan being grown ({old}): the grown plan, its configs and "
+                                                 "manifest would overwrite the deployed ones",
+                                  "give a new folder (e.g. -o grown); the deployed plan stays the fabric's record until the "
+                                  "expansion is pushed"), "cannot expand")
+
+
 def _texts(folder: Path, suffix: str) -> dict[str, str]:
     return {p.name.removesuffix(suffix): p.read_text(encoding="utf-8") for p in sorted(folder.glob(f"*{suffix}"))}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -13,13 +14,26 @@ from zcube_deploy.errors import Problem
 from zcube_deploy.inventory import models as m
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_.-]+|\[key\]")  # a name, or pydantic's mark for a mapping's key
+
+
 def path_of(loc: tuple[Any, ...]) -> str:
+    """A data path: ``servers.list[12].rack``; a key that is not a plain name (a newline, a space, empty) as its repr
+    in brackets, so the path stays one printable line.
+
+    >>> path_of(("topology", "\\n"))
+    "topology['\\\\n']"
+    >>> path_of(("servers", "list", 12, "rack"))
+    'servers.list[12].rack'
+    """
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif isinstance(part, str) and _PLAIN.fullmatch(part):
+            out += ("." if out else "") + part
         else:
-            out += ("." if out else "") + str(part)
+            out += f"[{part!r}]"
     return out
 
 

@@ -20,6 +20,7 @@ from zcube_deploy.access import load_lab, read_lab
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.lab.wiring import operation_problems
 from zcube_deploy.migrate.labops import physical_ops
+from zcube_deploy.plan.io import wiring_identity
 
 CONTROL_FILE = "control.json"
 CONTROL_ERROR = "control.error"
@@ -60,15 +61,37 @@ def endpoint_rows(plan: dict, endpoints: dict[str, tuple[str, int]]) -> list[tup
     return [(name, f"{host}:{port}", mg.get(name, "-")) for name, (host, port) in sorted(endpoints.items())]
 
 
+# what an earlier lab left in its folder that a new lab must not take as its own: requests not taken (a `lab fix`
+# that gave up withdraws its own; one killed mid-wait may not), their answers, the migration stages applied
+STALE_STATE = (CONTROL_FILE, CONTROL_FILE + ".tmp", CONTROL_WORK, CONTROL_ERROR, CONTROL_REPLY, STAGE_RECORD, STAGE_RECORD + ".tmp")
+
+
+def clear_state(out_dir: str) -> list[str]:
+    """Remove an earlier lab's state from ``out_dir`` (:data:`STALE_STATE`); returns the names removed."""
+    removed = []
+    for name in STALE_STATE:
+        p = Path(out_dir) / name
+        if p.is_file():
+            p.unlink()
+            removed.append(name)
+    return removed
+
+
 def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, port_base: int | None = None,
-          baseline: str | None = None, on_ready: Callable[[object, dict], None] | None = None, baseline_name: str = "baseline") -> None:
+          baseline: str | None = None, on_ready: Callable[[object, dict], None] | None = None, baseline_name: str = "baseline",
+          on_cleared: Callable[[list[str]], None] | None = None) -> None:
     """Serve every switch of ``plan`` over SSH until SIGINT/SIGTERM; apply control files left in ``out_dir``.
 
-    ``on_ready(lab, doc)`` runs once the lab listens and DIR/lab.json (``doc``) is written.
+    A new lab starts from a clean folder: an earlier lab's requests, answers and migration record there are
+    removed first (``on_cleared(names)`` is told which). ``on_ready(lab, doc)`` runs once the lab listens
+    and DIR/lab.json (``doc``) is written.
     """
     from zcube_deploy.lab.server import Lab  # start-up time: asyncssh loads only when a lab is served, not for wiring or fixes
 
     lab = Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=baseline, baseline_name=baseline_name)
+    removed = clear_state(out_dir)  # (after the inputs are checked: a refused `lab up` changes nothing)
+    if removed and on_cleared:
+        on_cleared(removed)
 
     async def run() -> None:
         await lab.start()
@@ -89,18 +112,22 @@ def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, po
     asyncio.run(run())
 
 
+def _read_findings(verify_json: str) -> dict | list:
+    try:
+        return json.loads(Path(verify_json).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputErrors(Problem(verify_json, f"cannot read it: {exc.strerror}")) from None
+    except (ValueError, RecursionError) as exc:  # JSON syntax, undecodable bytes, nesting beyond the parser
+        raise InputErrors(Problem(verify_json, f"not a verify.json (JSON): {exc}")) from None
+
+
 def fix_operations(verify_json: str) -> tuple[list[dict], list[dict]]:
     """(wiring operations, findings) of a verify.json: every finding's physical fixes, in order.
 
     The whole file is checked first (each finding a mapping, each `fix` a list of well-formed wiring
     operations): a bad file raises InputErrors naming every problem, and no fix is sent.
     """
-    try:
-        doc = json.loads(Path(verify_json).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputErrors(Problem(verify_json, f"cannot read it: {exc.strerror}")) from None
-    except (ValueError, RecursionError) as exc:  # JSON syntax, undecodable bytes, nesting beyond the parser
-        raise InputErrors(Problem(verify_json, f"not a verify.json (JSON): {exc}")) from None
+    doc = _read_findings(verify_json)
     findings = doc.get("findings") if isinstance(doc, dict) else None
     if not isinstance(findings, list):
         raise InputErrors(Problem(verify_json, "not a verify.json: expected a mapping with a 'findings' list",
@@ -135,8 +162,13 @@ def request_fixes(lab_dir: str, ops: list[dict] | dict, wait: float, source: str
     deadline = time.monotonic() + wait
     while control.exists() and time.monotonic() < deadline:
         time.sleep(ACK_POLL_SECONDS)
-    if control.exists():
-        raise ZCubeError(f"the lab did not pick up {control} within {wait:g} s: is `zcube lab up` running for {lab_dir}?")
+    try:
+        control.unlink()  # not taken: withdrawn, so a lab started later in this folder never applies a stale request
+    except FileNotFoundError:
+        pass  # taken in the meantime: wait for the work as usual
+    else:
+        raise ZCubeError(f"the lab did not pick up {control} within {wait:g} s: is `zcube lab up` running for {lab_dir}? "
+                         "(the request was withdrawn: nothing applied)")
     work = control.with_name(CONTROL_WORK)  # taken: the lab works on it (a stage of thousands of moves takes a while)
     deadline = time.monotonic() + WORK_LIMIT_SECONDS
     while work.exists() and time.monotonic() < deadline:
@@ -195,11 +227,40 @@ def console_paste(lab_dir: str, switch: str, path: str, wait: float) -> dict:
     return request(lab_dir, {"console": {"switch": switch, "lines": lines}}, wait, path)
 
 
+def _plan_words(ident: dict) -> str:
+    return f"cluster {ident.get('cluster')!r}, cables sha256 {str(ident.get('cables_sha256'))[:12]}"
+
+
+def same_plan(lab_dir: str, verify_json: str, doc: dict) -> None:
+    """Refuse (exit 2) findings that are not of the plan the lab runs now: another cluster's, or an earlier
+    stage's after a later stage re-wired the lab (verify.json's "plan" against lab.json's, both
+    ``plan.io.wiring_identity``), saying which plan each is for; a file without the record is refused too
+    (its plan cannot be told: never applied on trust)."""
+    lab_json = Path(lab_dir) / "lab.json"
+    if not lab_json.exists():
+        raise InputErrors(Problem(lab_dir, "no lab.json here", "start a lab with `zcube lab up PLAN -o DIR`"))
+    runs = read_lab(lab_json).get("plan")
+    found = doc.get("plan") if isinstance(doc.get("plan"), dict) else {"cluster": doc.get("cluster")}
+    hint = "verify the plan the lab runs (`zcube verify PLAN --lab DIR/lab.json -o OUT`) and give its OUT/verify.json"
+    if runs is None:
+        raise InputErrors(Problem(str(lab_json), "records no plan (a lab started by an older zcube): the findings cannot be "
+                                  "checked against it", "restart the lab with `zcube lab up PLAN -o DIR`"), "no fix applied")
+    if "cables_sha256" not in found:
+        problem = Problem(verify_json, f"records no plan identity (only {_plan_words(found)}): which plan its findings "
+                          f"are for cannot be told; the lab runs {_plan_words(runs)}", hint)
+    elif found != runs:
+        problem = Problem(verify_json, f"findings of another plan ({_plan_words(found)}); the lab runs {_plan_words(runs)}", hint)
+    else:
+        return
+    raise InputErrors(problem, "no fix applied")
+
+
 def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int, int]:
     """`zcube lab fix`: apply a verify.json's physical fixes to the lab running in ``lab_dir``.
 
     Returns (operations applied, findings they came from)."""
     ops, findings = fix_operations(verify_json)
+    same_plan(lab_dir, verify_json, _read_findings(verify_json))
     record = Path(lab_dir) / STAGE_RECORD  # a lab taken through migration stages: its switches play roles under other names
     if record.exists():
         ops = physical_ops(ops, json.loads(record.read_text(encoding="utf-8")).get("switch_of") or {})
@@ -232,7 +293,15 @@ def grow_lab(lab_dir: str, plan: dict, plan_path: str, wait: float) -> tuple[int
     before = {s for c in read_wiring(lab_dir)["cables"] for s in (c["a"]["device"],)}
     grow = grow_operations(plan, read_wiring(lab_dir))
     request_fixes(lab_dir, grow, wait, plan_path)
+    write_lab_json(doc_path, {**read_lab(doc_path), "plan": wiring_identity(plan)})  # the lab runs the grown plan now
     return len(grow["operations"]), len({s["name"] for s in plan["servers"]} - before)
+
+
+def write_lab_json(path: Path, doc: dict) -> None:
+    """Rewrite a lab.json whole (a reader never sees half of it)."""
+    tmp = path.with_name("lab.json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
 
 
 def read_wiring(lab_dir: str) -> dict:

@@ -22,7 +22,7 @@ import asyncssh
 from zcube_deploy.access import lab_credentials
 from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.inject import apply_faults, load_faults
-from zcube_deploy.plan.io import write_canonical
+from zcube_deploy.plan.io import wiring_identity, write_canonical
 from zcube_deploy.plan.model import projection
 from zcube_deploy.safety import redact_secrets
 
@@ -30,7 +30,7 @@ HOST = "127.0.0.1"
 STREAM_BYTES = 64 * 1024  # a long answer is written in pieces of about this size (two or three SSH packets)
 # what the lab reads of a plan (the rest of a 64k-GPU plan stays on disk)
 PLAN_FIELDS = projection(
-    cables={"id", "kind", "a", "b"}, port_map=None, models=None, settings=None, addressing=None,
+    cables={"id", "kind", "a", "b"}, cluster=None, port_map=None, models=None, settings=None, addressing=None,
     switches={"name", "mgmt_address", "group"}, servers={"name": None, "nics": {"port", "mac"}}, routing=None,
 )
 
@@ -284,7 +284,7 @@ class Lab:
         kh = out / "known_hosts"
         kh.write_text(self.known_hosts_text())
         doc = {"switches": {n: {"host": h, "port": p} for n, (h, p) in sorted(self.endpoints.items())},
-               "known_hosts": str(kh.resolve())}
+               "known_hosts": str(kh.resolve()), "plan": wiring_identity(self.plan)}
         (out / "faults.json").write_text(json.dumps({"faults": self.faults_spec, "expected_findings": self.expected}, indent=1, sort_keys=True) + "\n")
         self.write_wiring(out)
         # lab.json last: its appearance tells other processes (and the user) that the lab is ready

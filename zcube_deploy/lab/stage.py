@@ -18,9 +18,9 @@ from pathlib import Path
 
 from zcube_deploy.access import read_lab
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.lab.control import STAGE_RECORD, console_lines, request
+from zcube_deploy.lab.control import STAGE_RECORD, console_lines, request, write_lab_json
 from zcube_deploy.migrate.labops import next_stage, rerole_requests, role_aliases, stage_operations
-from zcube_deploy.plan.io import read_plan
+from zcube_deploy.plan.io import read_plan, wiring_identity
 
 RECORD = STAGE_RECORD  # LABDIR/migration.json: the migration whose stages the lab carries, which ones, who plays each role
 
@@ -85,9 +85,7 @@ def apply_stage(lab_dir: str, stage_dir: str, wait: float) -> dict:
     consoles = {r: console_lines(str(d / "console" / f"{r}.txt")) for r in new_roles}
     rerole = rerole_requests(plan, roles, new_roles, consoles)
     answer = request(lab_dir, {"operations": ops, "rerole": rerole}, wait, str(d / "moves.csv"))
-    tmp = lab_json.with_name("lab.json.tmp")
-    tmp.write_text(json.dumps({**lab, "switches": dict(sorted(switches.items()))}, indent=1, sort_keys=True) + "\n")
-    tmp.replace(lab_json)
+    write_lab_json(lab_json, {**lab, "switches": dict(sorted(switches.items())), "plan": wiring_identity(plan)})  # runs the stage's plan
     applied = {"migration": migration, "applied": (record.get("applied") or []) + [stage], "roles": sorted(taken),
                "switch_of": {r: roles[r] for r in sorted(taken)}}
     record_path.with_name(RECORD + ".tmp").write_text(json.dumps(applied, indent=1, sort_keys=True) + "\n")

@@ -393,3 +393,16 @@ def inventory_changed(plan: dict) -> str | None:
 
 def file_sha256(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def wiring_identity(plan: dict) -> dict[str, str]:
+    """{"cluster", "cables_sha256"}: which plan a lab runs (its lab.json) and a verify.json's findings are for.
+
+    `zcube lab fix --findings` refuses findings of another plan. The digest covers each cable's ID and both
+    ends, in the plan's order (what physical fixes act on): another cluster, a migration stage or a grown
+    plan that re-wires gets another; a plan read with a projection that keeps the cables gets the same."""
+    h = hashlib.sha256()
+    for c in plan["cables"]:
+        a, b = c["a"], c["b"]
+        h.update(f"{c['id']}\t{a['device']}\t{a['port']}\t{b['device']}\t{b['port']}\n".encode())
+    return {"cluster": plan["cluster"]["name"], "cables_sha256": h.hexdigest()}

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Interface
 from pathlib import Path
 
+from zcube_deploy.access import not_in_lab
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module, require_device_access, switch_renderer
 from zcube_deploy.push.candidate import Management, refusals
@@ -62,10 +63,9 @@ def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: d
         path = configs_dir / "configs" / f"{sw['name']}{platform_module(platform).CONFIG_SUFFIX}"
         if not path.is_file():
             problems.append(Problem(str(path), "no rendered config", "run `zcube render PLAN -o DIR` first"))
-        elif endpoints is not None and sw["name"] not in endpoints:
-            problems.append(Problem("--lab", f"{sw['name']} is not in the lab"))
-        else:
+        elif endpoints is None or sw["name"] in endpoints:
             files[sw["name"]] = path
+    problems += not_in_lab([sw["name"] for sw in chosen], endpoints)
     texts = {name: _read(path, problems) for name, path in files.items()}
     edited, manifest_problems = _against_manifest(plan, configs_dir, {n: t for n, t in texts.items() if t is not None})
     if not allow_edited:

@@ -24,13 +24,14 @@ Every session goes to SWITCH's endpoint only; the report lists the switches cont
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for
+from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for, not_in_lab
 from zcube_deploy.drain.run import graceful_now, read_records, shut_now
 from zcube_deploy.errors import InputErrors, Problem, names_hint
 from zcube_deploy.ipv4 import dotted_mask
@@ -97,6 +98,13 @@ def bootstrap_text(plan: dict, sw: dict, access: list[str]) -> tuple[str, list[s
     return "\n".join(lines) + "\n", lines
 
 
+def error_text(exc: BaseException) -> str:
+    """An exception as one line for the report: its type, its words, and a separator before an OS error glued to the
+    text before it (paramiko says 'Error reading SSH protocol banner[Errno 104] ...')."""
+    text = re.sub(r"(?<=[^\s:(])\[Errno", ": [Errno", " ".join(str(exc).split()))
+    return f"{type(exc).__name__}: {text}"[:300]
+
+
 def probe(target: Target, creds: Credentials, known_hosts: str | None, timeout: float, pin_new_key: bool = False) -> dict:
     """Does the unit answer on its management endpoint? {"reachable": bool, "serial", "hostname"} or the error.
     ``pin_new_key``: accept the key it presents and pin it in ``known_hosts`` (its old line already forgotten)."""
@@ -106,7 +114,7 @@ def probe(target: Target, creds: Credentials, known_hosts: str | None, timeout: 
     try:
         drv.open()
     except Exception as exc:  # noqa: BLE001 (any connection failure: the unit is not reachable yet)
-        return {"reachable": False, "error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]}
+        return {"reachable": False, "error": error_text(exc)}
     try:
         facts = drv.get_facts()
         return {"reachable": True, "serial": facts.get("serial_number", ""), "hostname": facts.get("hostname", "")}
@@ -156,8 +164,7 @@ def _inputs(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions) -> tupl
                      plan["models"]["switch"]["mgmt_interface"], plan["cluster"]["platform"])
     reach = checked(endpoints, opts.lab_path, opts.known_hosts)
     drains = checked(drain_edits, plan, plan_dir, name)
-    if reach and reach[0] is not None and name not in reach[0]:
-        problems.append(Problem("--lab", f"{name} is not in the lab"))
+    problems += not_in_lab([name], reach[0] if reach else None)
     if problems:
         raise InputErrors(problems, "cannot replace; nothing was written or sent")
     if reach[0] is not None:

@@ -68,14 +68,21 @@ def switch_tables(routing: dict, switches: list[dict], max_as_path: int | None =
     if bgp:  # the eBGP switches' best paths among themselves (a migration stage's eBGP island)
         best = best_routes(*plan_sessions(bgp), max_as_path=max_as_path, shared_asn=shared_asns(bgp))
         out = {name: [Entry(n, plen, tuple(hops), "bgp") for n, plen, hops in rows] for name, rows in best.items()}
+    prefixes: dict[str, tuple[int, int]] = {}  # the same destinations and next hops recur on every switch: read each once
+    hops: dict[str, tuple[int]] = {}
     for sw in switches if "static" in modes else ():
         if len(modes) > 1 and switch_mode(routing, sw) != "static":
             continue
         rows = out[sw["name"]] = []
         for rt in sw["routes"]:
-            net, plen = rt["prefix"].split("/")
-            rows.append(_new_entry(Entry, (aton(net), int(plen), (aton(rt["next_hop"]),),
-                                           "static-fallback" if rt.get("fallback") else "static")))
+            dest = prefixes.get(rt["prefix"])
+            if dest is None:
+                net, plen = rt["prefix"].split("/")
+                dest = prefixes[rt["prefix"]] = (aton(net), int(plen))
+            hop = hops.get(rt["next_hop"])
+            if hop is None:
+                hop = hops[rt["next_hop"]] = (aton(rt["next_hop"]),)
+            rows.append(_new_entry(Entry, (*dest, hop, "static-fallback" if rt.get("fallback") else "static")))
     return out
 
 

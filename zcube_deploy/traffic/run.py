@@ -47,6 +47,7 @@ class Options:
     nvlink_gbps: float = DEFAULT_NVLINK_GBPS
     pd: wl.PdParams = field(default_factory=wl.PdParams)
     trace: str | None = None
+    pd_given: tuple[str, ...] = ()  # the pd options given on the command line (read only with workload pd)
 
 
 def parse_list(text: str, known: tuple[str, ...], what: str, all_of: tuple[str, ...] | None = None) -> tuple[str, ...]:
@@ -306,6 +307,15 @@ def check_options(opts: Options, n_gpus: int) -> None:
         probs.append(Problem("--ring", f"{opts.ring!r} is not one of {', '.join(wl.RINGS)}"))
     if opts.ecmp not in ("split", "hash"):
         probs.append(Problem("--ecmp", f"{opts.ecmp!r} is not split or hash"))
+    if opts.samples != 1 and opts.ecmp != "hash":
+        probs.append(Problem("--samples", f"{opts.samples} hashings asked for with --ecmp {opts.ecmp}: only --ecmp hash draws them",
+                             "add --ecmp hash, or leave --samples out"))
+    if opts.trace and "trace" not in opts.workloads:
+        probs.append(Problem("--trace", f"{opts.trace} given without the trace workload: it would not be read",
+                             "add trace to --workload, or leave --trace out"))
+    if opts.pd_given and "pd" not in opts.workloads:
+        probs.append(Problem(", ".join(opts.pd_given), "pd options given without the pd workload: they would not be used",
+                             "add pd to --workload, or leave them out"))
     if opts.ecmp == "hash" and "all-to-all-switch" in opts.workloads:
         probs.append(Problem("--ecmp", "all-to-all-switch aggregates flows: it has no per-flow hashing", "use --ecmp split"))
     if opts.samples < 1:

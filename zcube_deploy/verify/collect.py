@@ -141,10 +141,16 @@ def _replay_one(sd: Path, platform: str = DEFAULT_PLATFORM) -> tuple[Observation
 
 def recorded_switches(d: Path, names: list[str]) -> tuple[list[str], list[Problem], dict[str, str]]:
     """(the switches with a folder in recording folder ``d``, the problems of those whose entry is no folder,
-    {switch without a recording: "no recording"})."""
+    {switch without a recording: "no recording"}). A folder that holds things but the recording of none of
+    ``names`` is another folder (the plan's own, another plan's recordings): an input error, not every check
+    not_checked; an empty one is a run that recorded nothing (every switch: no recording)."""
     if not d.is_dir():
         raise InputErrors(Problem(str(d), "no such recordings folder", "record one with `zcube verify PLAN --record DIR`"))
     present = [n for n in names if (d / n).is_dir()]
+    if names and not present and not any((d / n).exists() for n in names) and any(d.iterdir()):
+        raise InputErrors(Problem(str(d), f"holds no recording of any of the plan's {len(names)} switches (a folder per switch, "
+                                          f"e.g. {d / names[0]}/)",
+                                  "give a recordings folder: `zcube verify PLAN --record DIR`'s DIR, or an audit's OUT/recordings"))
     problems = [Problem(str(d / n), "is not a folder", f"{n}'s recorded outputs belong in the folder {d / n}")
                 for n in names if (d / n).exists() and n not in present]
     return present, problems, {n: "no recording" for n in names if n not in present}

@@ -9,7 +9,8 @@ from collections import Counter
 from typing import TypedDict
 
 from zcube_deploy.topology.forwarding import switch_mode
-from zcube_deploy.access import Prompt, credentials, endpoints
+from zcube_deploy.access import Prompt, credentials, lab_targets
+from zcube_deploy.plan.io import wiring_identity
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.platforms import require_device_access
@@ -66,13 +67,13 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
         with bulk_allocation():  # parsing the recordings makes millions of small objects and no cycles
             observed, errors = replay(replay_dir, names, platform=platform)
     else:
-        eps, kh = endpoints(lab_path, known_hosts)
-        mg = {s["name"]: s["mgmt_address"] for s in plan["switches"]}
-        targets = [(n, *(eps[n] if eps else (mg[n], 22))) for n in names]
+        targets, kh = lab_targets(plan, names, lab_path, known_hosts)
         creds = creds or credentials(bool(lab_path), prompt)
         observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record,
                                    platform=platform)
     meta = {"cluster": plan["cluster"]["name"], "scope": names, "mode": "offline" if replay_dir else "live"}
+    if out_dir and "cables" in plan:  # which plan the findings are for: `zcube lab fix` refuses another plan's
+        meta["plan"] = wiring_identity(plan)
     return verify_observed(plan, observed, errors, out_dir, meta, drained)
 
 

@@ -29,10 +29,12 @@ rest of the tool asks a platform (the seam, docs/platforms.md), re-exported from
 
 from __future__ import annotations
 
+from collections import Counter
+
 from zcube_deploy.platforms.ruijie_rgos.bootstrap import access_line_refusal, console_bootstrap, ssh_gaps  # noqa: F401 (a fresh unit's console lines)
 from zcube_deploy.platforms.ruijie_rgos.commands import FACT_COMMANDS, VERIFY_COMMANDS, command_error
 from zcube_deploy.platforms.ruijie_rgos.drain import GRACEFUL_SHUTDOWN_CONFIRMED, drained_config  # noqa: F401 (the platform's drain edits)
-from zcube_deploy.platforms.ruijie_rgos.fastparse import config_facts
+from zcube_deploy.platforms.ruijie_rgos.fastparse import config_facts, config_sections
 from zcube_deploy.platforms.ruijie_rgos.hconfig import config_drift, l3_facts, parse_config, top_level_lines
 from zcube_deploy.platforms.ruijie_rgos.names import long_name, short_name
 from zcube_deploy.platforms.ruijie_rgos.sections import NEGATION, numbered_sections, section_interface
@@ -47,7 +49,7 @@ port_name = long_name  # a port id as LLDP reports it (abbreviated) -> the name 
 MASK_STYLE = "dotted"  # addresses are written `ip address A.B.C.D M.M.M.M`: the views give both mask and prefix length
 
 __all__ = ["CONFIG_SUFFIX", "access_line_refusal", "console_bootstrap", "ssh_gaps", "FACT_COMMANDS", "LOOPBACK", "MASK_STYLE", "NAME", "NAPALM_DRIVER", "NEGATION", "RUNNING_CONFIG_COMMAND",
-           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "intended_side", "l3_facts", "long_name",
+           "VERIFY_COMMANDS", "command_error", "config_drift", "config_facts", "drained_config", "drift_rows", "intended_reading", "intended_side", "is_reading", "l3_facts", "long_name",
            "numbered_sections", "observe", "parse_config", "section_interface", "short_name", "top_level_lines"]
 
 
@@ -61,13 +63,27 @@ def drift_rows(running: str, intended, owns=None) -> list:
     return rows(running, intended, owns)
 
 
-def intended_side(intended: str, owns=None):
+def intended_side(intended: str, owns=None, reading: dict | None = None):
     """The rendered config ``intended`` read once for :func:`drift_rows` inside ``owns`` (picklable; audit keeps
-    it across runs)."""
+    it across runs); ``reading``: :func:`intended_reading`'s of this very text, when the caller has it."""
     # start-up time, as for drift_rows
     from zcube_deploy.platforms.ruijie_rgos.drift import Intended
 
-    return Intended(intended, owns)
+    return Intended(intended, owns, Counter(dict(reading["sections"])) if reading is not None else None)
+
+
+def intended_reading(intended: str) -> dict:
+    """What config drift reads of a rendered config that its text alone decides, as JSON data: its top-level lines
+    (:func:`top_level_lines`: the managed scope's) and its sections with their counts (:func:`intended_side`'s).
+    Audit keeps it in a file cache by the text's hash (audit/cache.py): reading it is most of a rendered side."""
+    return {"top": top_level_lines(intended), "sections": [[s, n] for s, n in Counter(config_sections(intended)).items()]}
+
+
+def is_reading(data) -> bool:
+    """Is ``data`` (JSON read back from audit's cache) of :func:`intended_reading`'s shape? (Else it is read anew.)"""
+    return (type(data) is dict and set(data) == {"top", "sections"} and type(data["top"]) is list and type(data["sections"]) is list
+            and all(type(t) is str for t in data["top"])
+            and all(type(p) is list and len(p) == 2 and type(p[0]) is str and type(p[1]) is int and p[1] > 0 for p in data["sections"]))
 
 
 SECTION_END = "exit"  # the line a remediation (``remediation``) sends after a section's lines

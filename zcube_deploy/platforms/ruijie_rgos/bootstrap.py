@@ -54,15 +54,20 @@ def console_bootstrap(hostname: str, mgmt_interface: str, address: str, mask: st
 
 
 def access_line_refusal(line: str) -> str | None:
-    """Why a top-level access line may not go into the bootstrap (an exec command, a mode change), else None.
+    """Why a top-level access line may not go into the bootstrap (an exec command, a mode change, no command at
+    all: a line of another file, such as a plan.json's ``{``), else None.
 
     >>> access_line_refusal("write"), access_line_refusal("enable secret 5 $1$x"), access_line_refusal("enable")
     ('an exec command (`write`): access lines are configuration only; the bootstrap enters and leaves configuration mode itself', None, 'an exec command (`enable`): access lines are configuration only; the bootstrap enters and leaves configuration mode itself')
+    >>> access_line_refusal('"cables":[')
+    'not a configuration command: a command starts with a word (`"cables":[` is none): is this the access-lines file?'
     """
     words = line.split()
     if not words:
         return None
     first = words[0].lower()
+    if not first[0].isascii() or not first[0].isalpha():
+        return f"not a configuration command: a command starts with a word (`{words[0][:30]}` is none): is this the access-lines file?"
     if first in EXEC_WORDS or (first == "enable" and len(words) == 1):
         return f"an exec command (`{words[0]}`): access lines are configuration only; the bootstrap enters and leaves configuration mode itself"
     return None

@@ -70,12 +70,13 @@ class Intended:
     """The intended side of a comparison, read once: the rendered config's scoped sections (the text fast path)
     and, when a switch has drifted, its scoped hier_config tree (built on first use, kept). Audit keeps one per
     rendered config across its runs; hier_config's comparison only reads the intended tree, never changes it.
-    Pickled without the tree (a process pool returns these)."""
+    Pickled without the tree (a process pool returns these). ``sections``: ``Counter(config_sections(text))``
+    when the caller has it (audit's file cache)."""
 
-    def __init__(self, text: str, owns=None):
+    def __init__(self, text: str, owns=None, sections: Counter | None = None):
         self.text, self.owns = text, owns
         self._owned: dict[str, bool] = {}  # top-level line -> inside the scope (a running config repeats the rendered lines)
-        self.sections = Counter(config_sections(text))  # every section, inside the scope or not
+        self.sections = Counter(config_sections(text)) if sections is None else sections  # every section, inside the scope or not
         self._tree = None
 
     def owns_line(self, line: str) -> bool:
