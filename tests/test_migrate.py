@@ -542,7 +542,7 @@ def test_analyze_exits_1_when_an_island_of_a_stage_does_not_reach_itself(small, 
 
     monkeypatch.setattr(report, "healthy_reachability", broken)
     r = CliRunner().invoke(cli, ["analyze", str(small / "out" / "stage-01" / "plan.json"), "-o", str(tmp_path / "a"),
-                                 "--samples", "2", "--probabilities", "0.01"])
+                                 "--samples", "2", "--probabilities", "0.01"], env={"COLUMNS": "200"})  # (the wide table)
     assert r.exit_code == 1, r.output
     assert "not analysed: ROFT island: 7 of" in " ".join(r.output.split()) and "ZCube (any path)" in r.output
     doc = json.loads((tmp_path / "a" / "analyze.json").read_text())

@@ -297,7 +297,9 @@ def test_ctrl_c_during_push_writes_and_prints_what_it_did(lab, built, tmp_path):
     (work / "push-report.json").write_text(json.dumps({"summary": {"unchanged": 16}, "ok": True, "devices": []}))
     before = {n: running(lab, n) for n in lab.endpoints}
     proc = subprocess.Popen(zcube_exe() + ["push", str(work / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json"),
-                                           "--concurrency", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                           "--concurrency", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a pytest-xdist worker ignores SIGINT and a child inherits that: give the push a shell's Ctrl-C
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for _ in range(600):  # a backup is taken as a switch starts: interrupt once 3 have started
             if (work / "backups").is_dir() and len(list((work / "backups").iterdir())) >= 3:
