@@ -188,7 +188,7 @@ def print_drifts(doc: dict, lab_path: str) -> None:
 def lab_drift_cmd(plan_path: str, lab_path: str, configs_dir: str | None, count: int, kinds: str, seed: int, dry_run: bool) -> None:
     """Type COUNT hand edits (drift of audit's kinds) on the running lab's switches over SSH, as an operator would;
     write drifts.json beside lab.json (what `zcube audit` must find). Exit 1 if a switch could not be drifted."""
-    from zcube_deploy.audit.run import PLAN_FIELDS, configs_folder
+    from zcube_deploy.audit.run import PLAN_FIELDS, configs_folder  # start-up time: audit loads verify and the platform readers
     from zcube_deploy.audit.seed import seed_drifts
 
     plan = workflow.open_plan(plan_path, PLAN_FIELDS)
