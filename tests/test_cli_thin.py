@@ -267,6 +267,14 @@ def test_the_cli_loads_no_command_library_at_start_up():
     assert heavy_modules_loaded("import zcube_deploy.cli") == []
 
 
+def test_reading_drain_records_loads_no_device_library(tmp_path):
+    """`zcube verify` (offline too) and push read the drain records beside the plan: drain/records.py, not
+    drain/run.py, whose push imports napalm (~0.7 s CPU every offline verify paid for nothing)."""
+    (tmp_path / "drains").mkdir()
+    loaded = heavy_modules_loaded(f"from zcube_deploy import workflow\nworkflow.drain_state({str(tmp_path / 'plan.json')!r}, None)")
+    assert not {"napalm", "netmiko"} & set(loaded), loaded
+
+
 def test_the_start_up_check_sees_a_heavy_import():
     """Known-bad: a top-level import like the one cli/analyze.py had (the analysis report, with numpy)."""
     assert {"numpy", "zcube_deploy.analysis.report"} <= set(heavy_modules_loaded(

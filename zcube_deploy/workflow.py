@@ -354,7 +354,7 @@ def drain_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, k
 def drained_ports(plan_path: str, plan: dict | None = None) -> dict[str, set[str]]:
     """switch -> ports shut by `zcube drain`, from the records in the plan's folder (docs/drain.md), checked
     against ``plan``'s switches and ports when given."""
-    from zcube_deploy.drain.run import drained_ports as ports
+    from zcube_deploy.drain.records import drained_ports as ports
 
     src = Path(plan_path)
     return ports(src if src.is_dir() else src.parent, plan)
@@ -362,7 +362,7 @@ def drained_ports(plan_path: str, plan: dict | None = None) -> dict[str, set[str
 
 def drain_state(plan_path: str, plan: dict) -> tuple[dict[str, set[str]], set[str]]:
     """(switch -> ports shut by drains, switches in BGP graceful shutdown by a drain), from the records beside the plan."""
-    from zcube_deploy.drain.run import graceful_now, read_records
+    from zcube_deploy.drain.records import graceful_now, read_records
 
     src = Path(plan_path)
     records = read_records(src if src.is_dir() else src.parent, plan)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for, not_in_lab
-from zcube_deploy.drain.run import graceful_now, read_records, shut_now
+from zcube_deploy.drain.records import graceful_now, read_records, shut_now
 from zcube_deploy.errors import InputErrors, Problem, names_hint
 from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.platforms import napalm_driver, platform_module
