@@ -43,5 +43,6 @@ def state_problems(path: str | Path, adapter: TypeAdapter, what: str, hint: str,
         adapter.validate_python(doc, strict=True)
     except ValidationError as exc:
         return [Problem(f"{path}: {p.path}" if p.path not in ("", "plan.json") else str(path), f"not {what}: {p.message}", hint)
+                if p.path else Problem(str(path), p.message)  # "... and N more"
                 for p in validation_problems(exc, limit=limit)], None
     return [], doc
