@@ -10,7 +10,7 @@ built once, then each element is drained and undrained in turn with `zcube twin 
 element is printed. Reference job (as benchmarks/twin.py): 24 namespaces and 192 veth pairs
 created and deleted, measured before each drain.
 
-Run: sudo python benchmarks/twin_drain.py [--elements switch:ZC-O001,switch:ZC-O003@no-hosts,link:F00001]
+Run: sudo python benchmarks/twin_drain.py [--elements switch:ZC-O001,switch:ZC-O003@no-hosts,link:F00001|all-switches]
      [--probe-period 500] [--probe-rate 2000] [--keep DIR]
 """
 
@@ -42,6 +42,18 @@ def bgp_inventory(out: Path) -> Path:
     return path
 
 
+def elements(spec: str, plan: dict) -> list[str]:
+    """The ``--elements`` items in order; the item ``all-switches`` stands for every switch of the plan
+    (``switch:NAME``, in the plan's order), so a run covers the whole fabric, not a sample."""
+    out = []
+    for item in spec.split(","):
+        if item == "all-switches":
+            out.extend(f"switch:{s['name']}" for s in plan["switches"])
+        else:
+            out.append(item)
+    return out
+
+
 def row(m: dict, wall: float, ref: float) -> str:
     c = m["comparison"] or {}
     return (f"{m['element']:<16} {m['order']:<8} lost {m['through_lost']:>3} of {m['through_pairs']:>4} pairs "
@@ -55,7 +67,7 @@ def row(m: dict, wall: float, ref: float) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--elements", default=DEFAULT)
+    ap.add_argument("--elements", default=DEFAULT, help="ELEMENT[@ORDER],... or all-switches (every switch of the plan)")
     ap.add_argument("--probe-period", default="500")
     ap.add_argument("--probe-rate", default="2000")
     ap.add_argument("--pairs", default="500")
@@ -66,13 +78,14 @@ def main() -> int:
     tmp = Path(a.keep or tempfile.mkdtemp(prefix="zcube-twin-drain-"))
     tmp.mkdir(parents=True, exist_ok=True)
     subprocess.run(zcube() + ["plan", str(bgp_inventory(tmp)), "-o", str(tmp / "plan")], check=True, stdout=subprocess.DEVNULL)
+    items = elements(a.elements, json.loads((tmp / "plan" / "plan.json").read_text()))
     twin = tmp / "twin"
     r = measure(zcube() + ["twin", "up", str(tmp / "plan" / "plan.json"), "-o", str(twin)])
     assert r["rc"] == 0, r["stderr"]
     print(f"glm-1k bgp twin up in {r['wall_s']:.1f} s", flush=True)
     rows, results, refs, failed = [], [], [], []
     try:
-        for item in a.elements.split(","):
+        for item in items:
             el, _, order = item.partition("@")  # ELEMENT@ORDER: a known-bad --drain-order for comparison
             refs.append(reference_job())
             report = tmp / f"report-{el.replace(':', '-')}{'-' + order if order else ''}.json"

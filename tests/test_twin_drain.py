@@ -7,9 +7,11 @@ done (CI runs them: root, FRR installed).
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import subprocess
+import sys
 import time
 from array import array
 from pathlib import Path
@@ -49,6 +51,24 @@ def test_a_result_counts_losses_where_they_start():
     assert p.lost == 4 and p.lost_between(9.0, 11.0) == 3 and p.lost_between(11.0, 30.0) == 1 and not p.back
     r = probe.ProbeResult(10, 1000, 0.0, 30.0, 25.0, (p, probe.PairProbe("c", "d", 100, 100)))
     assert r.sent == 200 and r.lost == 4 and not r.kept_rate and r.as_dict()["lossy_pairs"][0]["lost"] == 4
+
+
+def test_the_drain_benchmark_expands_all_switches_to_every_switch_of_the_plan(glm1k_plan, monkeypatch):
+    """`benchmarks/twin_drain.py --elements all-switches` drains each of the plan's switches, in the plan's order, with
+    the other items kept where they stand (the target is for any one switch: the run covers all, not a sample)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    own = ("twin_drain", "twin", "_measure")  # the benchmarks' top-level modules: imported here, dropped after
+    assert not set(own) & set(sys.modules)
+    try:
+        bench = importlib.import_module("twin_drain")
+    finally:
+        for name in own:
+            sys.modules.pop(name, None)
+    names = [s["name"] for s in glm1k_plan["switches"]]
+    assert len(names) == 16 and bench.elements("all-switches", glm1k_plan) == [f"switch:{n}" for n in names]
+    mixed = bench.elements("switch:ZC-O003@no-hosts,all-switches,link:F00001", glm1k_plan)
+    assert mixed[0] == "switch:ZC-O003@no-hosts" and mixed[-1] == "link:F00001" and len(mixed) == 18
+    assert bench.elements("switch:ZC-O001", glm1k_plan) == ["switch:ZC-O001"]
 
 
 # --- in a twin ----------------------------------------------------------------------------------
