@@ -318,7 +318,11 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         rec = out_dir / "recordings"
         fresh = out_dir / "recordings.new"
         shutil.rmtree(fresh, ignore_errors=True)
-        unreachable = record_live(plan, plan_path, opts, names, fresh, creds)
+        try:
+            unreachable = record_live(plan, plan_path, opts, names, fresh, creds)
+        except BaseException:  # Ctrl-C (--every) or an error mid-recording: no half recording of running configs stays
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
         fresh.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(rec, ignore_errors=True)
         fresh.rename(rec)  # never a mix of this run's and an earlier run's outputs
