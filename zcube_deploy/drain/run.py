@@ -36,10 +36,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pydantic import TypeAdapter
+from typing_extensions import NotRequired, TypedDict
+
 from zcube_deploy.access import endpoints
 from zcube_deploy.drain.blast import Blast, Element, blast_radius, parse_element
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.roles import design_of
+from zcube_deploy.plan.state import state_problems
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import PushInterrupted, push_all
@@ -119,45 +123,62 @@ def record_path(plan_dir: Path, element: Element) -> Path:
     return plan_dir / RECORDS / f"{element.kind}-{element.name}.json"
 
 
-def _check_record(p: Path, doc) -> str | None:
-    """What is wrong with a record's shape (None: nothing)."""
-    if not isinstance(doc, dict):
-        return f"it holds a JSON {type(doc).__name__}, not a drain record's object"
-    el = doc.get("element")
-    if el is None:
-        keys = ", ".join(sorted(map(str, doc))[:6]) or "nothing"
-        return f"it has no `element`, so it is no drain record (it holds: {keys})"
-    if not isinstance(el, str) or el.replace(":", "-", 1) != p.stem:
-        return f"its element {el!r} does not match its file name"
-    ports = doc.get("ports")
-    if not isinstance(ports, dict) or not all(isinstance(k, str) and isinstance(v, list) and all(isinstance(x, str) for x in v)
-                                             for k, v in ports.items()):
-        return "`ports` is not a map of switch -> list of port names"
-    steps = doc.get("steps")
-    if not isinstance(steps, list) or not all(isinstance(st, dict) and isinstance(st.get("ok"), bool)
-                                              and isinstance(st.get("shut"), dict) for st in steps):
-        return "`steps` is not a list of steps with `ok` and `shut`"
-    return None
+class _Step(TypedDict):
+    ok: bool
+    shut: dict[str, list[str]]  # switch -> its ports shut after the step
+    graceful: NotRequired[list[str]]
+
+
+class _Blast(TypedDict):
+    host_ports: NotRequired[list[str]]
+
+
+class _Record(TypedDict):
+    """The fields of a drain record (drains/<element>.json, ``drain``) that verify, push, replace and undrain read."""
+
+    element: str
+    ports: dict[str, list[str]]
+    steps: list[_Step]
+    blast: NotRequired[_Blast]
+
+
+_RECORD = TypeAdapter(_Record)
+_RECORD_HINT = "written by `zcube drain`; remove it only if you know why"
+
+
+def _stray(p: Path) -> list[Problem]:
+    """A JSON object without an ``element`` in drains/ (someone's notes, another tool's file): one problem saying it is
+    no drain record and what it holds, rather than every field a record would have ([]: not such a file)."""
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(doc, dict) or "element" in doc:
+        return []
+    keys = ", ".join(sorted(map(str, doc))[:6]) + (", ..." if len(doc) > 6 else "") or "nothing"
+    return [Problem(str(p), f"it has no `element`, so it is no drain record (it holds: {keys})",
+                    "drains/ holds the drain records only: move the file elsewhere")]
 
 
 def read_records(plan_dir: str | Path, plan: dict | None = None) -> list[dict]:
-    """Every drain record beside the plan (the fabric's drained elements), each checked (against ``plan``'s
-    switches and ports when given); every problem at once (exit 2)."""
+    """Every drain record beside the plan (the fabric's drained elements), each checked: its shape (plan.state), its
+    element against its file name, and against ``plan``'s switches and ports when given; every problem at once (exit 2)."""
     d = Path(plan_dir) / RECORDS
     out, problems = [], []
     ports_of = {s["name"]: {i["name"] for i in s.get("interfaces", ())} for s in plan["switches"]} if plan else None
     for p in sorted(d.glob("*.json")) if d.is_dir() else ():
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-            problems.append(Problem(str(p), f"not a drain record: {exc}", "written by `zcube drain`; remove it only if you know why"))
-            continue
-        wrong = _check_record(p, doc)
-        if wrong is None and ports_of is not None:
-            bad = [f"{sw} {x}" for sw, ps in doc["ports"].items() for x in ps if x not in ports_of.get(sw, ())]
-            wrong = f"names ports the plan does not have: {', '.join(bad[:3])}" if bad else None
+        wrong, doc = state_problems(p, _RECORD, "a drain record", _RECORD_HINT)
         if wrong:
-            problems.append(Problem(str(p), f"not a drain record: {wrong}", "written by `zcube drain`; remove it only if you know why"))
+            problems += _stray(p) or wrong
+            continue
+        if doc["element"].replace(":", "-", 1) != p.stem:
+            problems.append(Problem(f"{p}: element", f"not a drain record: its element {doc['element']!r} does not match its file name",
+                                    _RECORD_HINT))
+            continue
+        bad = [f"{sw} {x}" for sw, ps in doc["ports"].items() for x in ps if x not in ports_of.get(sw, ())] if ports_of is not None else []
+        if bad:
+            problems.append(Problem(f"{p}: ports", f"not a drain record: names ports the plan does not have: {', '.join(bad[:3])}",
+                                    _RECORD_HINT))
         else:
             out.append(doc)
     if problems:
@@ -274,7 +295,7 @@ def follow_switches(record: dict, states: list[State], found: dict[str, int], sa
     if (shut, graceful) == ({sw: p for sw, p in shut_now(record).items() if p}, graceful_now(record)):
         return False
     where = ", ".join(f"{sw} {states[k][0]}" for sw, k in sorted(found.items()))
-    say(f"{record['element']}: the record said \"{record['status']}\"; the switches hold: {where}; going on from there")
+    say(f"{record['element']}: the record said \"{record.get('status')}\"; the switches hold: {where}; going on from there")
     record["steps"].append({"step": "read from the switches", "ok": True, "shut": {k: list(v) for k, v in shut.items()},
                             "graceful": sorted(graceful), "found": {sw: states[k][0] for sw, k in sorted(found.items())}})
     return True
@@ -471,7 +492,7 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
     path = record_path(plan_dir, element)
     records = {d["element"]: d for d in read_records(plan_dir, plan)}
     earlier = records.pop(element.key, None)
-    if earlier is not None and earlier["status"].startswith("drained"):
+    if earlier is not None and str(earlier.get("status", "drained")).startswith("drained"):
         raise InputErrors(Problem(str(path), f"{element.key} is already drained", f"`zcube undrain PLAN {element.key}` first"))
     blast = blast_radius(plan, element)
     if blast.gpu_pairs_without_routed_path and not opts.accept_loss:
@@ -518,7 +539,7 @@ def _start(plan: dict, base: dict[str, Target], states: list[State], record: dic
         shut, graceful = _union(other_shut, shut_now(record)), other_graceful | graceful_now(record)
         problems = _not_as_expected(plan, base, shut, graceful, creds, opts, work / "resume-expected")
         raise InputErrors(problems or [Problem(sw, "in none of the drain's states") for sw, k in found.items() if k is None],
-                          f"cannot go on with the drain of {record['element']} ({record['status']}): its switches are in none of "
+                          f"cannot go on with the drain of {record['element']} ({record.get('status')}): its switches are in none of "
                           "the drain's states (changed by hand since?); nothing was done")
     follow_switches(record, states, found, say)  # type: ignore[arg-type]
     return min(k for k in found.values() if k is not None)
@@ -630,7 +651,7 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
         raise InputErrors(Problem(str(path), f"the drain took {len(host_ports)} GPU ports down on their hosts (--host-command)",
                                   "give undrain the same --host-command so they come back ({state} is up)"))
     todo = undrain_steps(record)
-    say(f"{element.key} ({record['status']}): undrain in {len(todo)} steps: {', '.join(n for n, _, _ in todo)}")
+    say(f"{element.key} ({record.get('status')}): undrain in {len(todo)} steps: {', '.join(n for n, _, _ in todo)}")
     result = _undrain_steps(plan, base, record, path, todo, other_shut, other_graceful, creds, opts, work, say)
     if opts.dry_run or not result["ok"]:
         return result
