@@ -75,7 +75,9 @@ class AuditResult:
         return not self.findings and not self.unreachable
 
 
-def _intended(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, str]:
+def intended_configs(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, str]:
+    """The rendered configs of ``names`` (DIR/configs/<name><suffix>), every unreadable one at once (exit 2); audit
+    compares the running configs with them, `zcube lab drift` draws its edits over them."""
     d = opts.configs_dir / "configs"
     if not d.is_dir():
         raise InputErrors(Problem(str(d), "no rendered configs here", "run `zcube render PLAN -o DIR` and give DIR with --configs"))
@@ -89,9 +91,6 @@ def _intended(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, st
     if problems:
         raise InputErrors(problems, "cannot audit")
     return out
-
-
-intended_configs = _intended  # the rendered configs of ``names`` (`zcube lab drift` draws its edits over them)
 
 
 def _record_nornir(plan_path: str, opts: AuditOptions, names: list[str], rec: Path, commands: tuple[str, ...]) -> dict[str, str]:
@@ -310,7 +309,7 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         raise InputErrors(Problem("--runner", f"unknown runner {opts.runner!r}", f"one of {', '.join(RUNNERS)}"))
     names = scope_of(plan, opts.only)
     platform = plan["cluster"]["platform"]
-    intended = _intended(opts, names, platform_module(platform).CONFIG_SUFFIX)
+    intended = intended_configs(opts, names, platform_module(platform).CONFIG_SUFFIX)
     _, problems = render_manifest(plan, opts.configs_dir)  # push's check: configs rendered from another plan are refused
     if problems:
         raise InputErrors(problems, "cannot audit")
