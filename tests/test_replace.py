@@ -381,3 +381,30 @@ def test_error_text_separates_an_os_error_glued_to_the_text():
     assert error_text(Exception("Error reading SSH protocol banner[Errno 104] Connection\n reset by peer")) == \
         "Exception: Error reading SSH protocol banner: [Errno 104] Connection reset by peer"
     assert error_text(OSError(111, "Connection refused")) == "ConnectionRefusedError: [Errno 111] Connection refused"
+
+
+def test_a_wait_names_the_bootstrap_and_the_console_before_it_waits(lab64_build, tmp_path, monkeypatch):
+    """`--wait`: the technician is told which file to paste at which console before the wait, not after it (a new
+    user watched 'not reachable yet' lines for minutes with no word of the bootstrap); the unit's error is cut at
+    a word, never mid-word."""
+    import zcube_deploy.replace.run as run
+    from zcube_deploy.access import Credentials
+
+    work = _work(lab64_build, tmp_path)
+    plan = json.loads((work / "plan.json").read_text())
+    said: list[str] = []
+    probes: list[int] = []
+
+    def probe(target, creds, known_hosts, timeout, pin_new_key=False):
+        probes.append(len(said))
+        return {"reachable": False, "error": "ConnectionException: " + "unreachable " * 20}
+
+    monkeypatch.setattr(run, "probe", probe)
+    monkeypatch.setattr(run, "POLL_S", 0.01)
+    opts = run.ReplaceOptions(work, access_lines=str(ACCESS), wait_s=0.05)
+    report = run.replace_switch(plan, work, "ZC-O003", opts, Credentials("u", "p", "s"), say=said.append)
+    boot = work / "replace" / "ZC-O003" / "bootstrap.txt"
+    assert report["status"] == "waiting for the console bootstrap" and boot.exists()
+    assert probes[0] == 1 and str(boot) in said[0] and "its serial console" in said[0] and "waiting up to 0.05 s" in said[0], said
+    retries = [s for s in said if "not reachable yet" in s]
+    assert retries and all(" ...)" in s and "unreachable unreachable" in s and "unreachabl " not in s for s in retries), retries

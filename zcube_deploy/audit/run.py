@@ -193,8 +193,8 @@ def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cach
                 compare: bool, store: Path | None = None, planned: Context | None = None) -> tuple:
     """One switch's recording read once for both of audit's parts: (its observation or None, the problems of its
     files or of its reading, :func:`drift_one`'s triple or None when not ``compare`` or a file could not be
-    read, its planned ports that do not see their planned far end (``planned``'s
-    :meth:`~zcube_deploy.verify.classify.Context.unmatched_ports`) or None). A switch without a folder: (None, [], ...)."""
+    read, what verify's checks read of it alone (``planned``'s
+    :meth:`~zcube_deploy.verify.classify.Context.per_switch`) or None). A switch without a folder: (None, [], ...)."""
     platform = plan["cluster"]["platform"]
     sd = rec / name
     if not sd.is_dir():
@@ -203,7 +203,7 @@ def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cach
     if problems:  # (strict, the run stops on them: exit 2, as verify's replay does)
         return None, problems, (([], str(problems[0]), None) if compare else None), None
     obs, problems = observe_recording(sd, raw, absent, platform)
-    unmatched = planned.unmatched_ports(name, obs) if planned is not None and obs is not None else None
+    unmatched = planned.per_switch(name, obs) if planned is not None and obs is not None else None
     if not compare:
         return obs, problems, None, unmatched
     cmd = platform_module(platform).RUNNING_CONFIG_COMMAND
@@ -262,8 +262,9 @@ def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], r
     ``strict`` (a live run's own recordings: what a switch answered), such a switch is not observed, its
     reason in the second dict, and its running config still compared when it could be read. ``store``: the
     file cache's folder (audit/cache.py), or None. ``planned``: verify's context of the plan and no
-    observations (classify.Context), or None: each observed switch's unmatched ports go into its
-    ``unmatched`` (verify's cabling check reads the others no more: a quarter of a million at 512 switches)."""
+    observations (classify.Context), or None: what verify's checks read of each observed switch alone goes into
+    its ``unmatched`` and ``route_gaps`` (its unmatched planned ports, its static routes against the plan's: the
+    checks then read the other ports no more, a quarter of a million at 512 switches, nor the routes)."""
     present, problems, errors = recorded_switches(rec, names)
     platform = plan["cluster"]["platform"]
     _warm(platform)
@@ -279,8 +280,11 @@ def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], r
     if problems:
         raise InputErrors(problems, "unreadable recordings")
     observed = {n: r[0] for n, r in zip(names, results) if r[0] is not None}
-    if planned is not None:
-        planned.unmatched.update((n, r[3]) for n, r in zip(names, results) if r[3] is not None)
+    for n, r in zip(names, results) if planned is not None else ():
+        if r[3] is not None:
+            planned.unmatched[n] = r[3][0]
+            if r[3][1] is not None:
+                planned.route_gaps[n] = r[3][1]
     compared = [(n, r[2]) for n, r in zip(names, results) if r[2] is not None]
     drift, no_config = _gather([n for n, _ in compared], [d for _, d in compared], cache)
     return observed, {n: errors[n] for n in names if n in errors}, drift, no_config

@@ -27,6 +27,7 @@ import json
 import re
 import shutil
 import tempfile
+import textwrap
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -147,7 +148,7 @@ def _wait_for(target: Target, creds: Credentials, known_hosts: str | None, opts:
         seen = probe(target, creds, known_hosts, opts.timeout, pin_new_key=opts.new_host_key)
         if seen["reachable"] or time.monotonic() >= deadline:
             return seen
-        say(f"{target.name}: not reachable yet ({seen['error'][:80]}); trying again in {POLL_S:g} s")
+        say(f"{target.name}: not reachable yet ({textwrap.shorten(seen['error'], 100, placeholder=' ...')}); trying again in {POLL_S:g} s")
         time.sleep(POLL_S)
 
 
@@ -290,6 +291,9 @@ def _replace(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions, creds:
     known_hosts, forgotten = host_keys(target, known_hosts, opts, scratch)
     if opts.new_host_key:
         report["host_key"] = {"known_hosts": known_hosts if not opts.dry_run else "(a copy)", "forgotten": forgotten}
+    if opts.wait_s > 0 and not opts.dry_run:  # the technician needs the file and the console before the wait, not after it
+        say(f"{name}: paste the bootstrap {report['bootstrap']['path']} at the unit's console ({report['console']}) now; "
+            f"waiting up to {opts.wait_s:g} s for it to answer")
     seen = _wait_for(target, creds, known_hosts, opts, say)
     report["unit"] = seen
     if not seen["reachable"]:
