@@ -203,6 +203,29 @@ def test_a_check_not_run_is_a_finding_on_every_switch_it_skipped(built, tmp_path
     assert not r.clean
 
 
+def test_an_interrupted_live_recording_leaves_no_half_recording(built, tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a live audit (``--every`` runs until it): the running configs recorded so far are
+    removed, the earlier run's recordings stay whole (a new user found ``OUT/recordings.new`` left behind)."""
+    import zcube_deploy.audit.run as run
+
+    out, plan, _ = built
+    earlier = tmp_path / "a" / "recordings" / "ZC-O001"
+    earlier.mkdir(parents=True)
+    (earlier / "kept.txt").write_text("the earlier run's")
+
+    def record_live(plan, plan_path, opts, names, rec, creds):
+        (rec / "ZC-O001").mkdir(parents=True)
+        (rec / "ZC-O001" / "running.txt").write_text("hostname ZC-O001\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "lab_targets", lambda *a, **k: ({}, None))
+    monkeypatch.setattr(run, "record_live", record_live)
+    with pytest.raises(KeyboardInterrupt):
+        audit_once(plan, str(out / "plan.json"), tmp_path / "a", AuditOptions(out, lab_path=str(tmp_path / "lab.json")))
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["recordings"]
+    assert (earlier / "kept.txt").read_text() == "the earlier run's"
+
+
 def test_every_runs_again_and_count_stops_it(built, tmp_path):
     out, _, _ = built
     rec = tmp_path / "rec"
@@ -506,3 +529,19 @@ def test_a_folder_that_is_no_recording_of_the_plan_is_bad_input(built, tmp_path)
     assert res.returncode == 2, res.stderr
     assert f"{out}: holds no recording of any of the plan's {len(intended)} switches" in res.stderr and "--record DIR" in res.stderr
     assert not (tmp_path / "a" / "audit.json").exists()
+
+
+def test_the_rendered_configs_are_read_by_one_public_function(built, tmp_path):
+    """``intended_configs`` is the one reader of the rendered configs (audit, `zcube lab drift`, the benchmark): a function
+    of that name, no private alias beside it; every unreadable config at once, exit 2."""
+    import zcube_deploy.audit.run as run
+    from zcube_deploy.errors import InputErrors
+
+    d, plan, intended = built
+    assert run.intended_configs.__name__ == "intended_configs" and not hasattr(run, "_intended")
+    names = sorted(intended)[:2]
+    assert run.intended_configs(AuditOptions(d), names, ".cfg") == {n: intended[n] for n in names}
+    (tmp_path / "configs").mkdir()
+    with pytest.raises(InputErrors) as exc:
+        run.intended_configs(AuditOptions(tmp_path), names, ".cfg")
+    assert [p.path for p in exc.value.problems] == [str(tmp_path / "configs" / f"{n}.cfg") for n in names]

@@ -131,7 +131,7 @@ def test_every_rack_sheet_prints_readable_and_complete(printed, paper):
         assert not missing, f"Rack {rack} on {paper}: {len(missing)} cable(s) not printed, e.g. {sorted(missing)[:5]}"
 
 
-MOVE_HEAD = ["Step", "Do", "Cable", "Rack", "U", "Device", "Port", "Label", "Rack", "U", "Device", "Port", "New", "Part", "Done",
+MOVE_HEAD = ["Step", "Do", "ID", "Rack", "U", "Device", "Port", "Label", "New", "Rack", "U", "Device", "Port", "New", "Part", "Done",
              "Checked"]  # the first word of each printed column title of a migration's move sheet
 
 
@@ -188,7 +188,7 @@ def test_printed_move_sheets_cut_no_text(printed_moves):
     long_seen = 0
     for stage in stages:
         ws = openpyxl.load_workbook(d / f"{stage}.xlsx").worksheets[0]
-        want = {row[0]: row[:14] for row in ws.iter_rows(min_row=2, values_only=True)}
+        want = {row[0]: row[:15] for row in ws.iter_rows(min_row=3, values_only=True)}  # rows 1-2: group headings, titles
         title = f"Stage {stage[-2:]} moves"  # the moves sheet's pages (the parts sheet follows)
         pages = [p for p in pdf_pages(d / f"{stage}.pdf") if title in lines_of(p["words"])[0]]
         seen = {}
@@ -206,3 +206,41 @@ def test_printed_move_sheets_cut_no_text(printed_moves):
                     long_seen += len(expected) > 30
         assert sorted(seen) == sorted(want), f"{stage}: steps not printed: {sorted(set(want) - set(seen))[:5]}"
     assert long_seen  # labels and parts longer than a line were printed
+
+
+def _overlap(a, b, shrink: float = 0.25) -> bool:
+    """Whether two word boxes overlap, each shrunk by ``shrink`` of its height top and bottom (poppler's box is the
+    font's ascent + descent, taller than the line pitch: the boxes of two lines of one cell touch)."""
+    ha, hb = (a[3] - a[1]) * shrink, (b[3] - b[1]) * shrink
+    return a[0] < b[2] and b[0] < a[2] and a[1] + ha < b[3] - hb and b[1] + hb < a[3] - ha
+
+
+def test_printed_move_sheets_footer_clear_of_everything(printed_moves):
+    """On every printed page of each stage's move sheet the footer's legend (left) and its 'Stage NN moves, page n of
+    m' (right) are printed in full, no word of the footer overlaps another word, and the rows end above the footer;
+    the group headings (UNPLUG, PLUG) are printed above the column titles on every page. Known-bad: the legend as one
+    line with the bottom margin of a one-line footer (as it was) runs into the page count."""
+    from collections import Counter
+
+    import openpyxl
+
+    d, stages = printed_moves
+    for stage in stages:
+        ws = openpyxl.load_workbook(d / f"{stage}.xlsx").worksheets[0]
+        legend = ws.oddFooter.left.text.split()
+        body_bottom = PAPER_PT["A4"][1] - ws.page_margins.bottom * 72
+        title = f"Stage {stage[-2:]} moves"
+        pages = [p for p in pdf_pages(d / f"{stage}.pdf") if title in lines_of(p["words"])[0]]
+        for n, page in enumerate(pages, start=1):
+            words = page["words"]
+            foot = [w for w in words if w[1] >= body_bottom]
+            rest = [w for w in words if w[1] < body_bottom]
+            counter = f"{title}, page {n} of {len(pages)}".split()
+            assert Counter(w[4] for w in foot) == Counter(legend + counter), f"{stage} page {n}: the footer is not the legend and page count"
+            clash = [(a[4], b[4]) for i, a in enumerate(foot) for b in words if b is not a and _overlap(a, b)]
+            assert not clash, f"{stage} page {n}: footer words overlap {clash[:5]}"
+            assert max(w[3] for w in rest) < min(w[1] for w in foot), f"{stage} page {n}: the rows run into the footer"
+            assert all(w[2] <= page["width"] and w[3] <= page["height"] for w in foot), f"{stage} page {n}: the footer runs off the page"
+            step_y = min(w[1] for w in words if w[4] == "Step")
+            groups = [w for w in words if w[4] in ("UNPLUG:", "PLUG:")]
+            assert len(groups) == 2 and all(w[3] <= step_y + 1 for w in groups), f"{stage} page {n}: group headings not above the titles"

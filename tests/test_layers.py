@@ -26,7 +26,7 @@ PACKAGES = ("zcube_deploy", "napalm_ruijie_rgos")
 # Python API); "platforms.*" is one unit per platform (a folder named by platform_data.known_platforms),
 # "platforms.*.lab" its simulated switch; "platforms" is the registry with facts.py and contract.py.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("core", ("errors", "vocabulary", "ipv4", "perf", "resources", "version", "platform_data")),
+    ("core", ("errors", "vocabulary", "ipv4", "perf", "resources", "version", "platform_data", "outdir")),
     ("base", ("safety", "xlsx", "templating")),
     ("models", ("catalog", "topology")),
     ("platform registry", ("platforms",)),

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from conftest import INVENTORIES, ROOT, run_zcube
-from migrate_helpers import roft_like
+from migrate_helpers import check_move_sheet_ids, check_ports_emptied_before_plugged, roft_like
 from test_cli_tables import unreadable
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.migrate.bounds import stage_lower_bound
@@ -428,8 +428,8 @@ def test_rebreak_rows_name_the_parts(small):
     for t in range(1, doc["stages"] + 1):
         d = small / "out" / f"stage-{t:02d}"
         ws = openpyxl.load_workbook(d / "moves.xlsx").worksheets[0]
-        head = [c.value for c in ws[1]]
-        book = [dict(zip(head, (c.value for c in row), strict=True)) for row in ws.iter_rows(min_row=2)]
+        head = [c.value for c in ws[2]]  # row 1: the unplug / plug group headings
+        book = [dict(zip(head, (c.value for c in row), strict=True)) for row in ws.iter_rows(min_row=3)]
         with open(d / "moves.csv", newline="") as fh:
             rows = list(csv.DictReader(fh))
         assert [r["part"] or None for r in rows] == [r["Part"] for r in book]
@@ -474,6 +474,40 @@ def test_rebreak_rows_name_the_parts(small):
     for r in rows:
         if r["kind"] != "switch":
             assert r["part"] == (parts_from[r["was"]] if r["was"] else parts_to[r["cable"]]), r
+
+
+def test_move_sheets_say_which_end_comes_out_and_which_id_is_on_the_cable(small):
+    """The move sheet's two halves of a row sit under merged group headings (UNPLUG over the end that comes out, PLUG
+    over where it goes), both header rows repeat on every printed page; each row names the ID on the cable's label now
+    and the one it gets, followed port by port over the stages against FROM's labels and labels.csv
+    (migrate_helpers.check_move_sheet_ids; known-bad: the ID column showing TO's ID, as it did, fails on the first
+    unplug of a cable whose ID changes)."""
+    import openpyxl
+
+    roft = json.loads((small / "roft" / "plan.json").read_text())
+    assert check_move_sheet_ids(small / "out", roft) > 100
+    ws = openpyxl.load_workbook(small / "out" / "stage-01" / "moves.xlsx").worksheets[0]
+    head = [c.value for c in ws[2]]
+    groups = {str(r): ws.cell(r.min_row, r.min_col).value for r in ws.merged_cells.ranges}
+    unplug, plug = (next(k for k, v in groups.items() if v.startswith(w)) for w in ("UNPLUG", "PLUG"))
+    assert head[2:14] == ["ID now", "Rack", "U", "Device", "Port", "Label now", "New ID", "Rack", "U", "Device", "Port", "New label"]
+    assert (unplug, plug) == ("C1:H1", "I1:N1")  # over ID now .. Label now, New ID .. New label
+    assert ws.print_title_rows == "$1:$2" and ws.freeze_panes == "A3"
+
+
+def test_no_row_plugs_into_a_port_a_later_row_empties(small, tmp_path):
+    """Followed in order, each stage's rows empty a port before any row plugs a cable into it: a move into a port
+    another cable leaves later in the walk, or out of one another cable comes to, is done in two rows (unplug in the
+    first phase, plug in the last). Known-bad: without the split (stagefiles._apart empty) stage 1 of roft-small ->
+    zcube-small moves H000049 into gpu04 ens1f0np0 at step 89, five steps before the cable there is moved out."""
+    assert check_ports_emptied_before_plugged(small / "out") > 0
+    for name in ("roft-small", "zcube-small-inplace"):
+        r = run_zcube("plan", str(ROOT / "tests" / "inventories" / f"{name}.yaml"), "-o", str(tmp_path / name))
+        assert r.returncode == 0, r.stderr
+    r = run_zcube("migrate", str(tmp_path / "roft-small"), str(tmp_path / "zcube-small-inplace"), "-o", str(tmp_path / "mig"),
+                  "--unit", "4-gpu", "--capacity-floor", "0.5")
+    assert r.returncode == 0, r.stderr
+    assert check_ports_emptied_before_plugged(tmp_path / "mig") > 0
 
 
 def test_stage_host_files_name_each_island(small):

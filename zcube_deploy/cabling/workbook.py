@@ -43,7 +43,10 @@ ROW_PREFIX = "Row "
 
 PAPER = {"A4": (9, 11.69, 8.27), "letter": (1, 11.0, 8.5)}  # openpyxl paperSize code, long and short side in inches
 MARGIN_IN = 0.4  # left and right
-TOP_IN = BOTTOM_IN = 0.7  # page header and footer sit inside these
+TOP_IN = BOTTOM_IN = 0.7  # page header and footer sit inside these (the bottom one taller for a legend of many lines)
+FOOTER_IN = 0.3  # the footer's own margin from the paper's edge
+FOOTER_GAP_PT = 12.0  # between the footer's legend (left) and its 'page n of m' (right)
+LINE_EM = 1.25  # a footer line's height, in font sizes (LibreOffice: 1.0; room to spare)
 BODY_PT = 11.0  # the workbook's default font (Calibri 11)
 ROW_PT = 15.0  # every cut-sheet row (set, not left to the spreadsheet), so the pages are known in advance
 MIN_PT = 8.0
@@ -78,14 +81,30 @@ def _text(value: str) -> str:
     return f't="inlineStr"><is><t{space}>{v}</t></is></c>'
 
 
-def write_rows_fast(ws, titles: list[str], values, heights: list[float] | None = None) -> None:
+def _group_row(ws, ncols: int, groups: list[tuple[str, int, int]], letters: list[str]) -> str:
+    """Row 1 of a sheet with column groups: each group's heading (bold, shaded, centred) merged over its columns
+    (``groups``: text, first and last column, 0-based), every other cell of the row shaded as the header."""
+    c = WriteOnlyCell(ws, value="")
+    c.font, c.fill = BOLD, HEADER_FILL
+    c.alignment = Alignment(horizontal="center", vertical="center")
+    style = c.style_id
+    text = {first: t for t, first, _ in groups}
+    for _, first, last in groups:
+        ws.merged_cells.add(f"{letters[first]}1:{letters[last]}1")
+    return '<row r="1">' + "".join(f'<c r="{letters[i]}1" s="{style}" {_text(neutral(text[i]))}' if i in text
+                                   else f'<c r="{letters[i]}1" s="{style}"/>' for i in range(ncols)) + "</row>"
+
+
+def write_rows_fast(ws, titles: list[str], values, heights: list[float] | None = None,
+                    groups: list[tuple[str, int, int]] | None = None) -> None:
     """The header row (bold, shaded) and the data rows of a write-only sheet, then close the sheet.
 
     Cells as openpyxl writes them (inline strings, numbers as "%.16g", empty cells left out), but the
     rows are built as text and put in place of a marker in the finished sheet file: openpyxl's
     per-cell writer costs 13 us a cell, and a 64k-GPU hall has 7 million cells. Call after every sheet
     property is set (openpyxl writes them around the rows). ``heights``: each data row's height (pt); with
-    them every data cell wraps its text, top-aligned (task sheets: :func:`wrapped_heights`)."""
+    them every data cell wraps its text, top-aligned (task sheets: :func:`wrapped_heights`). ``groups``: a row of
+    group headings above the header row (:func:`_group_row`); the data rows then start at row 3."""
     head = _header_cells(ws, titles)
     style = head[0].style_id if head else 0  # registers the header style with the workbook
     body = ""
@@ -95,9 +114,12 @@ def write_rows_fast(ws, titles: list[str], values, heights: list[float] | None =
         body = f's="{c.style_id}" '  # registers the wrapping style
     letters = [get_column_letter(i) for i in range(1, len(titles) + 1)]
     texts: dict[str, str] = {}
-    parts = ['<row r="1">' + "".join(f'<c r="{letters[i]}1" s="{style}" {_text(neutral(t))}' for i, t in enumerate(titles)) + "</row>"]
-    for n, row in enumerate(values, start=2):
-        cells = [f'<row r="{n}" ht="{heights[n - 2]:g}" customHeight="1">' if heights is not None else f'<row r="{n}">']
+    top = 2 if groups else 1  # the header row
+    parts = [_group_row(ws, len(titles), groups, letters)] if groups else []
+    parts.append(f'<row r="{top}">' + "".join(f'<c r="{letters[i]}{top}" s="{style}" {_text(neutral(t))}' for i, t in enumerate(titles))
+                 + "</row>")
+    for n, row in enumerate(values, start=top + 1):
+        cells = [f'<row r="{n}" ht="{heights[n - top - 1]:g}" customHeight="1">' if heights is not None else f'<row r="{n}">']
         for i, v in enumerate(row):
             if v is None or v == "":  # openpyxl leaves these cells out too
                 continue
@@ -126,7 +148,16 @@ def write_rows_fast(ws, titles: list[str], values, heights: list[float] | None =
     if xml.count(marker) != 1:
         raise RuntimeError(f"sheet {ws.title}: row marker not found once in openpyxl's output")
     with open(writer.out, "wb") as fh:
-        fh.write(xml.replace(marker, "".join(parts).encode("utf-8"), 1))
+        fh.write(_footer_lines(xml.replace(marker, "".join(parts).encode("utf-8"), 1)))
+
+
+def _footer_lines(xml: bytes) -> bytes:
+    """The sheet's header and footer texts with their line breaks as line breaks: openpyxl writes one as the escape
+    ``_x000a_``, which Excel reads and LibreOffice prints as it stands."""
+    start, end = xml.find(b"<headerFooter"), xml.find(b"</headerFooter>")
+    if start < 0 or end < 0:
+        return xml
+    return xml[:start] + xml[start:end].replace(b"_x000a_", b"\n") + xml[end:]
 
 
 _MARKER = "zcubeRowsGoHere"
@@ -214,13 +245,13 @@ def legend_text(cat: CablingCatalog, planes: list[int]) -> str:
     return text
 
 
-def _page_setup(ws, cat: CablingCatalog) -> None:
+def _page_setup(ws, cat: CablingCatalog, bottom: float = BOTTOM_IN) -> None:
     ws.page_setup.orientation = "landscape"
     ws.page_setup.paperSize = PAPER[cat.sheets.paper][0]
     ws.page_setup.fitToWidth = 1
     ws.page_setup.fitToHeight = 0
     ws.sheet_properties.pageSetUpPr.fitToPage = True
-    ws.page_margins = PageMargins(left=MARGIN_IN, right=MARGIN_IN, top=TOP_IN, bottom=BOTTOM_IN, header=0.3, footer=0.3)
+    ws.page_margins = PageMargins(left=MARGIN_IN, right=MARGIN_IN, top=TOP_IN, bottom=bottom, header=0.3, footer=FOOTER_IN)
 
 
 def _page_breaks(heights: list[float], room: float) -> list[int]:
@@ -234,30 +265,68 @@ def _page_breaks(heights: list[float], room: float) -> list[int]:
     return out
 
 
+def _words_lines(text: str, room: float) -> list[str]:
+    """``text`` broken at spaces into lines at most ``room`` px wide (the body font at 11 pt; a longer word alone)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and _px(lines[-1] + " " + word) <= room:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def print_scale(widths: list[float], paper: str) -> float:
+    """The scale a sheet of columns ``widths`` wide prints at, fitted one page wide on ``paper`` (landscape)."""
+    return min(1.0, (PAPER[paper][1] - 2 * MARGIN_IN) * 72 / sum(column_points(w) for w in widths))
+
+
+def footer_legend(legend: str, right: str, widths: list[float], paper: str) -> tuple[str, float]:
+    """(the legend as the footer's left part prints it, the bottom margin in inches): the legend broken into lines
+    that end before the right part (``right``: the sheet's 'page n of m' text) begins, with a margin (the footer
+    prints at the sheet's scale: ``widths``, the printed columns, fitted one page wide on ``paper``), and the bottom
+    margin tall enough for those lines above the footer's own margin, so no line runs into the other part or the
+    rows (tests/test_migrate_print.py reads it back from LibreOffice's PDF)."""
+    usable = (PAPER[paper][1] - 2 * MARGIN_IN) * 72
+    scale = print_scale(widths, paper)
+    room = (usable / scale - (_px(right) * 0.75 + 2 * FOOTER_GAP_PT)) / 0.75 * 0.9  # px of the unscaled font, 10 % spare
+    lines = _words_lines(legend, room)
+    return "\n".join(lines), max(BOTTOM_IN, FOOTER_IN + (len(lines) + 1) * BODY_PT * LINE_EM * scale / 72)
+
+
 def _print_setup(ws, cat: CablingCatalog, ncols: int, nrows: int, title: str, cluster: str, legend: str,
-                 heights: list[float] | None = None) -> None:
-    """Landscape on the catalog's paper, one page wide, header row on every page, a page break every
-    rows_per_page() cables, or, with each row's ``heights`` (pt), wherever the next row would not fit a page of
-    as many one-line rows (so each sheet's page count is known and printed: 'page 2 of 5')."""
-    ws.freeze_panes = "A2"
-    ws.auto_filter.ref = f"A1:{get_column_letter(ncols)}{max(nrows + 1, 2)}"
+                 heights: list[float] | None = None, header_rows: int = 1, widths: list[float] | None = None) -> None:
+    """Landscape on the catalog's paper, one page wide, the ``header_rows`` on every page, a page break every
+    rows_per_page() cables, or, with each row's ``heights`` (pt), wherever the next row would not fit the page's body
+    at the sheet's print scale (so each sheet's page count is known and printed: 'page 2 of 5'). The legend in the
+    footer's left part, broken into lines clear of its right part (:func:`footer_legend`; ``widths``: the printed
+    columns, default the catalog's)."""
+    ws.freeze_panes = f"A{header_rows + 1}"
+    ws.auto_filter.ref = f"A{header_rows}:{get_column_letter(ncols)}{max(nrows + header_rows, header_rows + 1)}"
     ws.sheet_format.defaultRowHeight = ROW_PT
     ws.sheet_format.customHeight = True
     per_page = rows_per_page(cat)
-    starts = _page_breaks(heights, per_page * ROW_PT) if heights is not None else [k * per_page for k in range(1, -(-nrows // per_page))]
+    right = f"{title}, page &P of "
+    text, bottom = footer_legend(legend, right.replace("&P", "999") + "999",
+                                 widths or [c.width for c in cat.sheets.columns], cat.sheets.paper)
+    # rows of their own heights fill a page's body at the sheet's scale (a row of 15 pt prints 15 x scale tall), less the
+    # header rows and two rows to spare, 5 % for LibreOffice's rounding of the scale
+    scale = print_scale(widths or [c.width for c in cat.sheets.columns], cat.sheets.paper)
+    room = (PAPER[cat.sheets.paper][2] - TOP_IN - bottom) * 72 / scale * 0.95 - (2 + header_rows) * ROW_PT
+    starts = _page_breaks(heights, room) if heights is not None else [k * per_page for k in range(1, -(-nrows // per_page))]
     pages = len(starts) + 1
     for k in starts:
-        ws.row_breaks.append(Break(id=1 + k))
-    _page_setup(ws, cat)
+        ws.row_breaks.append(Break(id=header_rows + k))
+    _page_setup(ws, cat, bottom)
     ws.page_setup.firstPageNumber = 1
     ws.page_setup.useFirstPageNumber = True
-    ws.print_title_rows = "1:1"
+    ws.print_title_rows = f"1:{header_rows}"
     ws.print_options.gridLines = True
     ws.oddHeader.left.text = cluster
     ws.oddHeader.center.text = title
     ws.oddHeader.right.text = f"page &P of {pages}"
-    ws.oddFooter.left.text = legend
-    ws.oddFooter.right.text = f"{title}, page &P of {pages}"
+    ws.oddFooter.left.text = text
+    ws.oddFooter.right.text = f"{right}{pages}"
 
 
 def _colour_rows(ws, cat: CablingCatalog, ncols: int, nrows: int, group_col: int, plane_col: int, planes: list[int]) -> None:
@@ -310,27 +379,28 @@ def _cut_sheet(wb: Workbook, title: str, values: list[tuple], cat: CablingCatalo
 
 
 def task_sheet(wb: Workbook, title: str, columns: list[tuple[str, float]], values: list[tuple], cat: CablingCatalog, cluster: str,
-               ticks: tuple[str, ...] = ("Done", "Checked"), legend: str = "") -> None:
+               ticks: tuple[str, ...] = ("Done", "Checked"), legend: str = "", groups: list[tuple[str, int, int]] | None = None) -> None:
     """A printable work sheet laid out as the cut sheets are (landscape on the catalog's paper, one page wide,
-    the header row on every page, page n of m; each row as tall as its longest text wrapped in its column, so
-    nothing is cut): ``columns`` (title, width) with the rows ``values``, then one tick column per name in ``ticks`` with the yes/no/issue drop-down (zcube migrate's move
-    sheets)."""
+    the header rows on every page, page n of m; each row as tall as its longest text wrapped in its column, so
+    nothing is cut): ``columns`` (title, width) with the rows ``values``, then one tick column per name in ``ticks``
+    with the yes/no/issue drop-down (zcube migrate's move sheets); ``groups`` (text, first and last column,
+    0-based): a row of headings above the header row, each merged over its columns."""
     ws = wb.create_sheet(title)
     titles = [t for t, _ in columns] + list(ticks)
     widths = [w for _, w in columns] + [9.0] * len(ticks)
     for i, w in enumerate(widths, start=1):
         ws.column_dimensions[get_column_letter(i)].width = w
-    n = len(values)
+    n, head = len(values), 2 if groups else 1
     if ticks:
         dv = DataValidation(type="list", formula1='"' + ",".join(STATUS_VALUES) + '"', allow_blank=True,
                             showErrorMessage=True, errorTitle=" / ".join(ticks), error="yes, no or issue")
         for k in range(len(columns) + 1, len(titles) + 1):
             letter = get_column_letter(k)
-            dv.add(f"{letter}2:{letter}{max(n + 1, 2)}")
+            dv.add(f"{letter}{head + 1}:{letter}{max(n + head, head + 1)}")
         ws.data_validations.append(dv)
     heights = wrapped_heights(columns, values)  # every cell's text wrapped, the row as tall as its tallest: nothing cut
-    _print_setup(ws, cat, len(titles), n, title, cluster, legend, heights)
-    write_rows_fast(ws, titles, [tuple(v) + (None,) * len(ticks) for v in values], heights)
+    _print_setup(ws, cat, len(titles), n, title, cluster, legend, heights, head, widths)
+    write_rows_fast(ws, titles, [tuple(v) + (None,) * len(ticks) for v in values], heights, groups)
 
 
 def _summary(wb: Workbook, plan: dict, bom: dict, cat: CablingCatalog, port_key: list[tuple[str, str]], sheets: list[str],

@@ -1,7 +1,8 @@
 """`zcube migrate`: read both plans, plan the migration, check its invariants, write DIR (the edges).
 
 DIR/stage-NN/ holds each stage's moves (moves.csv, moves.xlsx), labels.csv and report (stagefiles.py);
-DIR/migrate.json the summary (report.py), written last, so a DIR with migrate.json is complete. A
+DIR/migrate.json the summary (report.py). DIR is written whole or not at all (outdir.whole_folder: into a hidden
+sibling that replaces DIR at the end), so an interrupted run leaves an earlier migration there as it was. A
 migration whose invariants do not hold is a bug in the planner: it is refused (exit 1), never written.
 When roles are re-racked or stand in temporary places, DIR/suggested-places.yaml says where TO's switches
 could stand instead (suggest.py), and TO re-planned with it is migrated to, for its figures (``replanned``).
@@ -11,14 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import shutil
-
 from zcube_deploy.cabling.sheets import CableRows
 from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.designs import build_plan
 from zcube_deploy.errors import InputErrors, InvariantViolation, PlanError, Problem
 from zcube_deploy.inventory.load import inventory_digest, parse_inventory_text, resolve_inventory
 from zcube_deploy.ipv4 import dotted_mask
+from zcube_deploy.outdir import whole_folder
 from zcube_deploy.migrate.invariants import check_migration
 from zcube_deploy.migrate.parts import CageParts
 from zcube_deploy.migrate.planner import RANKED_CABLES, Migration, Options, plan_migration
@@ -66,7 +66,6 @@ def write_consoles(plan: dict, roles: list[str], d: Path) -> None:
     the switch taking it, before the stage's push (the platform's console bootstrap: the role's hostname and
     management address, the management gateway; no access line: the switch keeps its site lines). From then on the
     switch answers at the role's management address, the one the stage plan gives it."""
-    shutil.rmtree(d / "console", ignore_errors=True)
     if not roles:
         return
     (d / "console").mkdir()
@@ -106,9 +105,11 @@ def replanned(plan_from: dict, plan_to: dict, from_path: str, opts: Options, pla
             "switches_bought": doc["switches_bought"], "places": doc["places"]}
 
 
-def write_suggestion(mig: Migration, plan_from: dict, plan_to: dict, paths: tuple[str, str], out: Path) -> dict | None:
+def write_suggestion(mig: Migration, plan_from: dict, plan_to: dict, paths: tuple[str, str], out: Path,
+                     named: Path | None = None) -> dict | None:
     """DIR/suggested-places.yaml when a role is re-racked or stands in a temporary place (suggest.py), and what
-    migrate.json says of it (None, and no file, when nothing is to suggest)."""
+    migrate.json says of it (None, and no file, when nothing is to suggest). ``named``: the folder migrate.json names
+    (DIR, where ``out`` is the folder being written that becomes DIR; default ``out``)."""
     path = out / SUGGESTED_PLACES
     path.unlink(missing_ok=True)
     suggested = suggest_places(mig)
@@ -126,7 +127,7 @@ def write_suggestion(mig: Migration, plan_from: dict, plan_to: dict, paths: tupl
               "`switches:` block under `layout.placement:` of TO's inventory (it replaces any there; docs/inventory.md)",
               f"and re-plan. {figures}."]
     path.write_text(places_yaml(suggested, header), encoding="utf-8")
-    return {"file": str(path), "roles": len(section), "at_from_place": sum(1 for s in suggested if s.moved),
+    return {"file": str((named or out) / SUGGESTED_PLACES), "roles": len(section), "at_from_place": sum(1 for s in suggested if s.moved),
             "as_to": [{"role": s.role, "why": s.why} for s in suggested if s.kind == "to"],
             "left_to_rule": [{"role": s.role, "why": s.why} for s in suggested if s.kind == "rule"],
             "replanned": again}
@@ -136,24 +137,36 @@ def stage_dir(out: Path, t: int) -> Path:
     return out / f"stage-{t:02d}"
 
 
-def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Options) -> dict:
-    """Plan, check and write every stage's folder, then DIR/migrate.json; returns migrate.json."""
-    plan_from, plan_to = read_plan(from_path), read_plan(to_path)
-    cat, _ = plan_catalog(plan_to, None, accept_changed=True)
-    mig, doc = plan_and_check(plan_from, plan_to, from_path, to_path, opts, cat)
+MIGRATION_FILES = ("migrate.json", SUGGESTED_PLACES)
+
+
+def check_output(out_dir: str | Path) -> None:
+    """DIR is replaced as a whole: refused (exit 2, before any planning) when it holds anything but a migration's
+    files (migrate.json, suggested-places.yaml, stage-NN folders): a plan's folder given as DIR would be lost."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputErrors(Problem("-o/--output", f"{out_dir} is a file, not a folder"), "cannot write the migration")
+    other = sorted(p.name for p in out.iterdir() if p.name not in MIGRATION_FILES
+                   and not (p.is_dir() and p.name.startswith("stage-") and p.name[6:].isdigit())) if out.is_dir() else []
+    if other:
+        raise InputErrors(Problem("-o/--output", f"{out_dir} holds files a migration does not write ({', '.join(other[:5])}"
+                                                 f"{', ...' if len(other) > 5 else ''}): the new migration replaces the folder whole",
+                                  "give a new or empty folder, or one an earlier `zcube migrate` wrote"), "cannot write the migration")
+
+
+def _write_stages(out: Path, plan_from: dict, plan_to: dict, mig: Migration, doc: dict, cat) -> None:
+    """DIR/stage-NN/ of every stage: the stage plan rendered and its console files (when stage plans are written),
+    the moves (csv, workbook), labels and report."""
     cat_from, _ = plan_catalog(plan_from, None, accept_changed=True)
     old = Labels(CableRows(_all_ports(plan_from), cat_from), CageParts.of_plan(plan_from, cat_from))
     new = Labels(CableRows(plan_to, cat), CageParts.of_plan(plan_to, cat))
     form_factor = plan_to["models"]["switch"]["cage_form_factor"]
     rank = {r["name"]: i for i, r in enumerate(plan_to["layout"]["racks"])}
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "migrate.json").unlink(missing_ok=True)  # a DIR holding migrate.json is complete: it is written last
     blocked = doc["stage_plans"]["why_not"]
     prev = new
     for t in range(1, len(mig.batches) + 1):
         d = stage_dir(out, t)
-        d.mkdir(exist_ok=True)
+        d.mkdir()
         here = new.staged(None, CageParts(mig.cages[t - 1], form_factor, cat))  # what the cages hold after the stage
         if blocked is None:
             plan = stage_plan(plan_from, plan_to, mig, t)
@@ -168,13 +181,20 @@ def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Opt
         write_labels_csv(rows, cat, d / "labels.csv")
         write_move_workbook(rows, cat, plan_to["cluster"]["name"], t, d / "moves.xlsx")
         write_report(doc["stage_reports"][t - 1], d / "report.json", d / "report.txt")
-    t = len(mig.batches) + 1
-    while stage_dir(out, t).is_dir():  # a stage of an earlier, longer run
-        shutil.rmtree(stage_dir(out, t))
-        t += 1
-    doc["suggested_places"] = write_suggestion(mig, plan_from, plan_to, (from_path, to_path), out)
-    write_canonical(doc, out / "migrate.json")
+
+
+def write_migration(from_path: str, to_path: str, out_dir: str | Path, opts: Options) -> dict:
+    """Plan, check and write every stage's folder, then DIR/migrate.json; returns migrate.json. DIR is written whole
+    (into a sibling folder that replaces it at the end): an interrupted run leaves DIR as it was."""
+    check_output(out_dir)
+    plan_from, plan_to = read_plan(from_path), read_plan(to_path)
+    cat, _ = plan_catalog(plan_to, None, accept_changed=True)
+    mig, doc = plan_and_check(plan_from, plan_to, from_path, to_path, opts, cat)
+    with whole_folder(out_dir) as out:
+        _write_stages(out, plan_from, plan_to, mig, doc, cat)
+        doc["suggested_places"] = write_suggestion(mig, plan_from, plan_to, (from_path, to_path), out, Path(out_dir))
+        write_canonical(doc, out / "migrate.json")
     return doc
 
 
-__all__ = ["plan_and_check", "replanned", "write_suggestion", "write_migration"]
+__all__ = ["check_output", "plan_and_check", "replanned", "write_suggestion", "write_migration"]

@@ -26,8 +26,15 @@ from zcube_deploy.xlsx import neutral_row, new_workbook, save_workbook
 MOVE_COLUMNS = ["step", "action", "kind", "cable", "was", "unplug_rack", "unplug_u", "unplug_device", "unplug_port", "unplug_label",
                 "plug_rack", "plug_u", "plug_device", "plug_port", "plug_label", "stays_device", "stays_port", "medium", "length_m",
                 "part"]
-SHEET_COLUMNS = [("Step", 6), ("Do", 8), ("Cable", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("Label now", 30),
-                 ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 30), ("Part", 24)]  # 185 wide with the ticks: 8.4 pt on A4
+SHEET_COLUMNS = [("Step", 6), ("Do", 8), ("ID now", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("Label now", 30),
+                 ("New ID", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 30), ("Part", 19)]  # 189 wide with the ticks: 8.2 pt on A4
+SHEET_GROUPS = [("UNPLUG: the end that comes out, as it is labelled now", 2, 7),
+                ("PLUG: where it goes in, and the label to put on", 8, 13)]  # over SHEET_COLUMNS (first, last)
+SHEET_LEGEND = ("Do: remove; move (unplug here, plug there); unplug/plug (a move in two: the end hangs, labelled); install (a new "
+                "cable, or with an ID now the cable from the stock that carries it); relabel (the cable stays: its label changes); "
+                "unrack/rack (the switch); rebreak (cages anew: the optics and breakout parts to fit); console (paste its file). "
+                "ID now: the ID on the cable's label as it is (a switch row: the switch); New ID: the ID of the label it gets "
+                "(a switch row: the role it takes)")
 LABEL_COLUMNS = ["cable", "end", "line1", "line2", "barcode", "colour", "rack", "u", "device", "port"]
 
 
@@ -72,19 +79,43 @@ def _text(label) -> str:
 PHASES = ("unplug", "take out", "rack", "switch", "plug")  # the order of a stage's work (see walking_rows)
 
 
-def _split(m: Move, worked: set[str], bind: dict[str, str]) -> list[tuple[int, str, Move]]:
+def _split(m: Move, worked: set[str], bind: dict[str, str], apart: bool = False) -> list[tuple[int, str, Move]]:
     """(phase, action, move) rows of one cable move: before the switches' work when its unplugged end is on a switch
     worked on in the stage, after it when its plugged end is; both (unplug, then plug: the end hangs, labelled, in
-    between) when both are."""
+    between) when both are, or when the move is ``apart`` (its port shared with another row: :func:`_apart`)."""
     if m.action == "remove":
         return [(0, "remove", m)]
     if m.action == "install":
         return [(4, "install", m)]
     old = bind.get(m.old.device, m.old.device) in worked
     new = bind.get(m.new.device, m.new.device) in worked
-    if old and new:
+    if (old and new) or apart:
         return [(0, "unplug", m), (4, "plug", m)]
     return [(0 if old else 4, "move", m)]
+
+
+def _apart(keyed: list[tuple], bind: dict[str, str]) -> set[int]:
+    """The moves (by id()) to do in two rows because a row of the stage, in walking order (``keyed``, sorted), plugs
+    into a port a later row empties: the plugging row a move of the first phase (its plug then goes to the last), or
+    else the emptying row a move of the last phase (its unplug then goes to the first). A port by the switch playing a
+    role (``bind``) and its name (a switch broken out anew in the stage has its rows split by phase already)."""
+    def at(e: End) -> tuple[str, str]:
+        return bind.get(e.device, e.device), e.port
+
+    empties: dict[tuple[str, str], tuple[int, int, str, Move]] = {}
+    for i, (key, action, m) in enumerate(keyed):
+        if action in ("remove", "unplug", "move") and at(m.old) not in empties:
+            empties[at(m.old)] = (i, key[0], action, m)
+    out = set()
+    for i, (key, action, m) in enumerate(keyed):
+        later = empties.get(at(m.new)) if action in ("plug", "install", "move") else None
+        if later is None or later[0] < i or later[3] is m:
+            continue
+        if action == "move" and key[0] == 0:
+            out.add(id(m))
+        elif later[2] == "move":
+            out.add(id(later[3]))
+    return out
 
 
 def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: Labels, rack_rank: dict[str, int],
@@ -97,6 +128,21 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
     temporary place is unplugged under its old label, and the end that stays gets a ``relabel`` row (its label named
     the temporary place)."""
     prev = prev or new
+    apart: set[int] = set()
+    while True:  # a move in two where a row would plug into a port a later row empties (at most a few rounds)
+        keyed = _keyed(moves, work, old, new, rack_rank, bind, apart)
+        more = _apart(keyed, bind) - apart
+        if not more:
+            break
+        apart |= more
+    return [_switch_row(step, w, old if w.before == 0 else prev, new) if isinstance(w, SwitchWork)
+            else _relabel_row(step, w, prev, new) if action == "relabel" else _cable_row(step, action, w, old, new, prev)
+            for step, (_, action, w) in enumerate(keyed, start=1)]
+
+
+def _keyed(moves: list[Move], work: list[SwitchWork], old: Labels, new: Labels, rack_rank: dict[str, int], bind: dict[str, str],
+           apart: set[int]) -> list[tuple]:
+    """The stage's rows as (sort key, action, move or switch work), sorted (walking_rows); the moves in ``apart`` in two."""
     worked = {w.switch for w in work}
     keyed = []
     for m in moves:
@@ -104,7 +150,7 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
             here = m.stays
             keyed.append(((4, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device,
                            old.order.get(here.port) or new.order.get(here.port) or (0, 0), here.port, "relabel", m.cable, ""), "relabel", m))
-        for phase, action, mv in _split(m, worked, bind):
+        for phase, action, mv in _split(m, worked, bind, id(m) in apart):
             here = mv.new if action in ("plug", "install") or (action == "move" and phase == 4) else (mv.old or mv.new)
             port_order = old.order.get(here.port) or new.order.get(here.port) or (0, 0)
             keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, port_order, here.port,
@@ -115,9 +161,7 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
         keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, (w.cages[0] if w.cages else 0, 0), here.port,
                        w.action, "", w.switch), w.action, w))
     keyed.sort(key=lambda x: x[0])
-    return [_switch_row(step, w, old if w.before == 0 else prev, new) if isinstance(w, SwitchWork)
-            else _relabel_row(step, w, prev, new) if action == "relabel" else _cable_row(step, action, w, old, new, prev)
-            for step, (_, action, w) in enumerate(keyed, start=1)]
+    return keyed
 
 
 def _relabel_row(step: int, m: Move, prev: Labels, new: Labels) -> dict:
@@ -128,7 +172,8 @@ def _relabel_row(step: int, m: Move, prev: Labels, new: Labels) -> dict:
             "unplug_rack": "", "unplug_u": "", "unplug_device": "", "unplug_port": "", "unplug_label": _text(was),
             "plug_rack": e.rack, "plug_u": e.u, "plug_device": e.device, "plug_port": e.port, "plug_label": _text(will),
             "stays_device": "", "stays_port": "", "medium": m.medium, "length_m": m.length_m, "part": "",
-            "_short_old": "", "_short_new": will[3] if will else new.short.get(e.port, e.port), "_new_label": will}
+            "_short_old": "", "_short_new": will[3] if will else new.short.get(e.port, e.port), "_new_label": will,
+            "_held": m.cable, "_gets": m.cable}
 
 
 def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
@@ -143,7 +188,8 @@ def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
             "plug_port": w.new.port if w.new else "", "plug_label": w.detail if w.new else "",
             "stays_device": "", "stays_port": "", "medium": w.medium, "length_m": "",
             "part": parts_text(counts, old.cages.known) if counts is not None else "", "_parts": counts,
-            "_short_old": "", "_short_new": w.new.port if w.new else "", "_new_label": None}
+            "_short_old": "", "_short_new": w.new.port if w.new else "", "_new_label": None,
+            "_held": w.switch, "_gets": w.new.device if w.new else ""}
 
 
 def _part(m: Move, old: Labels, new: Labels) -> str:
@@ -155,9 +201,12 @@ def _part(m: Move, old: Labels, new: Labels) -> str:
 
 
 def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels, prev: Labels) -> dict:
-    """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only."""
-    was = (prev.at(m.cable, m.old) if m.action == "replug" or (m.temporary and m.action == "remove") else old.at(m.old_cable, m.old)) \
-        if action != "plug" else None
+    """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only. ``_held``: the
+    ID on the cable's label when the technician takes it (FROM's; TO's for a cable laid to a temporary place; a cable
+    from the stock: the one it had), ``_gets``: the ID of the label it gets (TO's; none when it is removed)."""
+    laid = m.action == "replug" or (m.temporary and m.action == "remove")  # laid (and labelled) in an earlier stage
+    held = m.cable if laid else m.old_cable or ""
+    was = (prev if laid else old).at(held, m.old) if action != "plug" else None
     will = new.at(m.cable, m.new) if action != "unplug" else None
     src = m.old if action != "plug" else None
     dst = m.new if action != "unplug" else None
@@ -172,7 +221,7 @@ def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels, prev: 
         "part": _part(m, old, new),
         "_short_old": (was[3] if was else old.short.get(src.port, src.port)) if src else "",
         "_short_new": (will[3] if will else new.short.get(dst.port, dst.port)) if dst else "",
-        "_new_label": will,
+        "_new_label": will, "_held": held, "_gets": m.cable if m.action != "remove" else "",
     }
 
 
@@ -224,17 +273,17 @@ def parts_sheet_rows(rows: list[dict]) -> list[tuple]:
 
 def write_move_workbook(rows: list[dict], cat: CablingCatalog, cluster: str, stage: int, path: Path) -> None:
     """The moves as a printable sheet (cut-sheet layout, every text wrapped in full: a label on its two lines) with Done
-    and Checked tick columns, and the stage's parts list (each rebreak row's parts, then the totals) on a second sheet."""
+    and Checked tick columns, the unplug and plug halves of a row under their group headings, each with its cable ID
+    (the one on the cable now, the one it gets); and the stage's parts list (each rebreak row's parts, then the
+    totals) on a second sheet."""
     wb = new_workbook()
     def lines(r: dict, key: str) -> str:  # a label's two lines as it prints them; a switch row's text as it is
         return r[key] if r["kind"] == "switch" else r[key].replace(" / ", "\n")
 
-    values = [(r["step"], r["action"], r["cable"] or r["was"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
-               lines(r, "unplug_label"), r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], lines(r, "plug_label"), r["part"])
-              for r in rows]
-    task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster,
-               legend="Do: remove; move (unplug here, plug there); unplug/plug (a move in two: the end hangs, labelled); install; "
-                      "relabel (the cable stays: its label changes); unrack/rack (the switch); rebreak (cages anew: the optics and breakout parts to fit); console (paste its file)")
+    values = [(r["step"], r["action"], r["_held"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
+               lines(r, "unplug_label"), r["_gets"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], lines(r, "plug_label"),
+               r["part"]) for r in rows]
+    task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster, legend=SHEET_LEGEND, groups=SHEET_GROUPS)
     task_sheet(wb, f"Stage {stage:02d} parts", PARTS_COLUMNS, parts_sheet_rows(rows), cat, cluster, ticks=("Done",),
                legend="each rebreak row's parts (the Part column of the moves sheet), then the stage's totals")
     save_workbook(wb, path)

@@ -84,6 +84,52 @@ class Context:
         self.not_checked: dict[str, dict[str, list[str]]] = {}
         self._in_pools: dict[str, bool] = {}  # prefix -> inside the plan's pools (the same prefixes on every switch)
         self._ident: dict[Neighbour, End | None] = {}
+        # switch -> its planned ports that do not see exactly their planned far end, as :meth:`unmatched_ports` found
+        # them elsewhere (audit's pool workers); port_views takes them when :meth:`aliases_plain` holds
+        self.unmatched: dict[str, frozenset[str]] = {}
+        self.route_gaps: dict[str, RouteGap] = {}  # switch -> :func:`route_gap`, found the same way (mode static)
+
+    def observing(self, observed: Mapping[str, Observation], scope: set[str] | None = None) -> Context:
+        """This context's plan indexes (built once) with ``observed`` in scope, as ``Context(plan, observed, scope)``
+        gives it (the identities found so far are kept: they depend on the aliases, which :meth:`aliases_plain`
+        tests; none are found while there are no observations)."""
+        ctx = Context.__new__(Context)
+        ctx.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("end_of", "seen_at")})
+        ctx.obs = observed
+        ctx.scope = set(observed) if scope is None else scope & set(observed)
+        ctx.lldp_scope = {sw for sw in ctx.scope if observed[sw].lacks(Fact.LLDP, Fact.LINK) is None}
+        names = Counter(o.hostname for o in observed.values())
+        ctx.alias = {o.hostname: name for name, o in observed.items() if o.hostname and names[o.hostname] == 1}
+        ctx.unplugged, ctx.not_checked, ctx._ident = set(), {}, {}
+        ctx.unmatched, ctx.route_gaps = dict(self.unmatched), dict(self.route_gaps)
+        return ctx
+
+    def per_switch(self, sw: str, o: Observation) -> tuple[frozenset[str], RouteGap | None]:
+        """What the checks read of ``sw`` alone, found on this context of no observations (audit's pool workers; the
+        parent puts them in ``unmatched`` and ``route_gaps``): its :meth:`unmatched_ports` and, when it routes
+        statically and its routes were observed, its :func:`route_gap`, else None."""
+        s = self.switches[sw]
+        static = forwarding.switch_mode(self.plan.get("routing") or {"mode": "static"}, s) != forwarding.BGP
+        gap = route_gap(self, sw, o, planned_static_routes(self.plan, [s])[sw]) if static and o.lacks(Fact.ROUTES) is None else None
+        return self.unmatched_ports(sw, o), gap
+
+    def aliases_plain(self) -> bool:
+        """Does every observed hostname that names a switch (an alias) name that very switch? Then a neighbour's
+        identity is what a context of no observations gives (no aliases): :meth:`unmatched_ports` found elsewhere hold."""
+        return all(h == name for h, name in self.alias.items())
+
+    def unmatched_ports(self, sw: str, o: Observation) -> frozenset[str]:
+        """The planned ports of ``sw`` that do not see exactly their planned far end (port_views' test of the ports
+        it skips), read from ``o``, ``sw``'s observation: per switch, so in audit's pool workers on a context of no
+        observations (its identities those of no aliases; see :meth:`aliases_plain`)."""
+        lldp, far, identity = o.lldp, self.far, self.identity
+        out = []
+        for itf in self.switches[sw]["interfaces"]:
+            port = itf["name"]
+            ns = lldp.get(port, ())
+            if not (len(ns) == 1 and identity(ns[0]) == far(itf["cable"], sw, port)):
+                out.append(port)
+        return frozenset(out)
 
     # end_of and seen_at are built on first use: a fabric as planned needs neither (every port sees its planned far
     # end: port_views skips it), and at 512 switches they were a third of the checks' time
@@ -238,26 +284,32 @@ def classify_static_routes(ctx: Context) -> list[dict]:
             ctx.skip(Check.ROUTES, sw, why)
         else:
             checked.append(sw)
-    tables = planned_static_routes(ctx.plan, [ctx.switches[sw] for sw in checked])
+    tables = planned_static_routes(ctx.plan, [ctx.switches[sw] for sw in checked if sw not in ctx.route_gaps])
     for sw in checked:
-        want = tables[sw]
-        # routes outside the plan's pools (management, an operator's own) are not the plan's business
-        have = {r for r in ctx.obs[sw].static_routes if ctx.in_pools(r[0])}
-        o = ctx.obs[sw]
-        # routes over a fabric link without link are the cabling finding's (unless link state was not collected)
-        down_hops = set() if o.lacks(Fact.LINK) else {itf["peer"]["address"] for itf in ctx.switches[sw]["interfaces"]
-                                                      if itf["kind"] == "fabric" and not o.is_up(itf["name"])}
-        missing = sorted(r for r in want - have if r[1] not in down_hops)
-        extra = sorted(have - want)
+        missing, extra, wanted, had = ctx.route_gaps.get(sw) or route_gap(ctx, sw, ctx.obs[sw], tables[sw])
         if missing or extra:
             ex = (missing or extra)[0]
             out.append(finding(K.ROUTE, [], [ctx.end(sw, "")],
                                f"{sw}: {len(missing)} planned static routes not installed, {len(extra)} unplanned installed "
                                f"(e.g. {ex[0]} via {ex[1]})",
                                f"re-push {sw} (zcube push --only {sw}) and check its fabric links", [],
-                               expected=len(want), observed=len(have), routes_missing=[list(r) for r in missing[:20]],
+                               expected=wanted, observed=had, routes_missing=[list(r) for r in missing[:20]],
                                routes_extra=[list(r) for r in extra[:20]]))
     return out
+
+
+RouteGap = tuple[list[tuple[str, str]], list[tuple[str, str]], int, int]
+
+
+def route_gap(ctx: Context, sw: str, o: Observation, want: set[tuple[str, str]]) -> RouteGap:
+    """(the planned static routes ``want`` of ``sw`` not installed, the unplanned ones installed, both sorted, how many
+    are planned, how many in the plan's pools are installed), from ``sw``'s observation ``o``."""
+    # routes outside the plan's pools (management, an operator's own) are not the plan's business
+    have = {r for r in o.static_routes if ctx.in_pools(r[0])}
+    # routes over a fabric link without link are the cabling finding's (unless link state was not collected)
+    down_hops = set() if o.lacks(Fact.LINK) else {itf["peer"]["address"] for itf in ctx.switches[sw]["interfaces"]
+                                                  if itf["kind"] == "fabric" and not o.is_up(itf["name"])}
+    return sorted(r for r in want - have if r[1] not in down_hops), sorted(have - want), len(want), len(have)
 
 
 def planned_static_routes(plan: dict, switches: list[dict]) -> dict[str, set[tuple[str, str]]]:
@@ -500,16 +552,20 @@ PORT_CLASSIFIERS: tuple[PortClassifier, ...] = (classify_duplicate, classify_ok,
                                                 classify_wrong_port)
 
 
-def port_views(ctx: Context, sw: str, skip_ok: bool = False) -> Iterable[PortView]:
+def port_views(ctx: Context, sw: str, skip_ok: bool = False, unmatched: frozenset[str] | None = None) -> Iterable[PortView]:
     """The planned ports of ``sw`` as observed; ``skip_ok``: not the ports that see exactly their planned far
-    end (most of them: no classifier has anything to say there, classify_duplicate and classify_ok decide)."""
+    end (most of them: no classifier has anything to say there, classify_duplicate and classify_ok decide);
+    ``unmatched`` (with ``skip_ok``): the others, found before (:meth:`Context.unmatched_ports`), or None."""
     o = ctx.obs[sw]
     lldp, far, identity = o.lldp, ctx.far, ctx.identity  # (a quarter of a million ports at 512 switches)
+    unmatched = unmatched if skip_ok else None
     for itf in ctx.switches[sw]["interfaces"]:
         port, cid = itf["name"], itf["cable"]
+        if unmatched is not None and port not in unmatched:
+            continue
         exp = far(cid, sw, port)
         ns = lldp.get(port, ())  # (o.neighbours)
-        if skip_ok and len(ns) == 1 and identity(ns[0]) == exp:
+        if skip_ok and unmatched is None and len(ns) == 1 and identity(ns[0]) == exp:
             continue
         yield PortView(sw, port, cid, exp, o.is_up(port), ns, tuple(ctx.identity(n) for n in ns),
                        tuple(p for p in ctx.seen_at.get(exp, ()) if p != (sw, port)))
@@ -519,8 +575,9 @@ def classify_planned_ports(ctx: Context, done: set[str]) -> list[dict]:
     out: list[dict] = []
     for sw in sorted(ctx.scope - ctx.lldp_scope):
         ctx.skip(Check.CABLING, sw, ctx.obs[sw].lacks(Fact.LLDP, Fact.LINK))
+    found = ctx.unmatched if ctx.aliases_plain() else {}  # (by audit's workers, on a context of no aliases)
     for sw in sorted(ctx.lldp_scope):
-        for v in port_views(ctx, sw, skip_ok=True):
+        for v in port_views(ctx, sw, skip_ok=True, unmatched=found.get(sw)):
             if v.cable in done:
                 continue
             for c in PORT_CLASSIFIERS:
@@ -607,11 +664,13 @@ def classify(plan: dict, observed: Mapping[str, Observation | Mapping], scope: s
 
 
 def check(plan: dict, observed: Mapping[str, Observation | Mapping],
-          scope: set[str] | None = None, drained: Mapping[str, set[str]] | None = None) -> tuple[list[dict], dict[str, dict[str, list[str]]]]:
+          scope: set[str] | None = None, drained: Mapping[str, set[str]] | None = None,
+          planned: Context | None = None) -> tuple[list[dict], dict[str, dict[str, list[str]]]]:
     """(the findings of :func:`classify`, the switches a check could not run on: {check: {reason: [switch]}},
     only the checks that skipped a switch). ``drained`` (switch -> ports shut by `zcube drain`): a drained
-    port that reads up is a ``drained_up`` finding (:func:`classify_drained_up`)."""
-    ctx = Context(plan, as_observations(observed), scope)
+    port that reads up is a ``drained_up`` finding (:func:`classify_drained_up`). ``planned``: a context of
+    ``plan`` and no observations built before (its indexes and the unmatched ports audit's workers found)."""
+    ctx = planned.observing(as_observations(observed), scope) if planned is not None else Context(plan, as_observations(observed), scope)
     findings = _classify(ctx)
     if drained:
         findings += classify_drained_up(ctx, drained)
