@@ -7,6 +7,7 @@ Apart from run.py because push, verify and replace read them: reading a record n
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import TypeAdapter
@@ -41,6 +42,20 @@ _RECORD = TypeAdapter(_Record)
 _RECORD_HINT = "written by `zcube drain`; remove it only if you know why"
 
 
+def _stray(p: Path) -> list[Problem]:
+    """A JSON object without an ``element`` in drains/ (someone's notes, another tool's file): one problem saying it is
+    no drain record and what it holds, rather than every field a record would have ([]: not such a file)."""
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(doc, dict) or "element" in doc:
+        return []
+    keys = ", ".join(sorted(map(str, doc))[:6]) + (", ..." if len(doc) > 6 else "") or "nothing"
+    return [Problem(str(p), f"it has no `element`, so it is no drain record (it holds: {keys})",
+                    "drains/ holds the drain records only: move the file elsewhere")]
+
+
 def read_records(plan_dir: str | Path, plan: dict | None = None) -> list[dict]:
     """Every drain record beside the plan (the fabric's drained elements), each checked: its shape (plan.state), its
     element against its file name, and against ``plan``'s switches and ports when given; every problem at once (exit 2)."""
@@ -50,7 +65,7 @@ def read_records(plan_dir: str | Path, plan: dict | None = None) -> list[dict]:
     for p in sorted(d.glob("*.json")) if d.is_dir() else ():
         wrong, doc = state_problems(p, _RECORD, "a drain record", _RECORD_HINT)
         if wrong:
-            problems += wrong
+            problems += _stray(p) or wrong
             continue
         if doc["element"].replace(":", "-", 1) != p.stem:
             problems.append(Problem(f"{p}: element", f"not a drain record: its element {doc['element']!r} does not match its file name",
@@ -87,4 +102,16 @@ def drained_ports(plan_dir: str | Path, plan: dict | None = None, but: str | Non
             continue
         for sw, ports in shut_now(doc).items():
             out.setdefault(sw, set()).update(ports)
+    return out
+
+
+def held_switches(plan_dir: str | Path, plan: dict | None = None) -> dict[str, set[str]]:
+    """switch -> its ports shut by drains, for every switch a drain record names whatever its status (a drain that
+    failed or was interrupted may have changed it: push refuses them all unless asked)."""
+    out: dict[str, set[str]] = {}
+    for doc in read_records(plan_dir, plan):
+        for sw in doc["ports"]:
+            out.setdefault(sw, set())
+        for sw, ports in shut_now(doc).items():
+            out[sw].update(ports)
     return out
