@@ -11,6 +11,7 @@ from nornir_napalm.plugins.tasks import napalm_get
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.lab.server import running_lab
 from zcube_deploy.nornir import ZCubeInventory
+from zcube_deploy.plan.io import wiring_identity_of
 
 
 def _nornir(**options):
@@ -50,7 +51,8 @@ def test_bad_options_are_input_errors(plan_dir, tmp_path):
     with pytest.raises(InputErrors) as e:
         ZCubeInventory(plan=str(plan_dir), configs=str(tmp_path)).load()
     assert "no rendered configs here" in str(e.value)
-    (tmp_path / "lab.json").write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 1}}}))
+    (tmp_path / "lab.json").write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 1}},
+                                                   "plan": wiring_identity_of(plan_dir)}))
     with pytest.raises(InputErrors) as e:
         ZCubeInventory(plan=str(plan_dir), lab=str(tmp_path / "lab.json")).load()
     text = "".join(str(p) for p in e.value.problems)
