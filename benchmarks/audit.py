@@ -36,6 +36,7 @@ from zcube_deploy.access import credentials
 from zcube_deploy.audit.run import CACHE_FOLDER, AuditOptions, audit_once, inspect_recordings
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.verify import scope_of
+from zcube_deploy.verify.classify import Context
 from zcube_deploy.verify.pipeline import verify_observed
 
 CASES = [("zcube-16k", "zcube-16k.yaml", 256), ("zcube-64k", "zcube-64k.yaml", 512)]
@@ -78,11 +79,13 @@ def breakdown(plan: dict, rec: Path, d: Path) -> dict:
     intended = _intended(AuditOptions(d), names, platform_module(plan["cluster"]["platform"]).CONFIG_SUFFIX)
     with bulk_allocation():  # (as audit_once runs them)
         t = time.perf_counter()
-        observed, errors, drift, missing = inspect_recordings(plan, names, intended, rec, set(), store=d / CACHE_FOLDER)
+        planned = Context(plan, {})
+        observed, errors, drift, missing = inspect_recordings(plan, names, intended, rec, set(), store=d / CACHE_FOLDER,
+                                                              planned=planned)
         t_pass = time.perf_counter() - t
         assert not drift and not missing and not errors, (drift[:3], missing[:3], errors)
         t = time.perf_counter()
-        verify_observed(plan, observed, errors, None, {})
+        verify_observed(plan, observed, errors, None, {}, None, planned)
     return {"recordings_pass_s": round(t_pass, 2), "verify_checks_s": round(time.perf_counter() - t, 2)}
 
 

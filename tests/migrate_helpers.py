@@ -112,3 +112,28 @@ def check_move_sheet_ids(mig, plan_from: dict) -> int:
             checked += 1
         assert next(labels, None) is None, d
     return checked
+
+
+def check_ports_emptied_before_plugged(mig) -> int:
+    """No row of a stage's moves.csv plugs a cable into a port that a later row of the stage empties (a technician
+    following the sheet would find the port taken); returns the plugs into a port the stage empties (checked)."""
+    import csv
+    import json
+
+    doc = json.loads((mig / "migrate.json").read_text())
+    phys = {r["role"]: r["switch"] for r in doc["roles"]}
+    checked = 0
+    for t in range(1, doc["stages"] + 1):
+        rows = list(csv.DictReader((mig / f"stage-{t:02d}" / "moves.csv").open(newline="")))
+        emptied: dict[tuple[str, str], int] = {}
+        for i, r in enumerate(rows):
+            if r["kind"] != "switch" and r["action"] in ("remove", "unplug", "move"):
+                emptied.setdefault((phys.get(r["unplug_device"], r["unplug_device"]), r["unplug_port"]), i)
+        for i, r in enumerate(rows):
+            if r["kind"] != "switch" and r["action"] in ("plug", "install", "move"):
+                j = emptied.get((phys.get(r["plug_device"], r["plug_device"]), r["plug_port"]))
+                if j is not None and j != i:
+                    assert j < i, f"stage {t}: step {r['step']} ({r['action']} {r['cable']}) plugs into {r['plug_device']} " \
+                                  f"{r['plug_port']}, which step {rows[j]['step']} ({rows[j]['action']}) empties later"
+                    checked += 1
+    return checked

@@ -203,6 +203,29 @@ def test_a_check_not_run_is_a_finding_on_every_switch_it_skipped(built, tmp_path
     assert not r.clean
 
 
+def test_an_interrupted_live_recording_leaves_no_half_recording(built, tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a live audit (``--every`` runs until it): the running configs recorded so far are
+    removed, the earlier run's recordings stay whole (a new user found ``OUT/recordings.new`` left behind)."""
+    import zcube_deploy.audit.run as run
+
+    out, plan, _ = built
+    earlier = tmp_path / "a" / "recordings" / "ZC-O001"
+    earlier.mkdir(parents=True)
+    (earlier / "kept.txt").write_text("the earlier run's")
+
+    def record_live(plan, plan_path, opts, names, rec, creds):
+        (rec / "ZC-O001").mkdir(parents=True)
+        (rec / "ZC-O001" / "running.txt").write_text("hostname ZC-O001\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "lab_targets", lambda *a, **k: ({}, None))
+    monkeypatch.setattr(run, "record_live", record_live)
+    with pytest.raises(KeyboardInterrupt):
+        audit_once(plan, str(out / "plan.json"), tmp_path / "a", AuditOptions(out, lab_path=str(tmp_path / "lab.json")))
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["recordings"]
+    assert (earlier / "kept.txt").read_text() == "the earlier run's"
+
+
 def test_every_runs_again_and_count_stops_it(built, tmp_path):
     out, _, _ = built
     rec = tmp_path / "rec"

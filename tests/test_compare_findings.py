@@ -597,3 +597,39 @@ def test_a_check_not_run_names_every_switch_it_did_not_check():
                     "`show lldp neighbors detail` was not collected")
     assert notes(s, shown=None) == [f"the lldp check was not run on 25 switches ({', '.join(names)}): "
                                     "`show lldp neighbors detail` was not collected"]
+
+
+# ---------------------------------------------------------------- the unmatched ports found per switch (audit's workers)
+def _found_per_switch(plan, obs):
+    """check() as audit runs it: each switch's unmatched ports found first on a context of no observations."""
+    from zcube_deploy.verify.classify import Context, check
+
+    planned = Context(plan, {})
+    for sw, o in obs.items():
+        planned.unmatched[sw] = planned.unmatched_ports(sw, o)
+    return check(plan, obs, planned=planned)
+
+
+RENAMED = {  # observed hostnames: a default name, a swap, a switch running under another switch's name
+    "default": {"SW-O1": "Ruijie"}, "swapped": {"SW-O1": "SW-E2", "SW-E2": "SW-O1"}, "taken": {"SW-O1": "SW-E2", "SW-E2": "Ruijie"}}
+PORTS = {
+    "clean": {}, "swap": {"SW-O1": {P(1): (UP, ["gpu2 ens1"]), P(2): (UP, ["gpu1 ens1"])}},
+    "unused": {"SW-O1": {P(1): (DOWN, []), P(3): (UP, ["gpu1 ens1"])}},
+    "moved": {"SW-O1": {P(2): (UP, ["gpu1 ens2"])}, "SW-E2": {P(1): (DOWN, [])}},
+    "fabric as E2": {"SW-O1": {P(5): (UP, ["SW-E2 " + P(5)])}, "SW-E2": {P(5): (UP, ["SW-O1 " + P(5)])}},
+    "fabric as named": {"SW-O1": {P(5): (UP, ["Ruijie " + P(5)])}, "SW-E2": {P(5): (UP, ["SW-E2 " + P(5)])}},
+    "two on one": {"SW-O1": {P(1): (UP, ["gpu1 ens1", "gpu2 ens1"])}}, "stranger": {"SW-O1": {P(1): (UP, ["lab-x eth0"])}}}
+
+
+@pytest.mark.parametrize("names", [None, *RENAMED], ids=lambda n: f"hostnames {n or 'as planned'}")
+@pytest.mark.parametrize("ports", list(PORTS))
+def test_the_unmatched_ports_found_per_switch_give_the_same_findings(names, ports):
+    """Audit's workers find each switch's unmatched planned ports on a context of no observations (no aliases); the
+    cabling check then reads only those. The findings are the ones of the whole test, for every hostname mix: where
+    an observed hostname names another switch (an alias that is not the switch's own name, "taken": SW-O1 runs as
+    SW-E2, so SW-O1's fabric port seeing "SW-E2" is a loop to itself) the ports found so are not taken."""
+    from zcube_deploy.verify.classify import check
+
+    plan, obs = make_plan(), observe(ports=PORTS[ports], hostname=RENAMED.get(names))
+    assert _found_per_switch(plan, obs) == check(plan, obs)
+

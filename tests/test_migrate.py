@@ -15,7 +15,7 @@ import re
 import pytest
 
 from conftest import INVENTORIES, ROOT, run_zcube
-from migrate_helpers import check_move_sheet_ids, roft_like
+from migrate_helpers import check_move_sheet_ids, check_ports_emptied_before_plugged, roft_like
 from test_cli_tables import unreadable
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.migrate.bounds import stage_lower_bound
@@ -493,6 +493,21 @@ def test_move_sheets_say_which_end_comes_out_and_which_id_is_on_the_cable(small)
     assert head[2:14] == ["ID now", "Rack", "U", "Device", "Port", "Label now", "New ID", "Rack", "U", "Device", "Port", "New label"]
     assert (unplug, plug) == ("C1:H1", "I1:N1")  # over ID now .. Label now, New ID .. New label
     assert ws.print_title_rows == "$1:$2" and ws.freeze_panes == "A3"
+
+
+def test_no_row_plugs_into_a_port_a_later_row_empties(small, tmp_path):
+    """Followed in order, each stage's rows empty a port before any row plugs a cable into it: a move into a port
+    another cable leaves later in the walk, or out of one another cable comes to, is done in two rows (unplug in the
+    first phase, plug in the last). Known-bad: without the split (stagefiles._apart empty) stage 1 of roft-small ->
+    zcube-small moves H000049 into gpu04 ens1f0np0 at step 89, five steps before the cable there is moved out."""
+    assert check_ports_emptied_before_plugged(small / "out") > 0
+    for name in ("roft-small", "zcube-small-inplace"):
+        r = run_zcube("plan", str(ROOT / "tests" / "inventories" / f"{name}.yaml"), "-o", str(tmp_path / name))
+        assert r.returncode == 0, r.stderr
+    r = run_zcube("migrate", str(tmp_path / "roft-small"), str(tmp_path / "zcube-small-inplace"), "-o", str(tmp_path / "mig"),
+                  "--unit", "4-gpu", "--capacity-floor", "0.5")
+    assert r.returncode == 0, r.stderr
+    assert check_ports_emptied_before_plugged(tmp_path / "mig") > 0
 
 
 def test_stage_host_files_name_each_island(small):

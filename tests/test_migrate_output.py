@@ -151,6 +151,11 @@ def test_whole_folder_swaps_only_at_the_end(tmp_path):
     with whole_folder(tmp_path / "fresh") as work:  # DIR not there yet
         (work / "a").write_text("a")
     assert tree(tmp_path / "fresh") == {"a": hashlib.sha256(b"a").hexdigest()}
+    (tmp_path / "link").symlink_to(tmp_path / "fresh")  # DIR a link: the folder it names is replaced, the link kept
+    with whole_folder(tmp_path / "link") as work:
+        (work / "b").write_text("b")
+    assert (tmp_path / "link").is_symlink() and tree(tmp_path / "fresh") == {"b": hashlib.sha256(b"b").hexdigest()}
+    assert siblings(tmp_path / "fresh") == []
 
 
 def _umask() -> int:

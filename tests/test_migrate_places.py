@@ -17,7 +17,7 @@ import openpyxl
 import pytest
 
 from conftest import ROOT, run_zcube
-from migrate_helpers import check_move_sheet_ids
+from migrate_helpers import check_move_sheet_ids, check_ports_emptied_before_plugged
 from zcube_deploy.catalog.cabling import plan_catalog
 from zcube_deploy.designs import build_plan
 from zcube_deploy.inventory import load_inventory
@@ -225,6 +225,7 @@ def test_cli_migrates_the_bundled_pair_with_temporary_places(tmp_path):
     _optics_follow_the_stage_plans(tmp_path)
     _every_cable_row_names_its_part(tmp_path / "mig")
     assert check_move_sheet_ids(tmp_path / "mig", json.loads((tmp_path / "roft" / "plan.json").read_text())) > 10000
+    assert check_ports_emptied_before_plugged(tmp_path / "mig") > 100
 
 
 def _cage_optics(plan: dict, cat) -> dict[str, dict[int, bool]]:

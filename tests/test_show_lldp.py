@@ -271,3 +271,72 @@ def test_verify_findings_are_the_same_with_the_general_reader(lab64_build, tmp_p
     monkeypatch.setattr(show_lldp, "lldp_fast", lambda text: None)
     general = run_verify(plan, None, replay_dir=str(tmp_path))
     assert json.dumps(fast, sort_keys=True) == json.dumps(general, sort_keys=True)
+
+
+# ---- neighbours as printed, read column by column (show_lldp._as_printed) against the states (_states)
+_port = st.sampled_from(["TwoHundredGigabitEthernet 0/1:1", "Hu 0/3", "x"])
+
+
+@st.composite
+def printed_matches(draw):
+    """The matched lines of neighbours as RGOS prints them, then maybe broken: a line dropped, repeated or moved, a
+    header where a separator goes, an index that is no number, a key written otherwise."""
+    from zcube_deploy.platforms.ruijie_rgos.show_lldp import _PRINTED
+
+    ms = []
+    for _ in range(draw(st.integers(0, 3))):
+        ms += [("", "", ""), (draw(_port), "", ""), ("", "", "")]
+        ms += [("", k, draw(st.sampled_from(["1", "12", "3 "])) if k == "Neighbor index" else draw(_value) + draw(_pad))
+               for k in _PRINTED[3:]]
+    for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
+        if not ms:
+            break
+        at = draw(st.integers(0, len(ms) - 1))
+        how = draw(st.sampled_from(["drop", "repeat", "move", "header", "index", "key"]))
+        if how == "drop":
+            del ms[at]
+        elif how == "repeat":
+            ms.insert(at, ms[at])
+        elif how == "move":
+            ms.insert(draw(st.integers(0, len(ms))), ms.pop(at))
+        elif how == "header":
+            ms[at] = (draw(_port), "", "")
+        elif how == "index":
+            ms[at] = ("", "Neighbor index", draw(st.sampled_from(["x", "", " ", "1x"])))
+        else:
+            ms[at] = ("", draw(st.sampled_from(["Port  ID", "Chassis ID", "System name"])), ms[at][2])
+    return ms
+
+
+def _printed(port: str, index: str = "1") -> list[tuple[str, str, str]]:
+    from zcube_deploy.platforms.ruijie_rgos.show_lldp import _PRINTED
+
+    return [("", "", ""), (port, "", ""), ("", "", "")] + [("", k, index if k == "Neighbor index" else f"{k} v") for k in _PRINTED[3:]]
+
+
+@settings(max_examples=500, deadline=None)
+@given(printed_matches())
+@example([("Hu 0/9", "", "")] + _printed("Hu 0/1")[1:] + [("Hu 0/8", "", "")] + _printed("Hu 0/2")[1:])  # headers for separators
+@example(_printed("Hu 0/1")[:2] + [("Hu 0/8", "", "")] + _printed("Hu 0/1")[3:])
+@example(_printed("Hu 0/1") + _printed("Hu 0/2", "x"))
+def test_neighbours_as_printed_read_column_by_column_as_the_states_read_them(ms):
+    """The column reader gives the states' rows or refuses (None); it never reads a broken sequence otherwise."""
+    from zcube_deploy.platforms.ruijie_rgos.show_lldp import _as_printed, _states
+
+    rows = _as_printed(ms)
+    assert rows is None or rows == _states(ms)
+
+
+def test_the_labs_single_neighbours_are_read_column_by_column_and_odd_ones_by_the_states():
+    """The lab's (and RGOS's) layout, one neighbour a port, takes the column reader; an index that is no number, a
+    wrapped description holding a field line, a separator at the end: the states read them (the same rows as the
+    template's, as every test above asserts)."""
+    from zcube_deploy.platforms.ruijie_rgos.show_lldp import _LINE, _as_printed
+
+    text = lab_lldp.detail([_lab_neighbour("Hu 0/1", "gpu1", "d", "", False), _lab_neighbour("Hu 0/2", "ZC-O001", "e", "172.16.0.11", True)])
+    assert _as_printed(_LINE.findall("\n" + text)) is not None
+    for odd in (text.replace("Neighbor index                    : 1", "Neighbor index                    : x", 1),
+                text.replace("\n  System capabilities supported", "\n  Port ID : inside\n  System capabilities supported", 1),
+                text + "-" * 76 + "\n"):
+        assert _as_printed(_LINE.findall("\n" + odd)) is None
+        same_as_template(odd)

@@ -94,9 +94,11 @@ def _swap(new: Path, out: Path) -> None:
 @contextmanager
 def whole_folder(out: str | Path) -> Iterator[Path]:
     """A fresh, empty folder to write ``out``'s files into; when the block ends without an exception it replaces
-    ``out`` (the old one, and whatever else was in it, removed); on an exception it is removed and ``out`` is
-    untouched."""
+    ``out`` (the old one, and whatever else was in it, removed; ``out`` a symbolic link: the folder it names); on an
+    exception it is removed and ``out`` is untouched."""
     out = Path(out).absolute()
+    if out.is_symlink():  # the folder it names is replaced, the link kept
+        out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(str(out))

@@ -35,6 +35,7 @@ from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.vocabulary import FindingKind
 from zcube_deploy.verify import PLAN_FIELDS as VERIFY_FIELDS
 from zcube_deploy.verify import scope_of
+from zcube_deploy.verify.classify import Context
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.verify.collect import collect, observe_recording, read_recording, recorded_switches
 from zcube_deploy.verify.observe import commands, observe, record_name
@@ -128,7 +129,7 @@ def record_live(plan: dict, plan_path: str, opts: AuditOptions, names: list[str]
 
 
 # what a forked worker reads: (plan, expected configs, recordings folder, cache, switches not to compare, the file
-# cache's folder), set by the pool's initializer
+# cache's folder, verify's context of the plan or None), set by the pool's initializer
 _WORK: tuple = ()
 NO_RUNNING_CONFIG = "no running config was read"
 
@@ -145,8 +146,8 @@ def _drift_of(name: str) -> tuple[list[dict], str | None, tuple | None]:
 
 def _inspect_of(name: str) -> tuple:
     """One switch's recording in a pool worker (:func:`inspect_one` on what the initializer gave)."""
-    plan, intended, rec, cache, skip, store = _WORK
-    return inspect_one(plan, intended, rec, name, cache, name not in skip, store)
+    plan, intended, rec, cache, skip, store, planned = _WORK
+    return inspect_one(plan, intended, rec, name, cache, name not in skip, store, planned)
 
 
 def drift_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None,
@@ -190,24 +191,26 @@ def drift_of_text(plan: dict, intended: dict[str, str], name: str, raw: bytes, f
 
 
 def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cache: dict | None,
-                compare: bool, store: Path | None = None) -> tuple:
+                compare: bool, store: Path | None = None, planned: Context | None = None) -> tuple:
     """One switch's recording read once for both of audit's parts: (its observation or None, the problems of its
     files or of its reading, :func:`drift_one`'s triple or None when not ``compare`` or a file could not be
-    read). A switch without a folder: (None, [], ...)."""
+    read, its planned ports that do not see their planned far end (``planned``'s
+    :meth:`~zcube_deploy.verify.classify.Context.unmatched_ports`) or None). A switch without a folder: (None, [], ...)."""
     platform = plan["cluster"]["platform"]
     sd = rec / name
     if not sd.is_dir():
-        return None, [], (([], NO_RUNNING_CONFIG, None) if compare else None)
+        return None, [], (([], NO_RUNNING_CONFIG, None) if compare else None), None
     raw, absent, problems = read_recording(sd, platform)
     if problems:  # (strict, the run stops on them: exit 2, as verify's replay does)
-        return None, problems, (([], str(problems[0]), None) if compare else None)
+        return None, problems, (([], str(problems[0]), None) if compare else None), None
     obs, problems = observe_recording(sd, raw, absent, platform)
+    unmatched = planned.unmatched_ports(name, obs) if planned is not None and obs is not None else None
     if not compare:
-        return obs, problems, None
+        return obs, problems, None, unmatched
     cmd = platform_module(platform).RUNNING_CONFIG_COMMAND
     if cmd not in raw:
-        return obs, problems, ([], NO_RUNNING_CONFIG, None)
-    return obs, problems, drift_of_text(plan, intended, name, raw[cmd], sd / record_name(cmd), cache, store)
+        return obs, problems, ([], NO_RUNNING_CONFIG, None), unmatched
+    return obs, problems, drift_of_text(plan, intended, name, raw[cmd], sd / record_name(cmd), cache, store), unmatched
 
 
 def _pool(jobs: int | None, n: int, work: tuple):
@@ -250,7 +253,8 @@ def drift_findings(plan: dict, names: list[str], intended: dict[str, str], rec: 
 
 
 def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], rec: Path, skip: set[str],
-                       cache: dict | None = None, jobs: int | None = None, strict: bool = True, store: Path | None = None):
+                       cache: dict | None = None, jobs: int | None = None, strict: bool = True, store: Path | None = None,
+                       planned: Context | None = None):
     """Every switch's recording in ``rec`` read once, for verify's checks and for config drift together:
     (observations {switch: Observation}, {switch: why not observed}, drift findings, (switch, why) without a
     readable running config): what ``replay`` and :func:`drift_findings` give, in one pass over the switches on
@@ -258,23 +262,27 @@ def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], r
     cannot be read (a folder where a file should be, a line the platform's reader refuses) is bad input; not
     ``strict`` (a live run's own recordings: what a switch answered), such a switch is not observed, its
     reason in the second dict, and its running config still compared when it could be read. ``store``: the
-    file cache's folder (audit/cache.py), or None."""
+    file cache's folder (audit/cache.py), or None. ``planned``: verify's context of the plan and no
+    observations (classify.Context), or None: each observed switch's unmatched ports go into its
+    ``unmatched`` (verify's cabling check reads the others no more: a quarter of a million at 512 switches)."""
     present, problems, errors = recorded_switches(rec, names)
     platform = plan["cluster"]["platform"]
     _warm(platform)
-    pool = _pool(jobs, len(names), (plan, intended, rec, cache, skip, store))
+    pool = _pool(jobs, len(names), (plan, intended, rec, cache, skip, store, planned))
     if pool is not None:
         with pool:
             results = pool.map(_inspect_of, names, chunksize=8)
     else:
-        results = [inspect_one(plan, intended, rec, n, cache, n not in skip, store) for n in names]
+        results = [inspect_one(plan, intended, rec, n, cache, n not in skip, store, planned) for n in names]
     if not strict:
-        errors.update({n: f"its output could not be read: {ps[0]}" for n, (_, ps, _) in zip(names, results) if ps})
-    problems += [p for _, ps, _ in results for p in ps] if strict else []
+        errors.update({n: f"its output could not be read: {r[1][0]}" for n, r in zip(names, results) if r[1]})
+    problems += [p for r in results for p in r[1]] if strict else []
     if problems:
         raise InputErrors(problems, "unreadable recordings")
-    observed = {n: obs for n, (obs, _, _) in zip(names, results) if obs is not None}
-    compared = [(n, d) for n, (_, _, d) in zip(names, results) if d is not None]
+    observed = {n: r[0] for n, r in zip(names, results) if r[0] is not None}
+    if planned is not None:
+        planned.unmatched.update((n, r[3]) for n, r in zip(names, results) if r[3] is not None)
+    compared = [(n, r[2]) for n, r in zip(names, results) if r[2] is not None]
     drift, no_config = _gather([n for n, _ in compared], [d for _, d in compared], cache)
     return observed, {n: errors[n] for n in names if n in errors}, drift, no_config
 
@@ -319,15 +327,21 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         rec = out_dir / "recordings"
         fresh = out_dir / "recordings.new"
         shutil.rmtree(fresh, ignore_errors=True)
-        unreachable = record_live(plan, plan_path, opts, names, fresh, creds)
+        try:
+            unreachable = record_live(plan, plan_path, opts, names, fresh, creds)
+        except BaseException:  # Ctrl-C (--every) or an error mid-recording: no half recording of running configs stays
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
         fresh.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(rec, ignore_errors=True)
         fresh.rename(rec)  # never a mix of this run's and an earlier run's outputs
     require_device_access(platform)
     with bulk_allocation():  # parsing and comparing make millions of small objects and no cycles
+        planned = Context(plan, {})  # (built before the pool forks: its workers read it)
         observed, errors, drift, no_config = inspect_recordings(plan, names, intended, rec, set(unreachable), cache,
-                                                                strict=bool(opts.replay_dir), store=opts.configs_dir / CACHE_FOLDER)
-        v = verify_observed(plan, observed, errors, None, {}, opts.drained)
+                                                                strict=bool(opts.replay_dir), store=opts.configs_dir / CACHE_FOLDER,
+                                                                planned=planned)
+        v = verify_observed(plan, observed, errors, None, {}, opts.drained, planned)
     if opts.only is None:  # the whole fabric compared: the cache's readings of other (older) configs go
         prune(opts.configs_dir / CACHE_FOLDER, platform, intended.values())
     # verify's not_checked findings (one per switch and reason) are not copied: audit gives its own below, one per

@@ -276,6 +276,11 @@ def _words_lines(text: str, room: float) -> list[str]:
     return lines
 
 
+def print_scale(widths: list[float], paper: str) -> float:
+    """The scale a sheet of columns ``widths`` wide prints at, fitted one page wide on ``paper`` (landscape)."""
+    return min(1.0, (PAPER[paper][1] - 2 * MARGIN_IN) * 72 / sum(column_points(w) for w in widths))
+
+
 def footer_legend(legend: str, right: str, widths: list[float], paper: str) -> tuple[str, float]:
     """(the legend as the footer's left part prints it, the bottom margin in inches): the legend broken into lines
     that end before the right part (``right``: the sheet's 'page n of m' text) begins, with a margin (the footer
@@ -283,7 +288,7 @@ def footer_legend(legend: str, right: str, widths: list[float], paper: str) -> t
     margin tall enough for those lines above the footer's own margin, so no line runs into the other part or the
     rows (tests/test_migrate_print.py reads it back from LibreOffice's PDF)."""
     usable = (PAPER[paper][1] - 2 * MARGIN_IN) * 72
-    scale = min(1.0, usable / sum(column_points(w) for w in widths))
+    scale = print_scale(widths, paper)
     room = (usable / scale - (_px(right) * 0.75 + 2 * FOOTER_GAP_PT)) / 0.75 * 0.9  # px of the unscaled font, 10 % spare
     lines = _words_lines(legend, room)
     return "\n".join(lines), max(BOTTOM_IN, FOOTER_IN + (len(lines) + 1) * BODY_PT * LINE_EM * scale / 72)
@@ -292,8 +297,8 @@ def footer_legend(legend: str, right: str, widths: list[float], paper: str) -> t
 def _print_setup(ws, cat: CablingCatalog, ncols: int, nrows: int, title: str, cluster: str, legend: str,
                  heights: list[float] | None = None, header_rows: int = 1, widths: list[float] | None = None) -> None:
     """Landscape on the catalog's paper, one page wide, the ``header_rows`` on every page, a page break every
-    rows_per_page() cables, or, with each row's ``heights`` (pt), wherever the next row would not fit a page of
-    as many one-line rows (so each sheet's page count is known and printed: 'page 2 of 5'). The legend in the
+    rows_per_page() cables, or, with each row's ``heights`` (pt), wherever the next row would not fit the page's body
+    at the sheet's print scale (so each sheet's page count is known and printed: 'page 2 of 5'). The legend in the
     footer's left part, broken into lines clear of its right part (:func:`footer_legend`; ``widths``: the printed
     columns, default the catalog's)."""
     ws.freeze_panes = f"A{header_rows + 1}"
@@ -304,7 +309,10 @@ def _print_setup(ws, cat: CablingCatalog, ncols: int, nrows: int, title: str, cl
     right = f"{title}, page &P of "
     text, bottom = footer_legend(legend, right.replace("&P", "999") + "999",
                                  widths or [c.width for c in cat.sheets.columns], cat.sheets.paper)
-    room = (int((PAPER[cat.sheets.paper][2] - TOP_IN - bottom) * 72 // ROW_PT) - 2 - header_rows) * ROW_PT
+    # rows of their own heights fill a page's body at the sheet's scale (a row of 15 pt prints 15 x scale tall), less the
+    # header rows and two rows to spare, 5 % for LibreOffice's rounding of the scale
+    scale = print_scale(widths or [c.width for c in cat.sheets.columns], cat.sheets.paper)
+    room = (PAPER[cat.sheets.paper][2] - TOP_IN - bottom) * 72 / scale * 0.95 - (2 + header_rows) * ROW_PT
     starts = _page_breaks(heights, room) if heights is not None else [k * per_page for k in range(1, -(-nrows // per_page))]
     pages = len(starts) + 1
     for k in starts:

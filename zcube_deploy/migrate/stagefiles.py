@@ -79,19 +79,43 @@ def _text(label) -> str:
 PHASES = ("unplug", "take out", "rack", "switch", "plug")  # the order of a stage's work (see walking_rows)
 
 
-def _split(m: Move, worked: set[str], bind: dict[str, str]) -> list[tuple[int, str, Move]]:
+def _split(m: Move, worked: set[str], bind: dict[str, str], apart: bool = False) -> list[tuple[int, str, Move]]:
     """(phase, action, move) rows of one cable move: before the switches' work when its unplugged end is on a switch
     worked on in the stage, after it when its plugged end is; both (unplug, then plug: the end hangs, labelled, in
-    between) when both are."""
+    between) when both are, or when the move is ``apart`` (its port shared with another row: :func:`_apart`)."""
     if m.action == "remove":
         return [(0, "remove", m)]
     if m.action == "install":
         return [(4, "install", m)]
     old = bind.get(m.old.device, m.old.device) in worked
     new = bind.get(m.new.device, m.new.device) in worked
-    if old and new:
+    if (old and new) or apart:
         return [(0, "unplug", m), (4, "plug", m)]
     return [(0 if old else 4, "move", m)]
+
+
+def _apart(keyed: list[tuple], bind: dict[str, str]) -> set[int]:
+    """The moves (by id()) to do in two rows because a row of the stage, in walking order (``keyed``, sorted), plugs
+    into a port a later row empties: the plugging row a move of the first phase (its plug then goes to the last), or
+    else the emptying row a move of the last phase (its unplug then goes to the first). A port by the switch playing a
+    role (``bind``) and its name (a switch broken out anew in the stage has its rows split by phase already)."""
+    def at(e: End) -> tuple[str, str]:
+        return bind.get(e.device, e.device), e.port
+
+    empties: dict[tuple[str, str], tuple[int, int, str, Move]] = {}
+    for i, (key, action, m) in enumerate(keyed):
+        if action in ("remove", "unplug", "move") and at(m.old) not in empties:
+            empties[at(m.old)] = (i, key[0], action, m)
+    out = set()
+    for i, (key, action, m) in enumerate(keyed):
+        later = empties.get(at(m.new)) if action in ("plug", "install", "move") else None
+        if later is None or later[0] < i or later[3] is m:
+            continue
+        if action == "move" and key[0] == 0:
+            out.add(id(m))
+        elif later[2] == "move":
+            out.add(id(later[3]))
+    return out
 
 
 def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: Labels, rack_rank: dict[str, int],
@@ -104,6 +128,21 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
     temporary place is unplugged under its old label, and the end that stays gets a ``relabel`` row (its label named
     the temporary place)."""
     prev = prev or new
+    apart: set[int] = set()
+    while True:  # a move in two where a row would plug into a port a later row empties (at most a few rounds)
+        keyed = _keyed(moves, work, old, new, rack_rank, bind, apart)
+        more = _apart(keyed, bind) - apart
+        if not more:
+            break
+        apart |= more
+    return [_switch_row(step, w, old if w.before == 0 else prev, new) if isinstance(w, SwitchWork)
+            else _relabel_row(step, w, prev, new) if action == "relabel" else _cable_row(step, action, w, old, new, prev)
+            for step, (_, action, w) in enumerate(keyed, start=1)]
+
+
+def _keyed(moves: list[Move], work: list[SwitchWork], old: Labels, new: Labels, rack_rank: dict[str, int], bind: dict[str, str],
+           apart: set[int]) -> list[tuple]:
+    """The stage's rows as (sort key, action, move or switch work), sorted (walking_rows); the moves in ``apart`` in two."""
     worked = {w.switch for w in work}
     keyed = []
     for m in moves:
@@ -111,7 +150,7 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
             here = m.stays
             keyed.append(((4, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device,
                            old.order.get(here.port) or new.order.get(here.port) or (0, 0), here.port, "relabel", m.cable, ""), "relabel", m))
-        for phase, action, mv in _split(m, worked, bind):
+        for phase, action, mv in _split(m, worked, bind, id(m) in apart):
             here = mv.new if action in ("plug", "install") or (action == "move" and phase == 4) else (mv.old or mv.new)
             port_order = old.order.get(here.port) or new.order.get(here.port) or (0, 0)
             keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, port_order, here.port,
@@ -122,9 +161,7 @@ def walking_rows(moves: list[Move], work: list[SwitchWork], old: Labels, new: La
         keyed.append(((phase, rack_rank.get(here.rack, len(rack_rank)), here.rack, -here.u, here.device, (w.cages[0] if w.cages else 0, 0), here.port,
                        w.action, "", w.switch), w.action, w))
     keyed.sort(key=lambda x: x[0])
-    return [_switch_row(step, w, old if w.before == 0 else prev, new) if isinstance(w, SwitchWork)
-            else _relabel_row(step, w, prev, new) if action == "relabel" else _cable_row(step, action, w, old, new, prev)
-            for step, (_, action, w) in enumerate(keyed, start=1)]
+    return keyed
 
 
 def _relabel_row(step: int, m: Move, prev: Labels, new: Labels) -> dict:

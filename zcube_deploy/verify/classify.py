@@ -84,6 +84,42 @@ class Context:
         self.not_checked: dict[str, dict[str, list[str]]] = {}
         self._in_pools: dict[str, bool] = {}  # prefix -> inside the plan's pools (the same prefixes on every switch)
         self._ident: dict[Neighbour, End | None] = {}
+        # switch -> its planned ports that do not see exactly their planned far end, as :meth:`unmatched_ports` found
+        # them elsewhere (audit's pool workers); port_views takes them when :meth:`aliases_plain` holds
+        self.unmatched: dict[str, frozenset[str]] = {}
+
+    def observing(self, observed: Mapping[str, Observation], scope: set[str] | None = None) -> Context:
+        """This context's plan indexes (built once) with ``observed`` in scope, as ``Context(plan, observed, scope)``
+        gives it (the identities found so far are kept: they depend on the aliases, which :meth:`aliases_plain`
+        tests; none are found while there are no observations)."""
+        ctx = Context.__new__(Context)
+        ctx.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("end_of", "seen_at")})
+        ctx.obs = observed
+        ctx.scope = set(observed) if scope is None else scope & set(observed)
+        ctx.lldp_scope = {sw for sw in ctx.scope if observed[sw].lacks(Fact.LLDP, Fact.LINK) is None}
+        names = Counter(o.hostname for o in observed.values())
+        ctx.alias = {o.hostname: name for name, o in observed.items() if o.hostname and names[o.hostname] == 1}
+        ctx.unplugged, ctx.not_checked, ctx._ident = set(), {}, {}
+        ctx.unmatched = dict(self.unmatched)
+        return ctx
+
+    def aliases_plain(self) -> bool:
+        """Does every observed hostname that names a switch (an alias) name that very switch? Then a neighbour's
+        identity is what a context of no observations gives (no aliases): :meth:`unmatched_ports` found elsewhere hold."""
+        return all(h == name for h, name in self.alias.items())
+
+    def unmatched_ports(self, sw: str, o: Observation) -> frozenset[str]:
+        """The planned ports of ``sw`` that do not see exactly their planned far end (port_views' test of the ports
+        it skips), read from ``o``, ``sw``'s observation: per switch, so in audit's pool workers on a context of no
+        observations (its identities those of no aliases; see :meth:`aliases_plain`)."""
+        lldp, far, identity = o.lldp, self.far, self.identity
+        out = []
+        for itf in self.switches[sw]["interfaces"]:
+            port = itf["name"]
+            ns = lldp.get(port, ())
+            if not (len(ns) == 1 and identity(ns[0]) == far(itf["cable"], sw, port)):
+                out.append(port)
+        return frozenset(out)
 
     # end_of and seen_at are built on first use: a fabric as planned needs neither (every port sees its planned far
     # end: port_views skips it), and at 512 switches they were a third of the checks' time
@@ -500,16 +536,20 @@ PORT_CLASSIFIERS: tuple[PortClassifier, ...] = (classify_duplicate, classify_ok,
                                                 classify_wrong_port)
 
 
-def port_views(ctx: Context, sw: str, skip_ok: bool = False) -> Iterable[PortView]:
+def port_views(ctx: Context, sw: str, skip_ok: bool = False, unmatched: frozenset[str] | None = None) -> Iterable[PortView]:
     """The planned ports of ``sw`` as observed; ``skip_ok``: not the ports that see exactly their planned far
-    end (most of them: no classifier has anything to say there, classify_duplicate and classify_ok decide)."""
+    end (most of them: no classifier has anything to say there, classify_duplicate and classify_ok decide);
+    ``unmatched`` (with ``skip_ok``): the others, found before (:meth:`Context.unmatched_ports`), or None."""
     o = ctx.obs[sw]
     lldp, far, identity = o.lldp, ctx.far, ctx.identity  # (a quarter of a million ports at 512 switches)
+    unmatched = unmatched if skip_ok else None
     for itf in ctx.switches[sw]["interfaces"]:
         port, cid = itf["name"], itf["cable"]
+        if unmatched is not None and port not in unmatched:
+            continue
         exp = far(cid, sw, port)
         ns = lldp.get(port, ())  # (o.neighbours)
-        if skip_ok and len(ns) == 1 and identity(ns[0]) == exp:
+        if skip_ok and unmatched is None and len(ns) == 1 and identity(ns[0]) == exp:
             continue
         yield PortView(sw, port, cid, exp, o.is_up(port), ns, tuple(ctx.identity(n) for n in ns),
                        tuple(p for p in ctx.seen_at.get(exp, ()) if p != (sw, port)))
@@ -519,8 +559,9 @@ def classify_planned_ports(ctx: Context, done: set[str]) -> list[dict]:
     out: list[dict] = []
     for sw in sorted(ctx.scope - ctx.lldp_scope):
         ctx.skip(Check.CABLING, sw, ctx.obs[sw].lacks(Fact.LLDP, Fact.LINK))
+    found = ctx.unmatched if ctx.aliases_plain() else {}  # (by audit's workers, on a context of no aliases)
     for sw in sorted(ctx.lldp_scope):
-        for v in port_views(ctx, sw, skip_ok=True):
+        for v in port_views(ctx, sw, skip_ok=True, unmatched=found.get(sw)):
             if v.cable in done:
                 continue
             for c in PORT_CLASSIFIERS:
@@ -607,11 +648,13 @@ def classify(plan: dict, observed: Mapping[str, Observation | Mapping], scope: s
 
 
 def check(plan: dict, observed: Mapping[str, Observation | Mapping],
-          scope: set[str] | None = None, drained: Mapping[str, set[str]] | None = None) -> tuple[list[dict], dict[str, dict[str, list[str]]]]:
+          scope: set[str] | None = None, drained: Mapping[str, set[str]] | None = None,
+          planned: Context | None = None) -> tuple[list[dict], dict[str, dict[str, list[str]]]]:
     """(the findings of :func:`classify`, the switches a check could not run on: {check: {reason: [switch]}},
     only the checks that skipped a switch). ``drained`` (switch -> ports shut by `zcube drain`): a drained
-    port that reads up is a ``drained_up`` finding (:func:`classify_drained_up`)."""
-    ctx = Context(plan, as_observations(observed), scope)
+    port that reads up is a ``drained_up`` finding (:func:`classify_drained_up`). ``planned``: a context of
+    ``plan`` and no observations built before (its indexes and the unmatched ports audit's workers found)."""
+    ctx = planned.observing(as_observations(observed), scope) if planned is not None else Context(plan, as_observations(observed), scope)
     findings = _classify(ctx)
     if drained:
         findings += classify_drained_up(ctx, drained)

@@ -80,11 +80,12 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
 
 
 def verify_observed(plan: dict, observed: dict, errors: dict[str, str], out_dir: str | None, meta: dict,
-                    drained: dict[str, set[str]] | None = None) -> VerifyResult:
+                    drained: dict[str, set[str]] | None = None, planned=None) -> VerifyResult:
     """:func:`run_verify` once the switches' observations are in (``errors``: switch -> why it was not observed);
-    audit calls it on the observations its own pass over the recordings made. ``meta``: the reports' header."""
+    audit calls it on the observations its own pass over the recordings made. ``meta``: the reports' header;
+    ``planned``: classify.check's."""
     with bulk_allocation():  # the checks make hundreds of thousands of small objects and no cycles
-        findings, not_checked = check(plan, observed, set(observed), drained)
+        findings, not_checked = check(plan, observed, set(observed), drained, planned)
     findings, expected = set_aside_drained(plan, findings, drained or {})
     summary = summarize(findings, not_checked)
     if drained:
