@@ -118,6 +118,8 @@ def test_the_lab_of_the_plan_passes_and_a_lab_json_without_a_plan_is_refused(tmp
     assert "the lab runs another plan" in p.message
     [p] = lab_problems(path, {"switches": {}}, [ident])
     assert "records no plan" in p.message and json.dumps(ident, sort_keys=True) in p.hint
+    assert lab_problems(path, {"switches": {}, "plan": ident, "pid": 4242}, [ident]) == []  # no lock file: cannot be told
+    (tmp_path / "lab.lock").write_text("4242\n")  # a lab's lock file nobody holds: the lab does not run
     [p] = lab_problems(path, {"switches": {}, "plan": ident, "pid": 4242}, [ident])
     assert p.message == f"is the lab running? ({path} from pid 4242, not running)"
 

@@ -180,13 +180,14 @@ def endpoints(lab_path: str | None, known_hosts: str | None, plans: Sequence[dic
     return {n: (e["host"], e["port"]) for n, e in doc["switches"].items()}, known_hosts or doc.get("known_hosts")
 
 
-def lab_running(lab_path: str | Path) -> bool:
-    """Whether a process holds the lock beside ``lab_path`` (LAB_LOCK): a lab serving that folder. The lock goes with
-    its process however it ends (a killed lab included), so a lab.json left behind never passes for a live lab."""
+def lab_running(lab_path: str | Path) -> bool | None:
+    """Whether a process holds the lock beside ``lab_path`` (LAB_LOCK): a lab serving that folder; None without the
+    lock file (a lab.json copied elsewhere: cannot be told). The lock goes with its process however it ends (a killed
+    lab included), so a lab.json left behind never passes for a live lab."""
     try:
         fd = os.open(Path(lab_path).with_name(LAB_LOCK), os.O_RDONLY)
     except OSError:
-        return False
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # (released at once: a `lab up` starting now retries its lock)
     except BlockingIOError:
@@ -208,7 +209,7 @@ def lab_problems(lab_path: str | Path, doc: dict, plans: Sequence[dict]) -> list
     lab.json that records no plan. The one check every command that reaches a lab makes (push, verify, audit,
     drain, replace, the Nornir inventory, `zcube lab drift`)."""
     out = []
-    if "pid" in doc and not lab_running(lab_path):
+    if "pid" in doc and lab_running(lab_path) is False:
         out.append(Problem(str(lab_path), f"is the lab running? ({lab_path} from pid {doc['pid']}, not running)",
                            "start it with `zcube lab up PLAN -o DIR` (a lab that stops removes its lab.json; this one was "
                            "left by a lab that was killed)"))
