@@ -87,6 +87,7 @@ def lab64_lab_json(lab64_build, tmp_path_factory) -> Path:
     return d / "lab.json"
 
 
+@pytest.mark.slow  # the glm-1k build
 @pytest.mark.parametrize("cmd", [["verify", "-o", "OUT"], ["audit", "-o", "OUT"], ["push", "--configs", "CONFIGS", "--dry-run"],
                                  ["drain", "switch:ZC-O001", "--configs", "CONFIGS", "--dry-run"],
                                  ["replace", "ZC-O001", "--configs", "CONFIGS", "--dry-run", "--access-lines", "ACCESS"]])
