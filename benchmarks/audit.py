@@ -72,11 +72,11 @@ def breakdown(plan: dict, rec: Path, d: Path) -> dict:
     """One offline run's parts on the recordings (seconds): every switch's recording read, observed and compared
     with its rendered config (one pass on 2 processes; audit's file cache as the runs before left it), then verify's
     checks over the observations (one process)."""
-    from zcube_deploy.audit.run import _intended
+    from zcube_deploy.audit.run import intended_configs
     from zcube_deploy.platforms import platform_module
 
     names = scope_of(plan, None)
-    intended = _intended(AuditOptions(d), names, platform_module(plan["cluster"]["platform"]).CONFIG_SUFFIX)
+    intended = intended_configs(AuditOptions(d), names, platform_module(plan["cluster"]["platform"]).CONFIG_SUFFIX)
     with bulk_allocation():  # (as audit_once runs them)
         t = time.perf_counter()
         planned = Context(plan, {})

@@ -529,3 +529,19 @@ def test_a_folder_that_is_no_recording_of_the_plan_is_bad_input(built, tmp_path)
     assert res.returncode == 2, res.stderr
     assert f"{out}: holds no recording of any of the plan's {len(intended)} switches" in res.stderr and "--record DIR" in res.stderr
     assert not (tmp_path / "a" / "audit.json").exists()
+
+
+def test_the_rendered_configs_are_read_by_one_public_function(built, tmp_path):
+    """``intended_configs`` is the one reader of the rendered configs (audit, `zcube lab drift`, the benchmark): a function
+    of that name, no private alias beside it; every unreadable config at once, exit 2."""
+    import zcube_deploy.audit.run as run
+    from zcube_deploy.errors import InputErrors
+
+    d, plan, intended = built
+    assert run.intended_configs.__name__ == "intended_configs" and not hasattr(run, "_intended")
+    names = sorted(intended)[:2]
+    assert run.intended_configs(AuditOptions(d), names, ".cfg") == {n: intended[n] for n in names}
+    (tmp_path / "configs").mkdir()
+    with pytest.raises(InputErrors) as exc:
+        run.intended_configs(AuditOptions(tmp_path), names, ".cfg")
+    assert [p.path for p in exc.value.problems] == [str(tmp_path / "configs" / f"{n}.cfg") for n in names]

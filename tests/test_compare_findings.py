@@ -601,12 +601,14 @@ def test_a_check_not_run_names_every_switch_it_did_not_check():
 
 # ---------------------------------------------------------------- the unmatched ports found per switch (audit's workers)
 def _found_per_switch(plan, obs):
-    """check() as audit runs it: each switch's unmatched ports found first on a context of no observations."""
+    """check() as audit runs it: what the checks read of each switch alone found first on a context of no observations."""
     from zcube_deploy.verify.classify import Context, check
 
     planned = Context(plan, {})
     for sw, o in obs.items():
-        planned.unmatched[sw] = planned.unmatched_ports(sw, o)
+        planned.unmatched[sw], gap = planned.per_switch(sw, o)
+        if gap is not None:
+            planned.route_gaps[sw] = gap
     return check(plan, obs, planned=planned)
 
 
@@ -618,18 +620,26 @@ PORTS = {
     "moved": {"SW-O1": {P(2): (UP, ["gpu1 ens2"])}, "SW-E2": {P(1): (DOWN, [])}},
     "fabric as E2": {"SW-O1": {P(5): (UP, ["SW-E2 " + P(5)])}, "SW-E2": {P(5): (UP, ["SW-O1 " + P(5)])}},
     "fabric as named": {"SW-O1": {P(5): (UP, ["Ruijie " + P(5)])}, "SW-E2": {P(5): (UP, ["SW-E2 " + P(5)])}},
-    "two on one": {"SW-O1": {P(1): (UP, ["gpu1 ens1", "gpu2 ens1"])}}, "stranger": {"SW-O1": {P(1): (UP, ["lab-x eth0"])}}}
+    "two on one": {"SW-O1": {P(1): (UP, ["gpu1 ens1", "gpu2 ens1"])}}, "stranger": {"SW-O1": {P(1): (UP, ["lab-x eth0"])}},
+    "fabric down": {"SW-O1": {P(5): (DOWN, [])}, "SW-E2": {P(5): (DOWN, [])}}}
+ROUTES = {  # installed static routes: one planned missing and one unplanned (in the pools), one outside the pools
+    "as planned": None, "missing and extra": {**STATIC, "SW-O1": [("10.0.0.32/28", "10.200.0.1"), ("0.0.0.0/0", "172.16.0.1")]},
+    "none": {"SW-O1": [], "SW-E2": [("10.0.0.0/28", "10.200.0.0"), ("10.0.0.0/28", "10.200.0.9"), ("192.0.2.0/24", "172.16.0.1")]}}
 
 
+@pytest.mark.parametrize("routes", list(ROUTES))
 @pytest.mark.parametrize("names", [None, *RENAMED], ids=lambda n: f"hostnames {n or 'as planned'}")
 @pytest.mark.parametrize("ports", list(PORTS))
-def test_the_unmatched_ports_found_per_switch_give_the_same_findings(names, ports):
+def test_what_is_found_per_switch_gives_the_same_findings(names, ports, routes):
     """Audit's workers find each switch's unmatched planned ports on a context of no observations (no aliases); the
     cabling check then reads only those. The findings are the ones of the whole test, for every hostname mix: where
     an observed hostname names another switch (an alias that is not the switch's own name, "taken": SW-O1 runs as
-    SW-E2, so SW-O1's fabric port seeing "SW-E2" is a loop to itself) the ports found so are not taken."""
+    SW-E2, so SW-O1's fabric port seeing "SW-E2" is a loop to itself) the ports found so are not taken. The static
+    routes against the plan's, found per switch too, give the same route findings (a fabric link down included)."""
     from zcube_deploy.verify.classify import check
 
-    plan, obs = make_plan(), observe(ports=PORTS[ports], hostname=RENAMED.get(names))
-    assert _found_per_switch(plan, obs) == check(plan, obs)
+    plan, obs = make_plan(), observe(ports=PORTS[ports], hostname=RENAMED.get(names), static=ROUTES[routes])
+    found = _found_per_switch(plan, obs)
+    assert found == check(plan, obs)
+    assert (routes == "as planned" or ports == "fabric down") or any(f["kind"] == "route" for f in found[0])
 

@@ -178,8 +178,9 @@ def test_replace_over_the_lab_pushes_that_switch_only(lab64_build, tmp_path):
         # the whole fabric verifies clean with the new unit (its new chassis id pins nothing)
         v = run_zcube("verify", str(work / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "v"))
         assert v.returncode == 0, v.stdout
-        # a second replace of a unit already in the fabric changes nothing
-        r = run_zcube(*args)
+        # a second replace of the unit already in the fabric is not a replace (refused: test_a_unit_not_swapped_...);
+        # with --same-unit it changes nothing
+        r = run_zcube(*args, "--same-unit")
         assert r.returncode == 0 and "push: unchanged (0 lines)" in r.stdout, r.stdout
         # the known-bad cases of the check: a run that touches a neighbour fails it
         peer_before = _running_all(lab, [peer])
@@ -196,6 +197,57 @@ def test_replace_over_the_lab_pushes_that_switch_only(lab64_build, tmp_path):
         _configure(lab, dead, ["interface Loopback 0", "description by-hand", "exit"])
         assert _scoped_drift(plan, work, dead, _running_all(lab, [dead])[dead])
     print(f"replace of {dead} (lab-64): {took:.1f} s")
+
+
+@pytest.mark.lab
+def test_a_unit_not_swapped_is_refused_unless_same_unit(lab64_build, tmp_path):
+    """`zcube replace` on a switch whose unit is the one that was there (no `zcube lab replace`): its SSH host key is the
+    one known_hosts pinned, so the run refuses (exit 2, the key it saw and where the old one is pinned, nothing sent,
+    known_hosts as it was), a dry run and --new-host-key too; --same-unit goes on. A completed replace records the
+    unit's serial: a run after it on the same unit is refused by both; a unit swapped in then is new by both."""
+    from zcube_deploy import push_configs
+    from zcube_deploy.access import load_lab, pinned_host_keys
+    from zcube_deploy.lab.server import running_lab
+
+    work = _work(lab64_build, tmp_path)
+    plan = json.loads((work / "plan.json").read_text())
+    dead = "ZC-O005"
+    with running_lab(plan, out_dir=tmp_path / "lab") as lab:
+        lab_json = str(tmp_path / "lab" / "lab.json")
+        assert push_configs(plan, work, dry_run=False, lab=lab_json)["ok"]
+        eps, kh = load_lab(lab_json)
+        pinned = pinned_host_keys(kh, *eps[dead])
+        assert len(pinned) == 1
+        kh_before, typed = Path(kh).read_text(), len(lab.model.switches[dead].config_log)
+        args = ("replace", str(work / "plan.json"), dead, "--configs", str(work), "--lab", lab_json, "--access-lines", str(ACCESS))
+        for extra in ((), ("--new-host-key",), ("--dry-run",), ("--dry-run", "--new-host-key")):
+            r = run_zcube(*args, *extra)
+            said = r.stdout + r.stderr
+            assert r.returncode == 2 and "not a new unit" in said and "nothing was pushed" in said, (extra, said)
+            assert f"SSH host key {pinned[0]}" in said and f"the key {kh} pinned for [{eps[dead][0]}]:{eps[dead][1]}" in said, said
+            assert "--same-unit" in said and f"zcube lab replace {tmp_path / 'lab'} {dead}" in said, said
+            assert "Traceback" not in said
+        assert len(lab.model.switches[dead].config_log) == typed and Path(kh).read_text() == kh_before  # nothing sent, nothing kept
+        r = run_zcube(*args, "--same-unit")
+        assert r.returncode == 0 and r.stdout.strip().endswith("replaced"), r.stdout + r.stderr
+        assert f"identity: SSH host key {pinned[0]}: the same as" in r.stdout and "identity: not checked: serial: no record" in r.stdout
+        serial = json.loads((work / "replace" / dead / "replace.json").read_text())["unit"]["serial"]
+        r = run_zcube(*args)  # the replace is complete: a run now is a new replace, and the unit is the one it brought in
+        said = r.stdout + r.stderr
+        assert r.returncode == 2 and f"(serial {serial}) has the serial {serial}" in said and "replace.json" in said, said
+        assert f"SSH host key {pinned[0]}" in said, said
+        unit = lab.runner.call(lab.replace_unit, dead)  # now swapped: a new serial, a new key
+        assert lab.runner.call(lab.model.console, dead, (work / "replace" / dead / "bootstrap.txt").read_text().splitlines()) == []
+        tmp, kh_before, record = tmp_path / "tmpdir", Path(kh).read_text(), (work / "replace" / dead / "replace.json").read_text()
+        tmp.mkdir()
+        r = run_zcube(*args, "--new-host-key", "--dry-run", env={"TMPDIR": str(tmp)})  # the push's dry run: its diff printed, no folder left
+        assert r.returncode == 0 and r.stdout.strip().endswith("would replace") and "\nip route " in r.stdout, r.stdout + r.stderr
+        assert list(tmp.iterdir()) == [] and Path(kh).read_text() == kh_before
+        assert (work / "replace" / dead / "replace.json").read_text() == record
+        r = run_zcube(*args, "--new-host-key")
+        assert r.returncode == 0 and r.stdout.strip().endswith("replaced"), r.stdout + r.stderr
+        assert f"identity: serial {unit['serial']}: not the serial of the unit an earlier replace brought in" in r.stdout, r.stdout
+        assert f"identity: SSH host key {pinned_host_keys(kh, *eps[dead])[0]}: not the key" in r.stdout, r.stdout
 
 
 def _configure(lab, name, lines) -> None:
@@ -299,6 +351,29 @@ def test_the_docs_walkthrough(lab64_build, tmp_path):
         assert not missing, f"docs/replace.md: step {step} no longer prints:\n" + "\n".join(missing)
 
 
+def test_a_dry_run_leaves_no_folder_behind(lab64_build, tmp_path):
+    """`zcube replace --dry-run` (its work folder and, with --new-host-key, its known_hosts copy are temporary) leaves
+    nothing in the temporary directory, here a unit that does not answer (a port nothing listens on)."""
+    import socket
+
+    work = _work(lab64_build, tmp_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    kh = tmp_path / "known_hosts"
+    kh.write_text(f"[127.0.0.1]:{port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n")
+    lab = tmp_path / "lab.json"
+    lab.write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": port}}, "known_hosts": str(kh)}))
+    tmp = tmp_path / "tmpdir"
+    tmp.mkdir()
+    for extra in ((), ("--new-host-key",)):
+        r = run_zcube("replace", str(work / "plan.json"), "ZC-O001", "--configs", str(work), "--lab", str(lab), "--access-lines",
+                      str(ACCESS), "--dry-run", "--timeout", "2", *extra, env={"TMPDIR": str(tmp)})
+        assert r.returncode == 0 and r.stdout.strip().endswith("would bootstrap"), r.stdout + r.stderr
+        assert list(tmp.iterdir()) == [], extra
+    assert not (work / "replace").exists() and "AAAAC3NzaC1lZDI1NTE5AAAAIOMqq" in kh.read_text()
+
+
 def test_error_text_separates_an_os_error_glued_to_the_text():
     """paramiko's 'Error reading SSH protocol banner' + '[Errno 104] ...' printed as 'banner[Errno 104]': a separator."""
     from zcube_deploy.replace.run import error_text
@@ -306,3 +381,30 @@ def test_error_text_separates_an_os_error_glued_to_the_text():
     assert error_text(Exception("Error reading SSH protocol banner[Errno 104] Connection\n reset by peer")) == \
         "Exception: Error reading SSH protocol banner: [Errno 104] Connection reset by peer"
     assert error_text(OSError(111, "Connection refused")) == "ConnectionRefusedError: [Errno 111] Connection refused"
+
+
+def test_a_wait_names_the_bootstrap_and_the_console_before_it_waits(lab64_build, tmp_path, monkeypatch):
+    """`--wait`: the technician is told which file to paste at which console before the wait, not after it (a new
+    user watched 'not reachable yet' lines for minutes with no word of the bootstrap); the unit's error is cut at
+    a word, never mid-word."""
+    import zcube_deploy.replace.run as run
+    from zcube_deploy.access import Credentials
+
+    work = _work(lab64_build, tmp_path)
+    plan = json.loads((work / "plan.json").read_text())
+    said: list[str] = []
+    probes: list[int] = []
+
+    def probe(target, creds, known_hosts, timeout, pin_new_key=False):
+        probes.append(len(said))
+        return {"reachable": False, "error": "ConnectionException: " + "unreachable " * 20}
+
+    monkeypatch.setattr(run, "probe", probe)
+    monkeypatch.setattr(run, "POLL_S", 0.01)
+    opts = run.ReplaceOptions(work, access_lines=str(ACCESS), wait_s=0.05)
+    report = run.replace_switch(plan, work, "ZC-O003", opts, Credentials("u", "p", "s"), say=said.append)
+    boot = work / "replace" / "ZC-O003" / "bootstrap.txt"
+    assert report["status"] == "waiting for the console bootstrap" and boot.exists()
+    assert probes[0] == 1 and str(boot) in said[0] and "its serial console" in said[0] and "waiting up to 0.05 s" in said[0], said
+    retries = [s for s in said if "not reachable yet" in s]
+    assert retries and all(" ...)" in s and "unreachable unreachable" in s and "unreachabl " not in s for s in retries), retries

@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
+from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import NotRequired, TypedDict
 
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.io import wiring_identity
-from zcube_deploy.plan.model import validation_problems
+from zcube_deploy.plan.state import read_state
 from zcube_deploy.safety import make_private_dir
 
 # the lab's documented defaults (docs/lab.md), overridden by the same variables as a real network's
@@ -81,17 +81,7 @@ def read_lab(path: str | Path, hint: str = _LAB_HINT) -> dict:
     of another shape (a plan.json, say) is an input error naming every misplaced field, never a crash
     further on; ``hint`` says where the right file comes from.
     """
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputErrors(Problem(str(path), f"cannot read it: {exc.strerror or exc}", hint)) from None
-    except (ValueError, RecursionError) as exc:  # JSON syntax, undecodable bytes, nesting beyond the parser
-        raise InputErrors(Problem(str(path), f"not a lab.json: {exc}", hint)) from None
-    try:
-        return _LAB_DOC.validate_python(doc)
-    except ValidationError as exc:
-        raise InputErrors([Problem(f"{path}: {p.path}" if p.path not in ("", "plan.json") else str(path), f"not a lab.json: {p.message}", hint)
-                           for p in validation_problems(exc, limit=5)]) from None
+    return read_state(path, _LAB_DOC, "a lab.json", hint)
 
 
 def load_lab(path: str | Path, hint: str = _LAB_HINT) -> tuple[dict[str, tuple[str, int]], str | None]:
@@ -256,3 +246,20 @@ def forget_host_key(path: str | Path, host: str, port: int = 22) -> int:
         os.chmod(tmp, p.stat().st_mode & 0o777)
         tmp.replace(p)
     return gone
+
+
+def pinned_host_keys(path: str | Path | None, host: str, port: int = 22) -> list[str]:
+    """The SHA256 fingerprints (as `ssh-keygen -l` prints them) of the keys the known_hosts file ``path`` pins for
+    ``host`` at ``port``, hashed lines included; [] when the file is missing or pins none (None: the user's
+    ~/.ssh/known_hosts, where an SSH session without a known_hosts file looks). A replace compares them with what the
+    new unit presents."""
+    from paramiko.hostkeys import HostKeys, InvalidHostKey  # start-up time: paramiko (and cryptography) load only for `zcube replace`
+
+    p = Path(path) if path else Path.home() / ".ssh" / "known_hosts"
+    if not p.is_file():
+        return []
+    try:
+        keys = HostKeys(str(p)).lookup(host if port == 22 else f"[{host}]:{port}")
+    except (OSError, UnicodeDecodeError, InvalidHostKey) as exc:  # InvalidHostKey: a line whose key is no base64
+        raise InputErrors(Problem(str(p), f"cannot read it as a known_hosts file: {exc}")) from None
+    return sorted(k.fingerprint for k in (keys or {}).values())

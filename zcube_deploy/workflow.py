@@ -342,10 +342,11 @@ def _stage_from_plan(plan_path: str, fields: dict) -> tuple[dict | None, str]:
     (the current folder) and then from DIR's parent."""
     src = Path(plan_path)
     mig = (src if src.is_dir() else src.parent).resolve().parent / "migrate.json"
-    try:
-        named = json.loads(mig.read_text(encoding="utf-8"))["from"]["plan"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return None, f"no FROM plan: {mig} is not a readable migrate.json ({type(exc).__name__}): the stage's cost is not said"
+    from zcube_deploy.migrate.doc import from_plan  # start-up time: pydantic's shapes load only for a stage's analysis
+
+    named, problems = from_plan(mig)
+    if named is None:
+        return None, f"no FROM plan: {problems[0].path}: {problems[0].message}: the stage's cost is not said"
     for cand in (Path(named), mig.parent.parent / named):
         if (cand / "plan.json" if cand.is_dir() else cand).is_file():
             return open_plan(str(cand), fields), f"FROM plan {named} (named by {mig})"

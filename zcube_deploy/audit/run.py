@@ -75,7 +75,9 @@ class AuditResult:
         return not self.findings and not self.unreachable
 
 
-def _intended(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, str]:
+def intended_configs(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, str]:
+    """The rendered configs of ``names`` (DIR/configs/<name><suffix>), every unreadable one at once (exit 2); audit
+    compares the running configs with them, `zcube lab drift` draws its edits over them."""
     d = opts.configs_dir / "configs"
     if not d.is_dir():
         raise InputErrors(Problem(str(d), "no rendered configs here", "run `zcube render PLAN -o DIR` and give DIR with --configs"))
@@ -89,9 +91,6 @@ def _intended(opts: AuditOptions, names: list[str], suffix: str) -> dict[str, st
     if problems:
         raise InputErrors(problems, "cannot audit")
     return out
-
-
-intended_configs = _intended  # the rendered configs of ``names`` (`zcube lab drift` draws its edits over them)
 
 
 def _record_nornir(plan_path: str, opts: AuditOptions, names: list[str], rec: Path, commands: tuple[str, ...]) -> dict[str, str]:
@@ -194,8 +193,8 @@ def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cach
                 compare: bool, store: Path | None = None, planned: Context | None = None) -> tuple:
     """One switch's recording read once for both of audit's parts: (its observation or None, the problems of its
     files or of its reading, :func:`drift_one`'s triple or None when not ``compare`` or a file could not be
-    read, its planned ports that do not see their planned far end (``planned``'s
-    :meth:`~zcube_deploy.verify.classify.Context.unmatched_ports`) or None). A switch without a folder: (None, [], ...)."""
+    read, what verify's checks read of it alone (``planned``'s
+    :meth:`~zcube_deploy.verify.classify.Context.per_switch`) or None). A switch without a folder: (None, [], ...)."""
     platform = plan["cluster"]["platform"]
     sd = rec / name
     if not sd.is_dir():
@@ -204,7 +203,7 @@ def inspect_one(plan: dict, intended: dict[str, str], rec: Path, name: str, cach
     if problems:  # (strict, the run stops on them: exit 2, as verify's replay does)
         return None, problems, (([], str(problems[0]), None) if compare else None), None
     obs, problems = observe_recording(sd, raw, absent, platform)
-    unmatched = planned.unmatched_ports(name, obs) if planned is not None and obs is not None else None
+    unmatched = planned.per_switch(name, obs) if planned is not None and obs is not None else None
     if not compare:
         return obs, problems, None, unmatched
     cmd = platform_module(platform).RUNNING_CONFIG_COMMAND
@@ -263,8 +262,9 @@ def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], r
     ``strict`` (a live run's own recordings: what a switch answered), such a switch is not observed, its
     reason in the second dict, and its running config still compared when it could be read. ``store``: the
     file cache's folder (audit/cache.py), or None. ``planned``: verify's context of the plan and no
-    observations (classify.Context), or None: each observed switch's unmatched ports go into its
-    ``unmatched`` (verify's cabling check reads the others no more: a quarter of a million at 512 switches)."""
+    observations (classify.Context), or None: what verify's checks read of each observed switch alone goes into
+    its ``unmatched`` and ``route_gaps`` (its unmatched planned ports, its static routes against the plan's: the
+    checks then read the other ports no more, a quarter of a million at 512 switches, nor the routes)."""
     present, problems, errors = recorded_switches(rec, names)
     platform = plan["cluster"]["platform"]
     _warm(platform)
@@ -280,8 +280,11 @@ def inspect_recordings(plan: dict, names: list[str], intended: dict[str, str], r
     if problems:
         raise InputErrors(problems, "unreadable recordings")
     observed = {n: r[0] for n, r in zip(names, results) if r[0] is not None}
-    if planned is not None:
-        planned.unmatched.update((n, r[3]) for n, r in zip(names, results) if r[3] is not None)
+    for n, r in zip(names, results) if planned is not None else ():
+        if r[3] is not None:
+            planned.unmatched[n] = r[3][0]
+            if r[3][1] is not None:
+                planned.route_gaps[n] = r[3][1]
     compared = [(n, r[2]) for n, r in zip(names, results) if r[2] is not None]
     drift, no_config = _gather([n for n, _ in compared], [d for _, d in compared], cache)
     return observed, {n: errors[n] for n in names if n in errors}, drift, no_config
@@ -310,7 +313,7 @@ def audit_once(plan: dict, plan_path: str, out_dir: Path, opts: AuditOptions, cr
         raise InputErrors(Problem("--runner", f"unknown runner {opts.runner!r}", f"one of {', '.join(RUNNERS)}"))
     names = scope_of(plan, opts.only)
     platform = plan["cluster"]["platform"]
-    intended = _intended(opts, names, platform_module(platform).CONFIG_SUFFIX)
+    intended = intended_configs(opts, names, platform_module(platform).CONFIG_SUFFIX)
     _, problems = render_manifest(plan, opts.configs_dir)  # push's check: configs rendered from another plan are refused
     if problems:
         raise InputErrors(problems, "cannot audit")

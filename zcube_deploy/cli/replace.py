@@ -41,10 +41,17 @@ def _print_rest(r: dict) -> None:
     if "host_key" in r:
         out.print(f"host key: {r['host_key']['forgotten']} old lines forgotten in {r['host_key']['known_hosts']}; the new unit's pinned",
                   markup=False)
+    for c in r.get("identity", {}).get("checked", []):
+        out.print(f"identity: {c['what']} {c['seen']}: {'the same as' if c['same'] else 'not'} {c['recorded']}"
+                  f"{' (--same-unit)' if c['same'] else ''}", markup=False)
+    for why in r.get("identity", {}).get("not_checked", []):
+        out.print(f"identity: not checked: {why}", markup=False)
     if "push" in r:
         p = r["push"]
         out.print(f"push: {p['status']} ({p['lines_changed'] or 0} lines){'; diff ' + p['diff'] if p.get('diff') else ''}"
                   f"{'; ' + p['error'] if p.get('error') else ''}", markup=False)
+        if p.get("diff_text"):
+            out.print(p["diff_text"].rstrip("\n"), markup=False)
     if "verify" in r:
         v = r["verify"]
         out.print(f"verify: {v['findings']} findings{' (' + ', '.join(v['kinds']) + ')' if v['kinds'] else ''}"
@@ -62,6 +69,7 @@ def _print_rest(r: dict) -> None:
 @click.option("--lab", "lab_path", default=None, type=click.Path(dir_okay=False), help="lab.json: management-address override")
 @click.option("--known-hosts", default=None, type=click.Path(dir_okay=False))
 @click.option("--new-host-key", is_flag=True, help="forget SWITCH's pinned SSH host key; pin the one the new unit presents")
+@click.option("--same-unit", is_flag=True, help="the unit that answers is the one that was there (re-seated, wiped in place): go on")
 @click.option("--dry-run", is_flag=True, help="print the bootstrap and the push diff; write and change nothing")
 @click.option("--wait", "wait_s", type=float, default=0, show_default=True, help="seconds to wait for the unit to answer")
 @click.option("--settle", "settle_s", type=float, default=None,
@@ -69,12 +77,12 @@ def _print_rest(r: dict) -> None:
 @click.option("--timeout", type=float, default=30, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 @handle_errors
-def replace_cmd(plan_path, switch, configs_dir, access_lines, lab_path, known_hosts, new_host_key, dry_run, wait_s, settle_s, timeout, as_json) -> None:
+def replace_cmd(plan_path, switch, configs_dir, access_lines, lab_path, known_hosts, new_host_key, same_unit, dry_run, wait_s, settle_s, timeout, as_json) -> None:
     """SWITCH died and a factory-fresh unit took its place: write its console bootstrap, then push and verify it alone."""
     from zcube_deploy.replace.run import replace_switch
 
     plan, plan_dir, opts, creds = workflow.replace_setup(plan_path, configs_dir, lab_path, known_hosts, prompt, switch, dry_run=dry_run,
-                                                         access_lines=access_lines, timeout=timeout, wait_s=wait_s, new_host_key=new_host_key,
+                                                         access_lines=access_lines, timeout=timeout, wait_s=wait_s, new_host_key=new_host_key, same_unit=same_unit,
                                                          settle_s=workflow.settle_default(settle_s, lab_path))
     r = replace_switch(plan, plan_dir, switch, opts, creds, say=lambda s: out.print(s, markup=False))
     if as_json:

@@ -36,11 +36,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pydantic import TypeAdapter
+from typing_extensions import NotRequired, TypedDict
+
 from zcube_deploy.access import endpoints, load_lab
 from zcube_deploy.drain.blast import Blast, Element, blast_radius, parse_element
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.io import wiring_identity
 from zcube_deploy.plan.roles import design_of
+from zcube_deploy.plan.state import state_problems
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import push_all
@@ -120,42 +124,48 @@ def record_path(plan_dir: Path, element: Element) -> Path:
     return plan_dir / RECORDS / f"{element.kind}-{element.name}.json"
 
 
-def _check_record(p: Path, doc) -> str | None:
-    """What is wrong with a record's shape (None: nothing)."""
-    if not isinstance(doc, dict):
-        return "not a JSON object"
-    el = doc.get("element")
-    if not isinstance(el, str) or el.replace(":", "-", 1) != p.stem:
-        return f"its element {el!r} does not match its file name"
-    ports = doc.get("ports")
-    if not isinstance(ports, dict) or not all(isinstance(k, str) and isinstance(v, list) and all(isinstance(x, str) for x in v)
-                                             for k, v in ports.items()):
-        return "`ports` is not a map of switch -> list of port names"
-    steps = doc.get("steps")
-    if not isinstance(steps, list) or not all(isinstance(st, dict) and isinstance(st.get("ok"), bool)
-                                              and isinstance(st.get("shut"), dict) for st in steps):
-        return "`steps` is not a list of steps with `ok` and `shut`"
-    return None
+class _Step(TypedDict):
+    ok: bool
+    shut: dict[str, list[str]]  # switch -> its ports shut after the step
+    graceful: NotRequired[list[str]]
+
+
+class _Blast(TypedDict):
+    host_ports: NotRequired[list[str]]
+
+
+class _Record(TypedDict):
+    """The fields of a drain record (drains/<element>.json, ``drain``) that verify, push, replace and undrain read."""
+
+    element: str
+    ports: dict[str, list[str]]
+    steps: list[_Step]
+    blast: NotRequired[_Blast]
+
+
+_RECORD = TypeAdapter(_Record)
+_RECORD_HINT = "written by `zcube drain`; remove it only if you know why"
 
 
 def read_records(plan_dir: str | Path, plan: dict | None = None) -> list[dict]:
-    """Every drain record beside the plan (the fabric's drained elements), each checked (against ``plan``'s
-    switches and ports when given); every problem at once (exit 2)."""
+    """Every drain record beside the plan (the fabric's drained elements), each checked: its shape (plan.state), its
+    element against its file name, and against ``plan``'s switches and ports when given; every problem at once (exit 2)."""
     d = Path(plan_dir) / RECORDS
     out, problems = [], []
     ports_of = {s["name"]: {i["name"] for i in s.get("interfaces", ())} for s in plan["switches"]} if plan else None
     for p in sorted(d.glob("*.json")) if d.is_dir() else ():
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-            problems.append(Problem(str(p), f"not a drain record: {exc}", "written by `zcube drain`; remove it only if you know why"))
-            continue
-        wrong = _check_record(p, doc)
-        if wrong is None and ports_of is not None:
-            bad = [f"{sw} {x}" for sw, ps in doc["ports"].items() for x in ps if x not in ports_of.get(sw, ())]
-            wrong = f"names ports the plan does not have: {', '.join(bad[:3])}" if bad else None
+        wrong, doc = state_problems(p, _RECORD, "a drain record", _RECORD_HINT)
         if wrong:
-            problems.append(Problem(str(p), f"not a drain record: {wrong}", "written by `zcube drain`; remove it only if you know why"))
+            problems += wrong
+            continue
+        if doc["element"].replace(":", "-", 1) != p.stem:
+            problems.append(Problem(f"{p}: element", f"not a drain record: its element {doc['element']!r} does not match its file name",
+                                    _RECORD_HINT))
+            continue
+        bad = [f"{sw} {x}" for sw, ps in doc["ports"].items() for x in ps if x not in ports_of.get(sw, ())] if ports_of is not None else []
+        if bad:
+            problems.append(Problem(f"{p}: ports", f"not a drain record: names ports the plan does not have: {', '.join(bad[:3])}",
+                                    _RECORD_HINT))
         else:
             out.append(doc)
     if problems:

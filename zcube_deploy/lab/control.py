@@ -18,11 +18,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pydantic import TypeAdapter
+from typing_extensions import TypedDict
+
 from zcube_deploy.access import LAB_LOCK, load_lab, plan_words, read_lab
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.lab.wiring import operation_problems
 from zcube_deploy.migrate.labops import physical_ops
 from zcube_deploy.plan.io import wiring_identity
+from zcube_deploy.plan.state import read_state
 
 CONTROL_FILE = "control.json"
 CONTROL_ERROR = "control.error"
@@ -300,15 +304,36 @@ def same_plan(lab_dir: str, verify_json: str, doc: dict) -> None:
     raise InputErrors(problem, "no fix applied")
 
 
+class _StageRecord(TypedDict):
+    """LABDIR/migration.json as apply_stage writes it."""
+
+    migration: str
+    applied: list[int]
+    roles: list[str]
+    switch_of: dict[str, str]
+
+
+_STAGE_RECORD_DOC = TypeAdapter(_StageRecord)
+
+
+def read_stage_record(lab_dir: str | Path) -> dict:
+    """LABDIR/migration.json (the stages the lab carries), its shape checked; {} when the lab has had no stage."""
+    path = Path(lab_dir) / STAGE_RECORD
+    if not path.exists():
+        return {}
+    return read_state(path, _STAGE_RECORD_DOC, "the lab's record of the migration stages applied",
+                      "written by `zcube lab fix --stage`; start a new lab from FROM's plan if it is damaged")
+
+
 def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int, int]:
     """`zcube lab fix`: apply a verify.json's physical fixes to the lab running in ``lab_dir``.
 
     Returns (operations applied, findings they came from)."""
     ops, findings = fix_operations(verify_json)
     same_plan(lab_dir, verify_json, _read_findings(verify_json))
-    record = Path(lab_dir) / STAGE_RECORD  # a lab taken through migration stages: its switches play roles under other names
-    if record.exists():
-        ops = physical_ops(ops, json.loads(record.read_text(encoding="utf-8")).get("switch_of") or {})
+    record = read_stage_record(lab_dir)  # a lab taken through migration stages: its switches play roles under other names
+    if record:
+        ops = physical_ops(ops, record["switch_of"])
     request_fixes(lab_dir, ops, wait, verify_json)
     return len(ops), len(findings)
 

@@ -18,23 +18,12 @@ from pathlib import Path
 
 from zcube_deploy.access import read_lab
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.lab.control import STAGE_RECORD, console_lines, request, write_lab_json
+from zcube_deploy.lab.control import STAGE_RECORD, console_lines, read_stage_record, request, write_lab_json
+from zcube_deploy.migrate.doc import read_roles
 from zcube_deploy.migrate.labops import next_stage, rerole_requests, role_aliases, stage_operations
 from zcube_deploy.plan.io import read_plan, wiring_identity
 
 RECORD = STAGE_RECORD  # LABDIR/migration.json: the migration whose stages the lab carries, which ones, who plays each role
-
-
-def _read_json(path: Path, what: str) -> dict:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputErrors(Problem(str(path), f"cannot read it: {exc.strerror}", what)) from None
-    except ValueError as exc:
-        raise InputErrors(Problem(str(path), f"not JSON: {exc}", what)) from None
-    if not isinstance(doc, dict):
-        raise InputErrors(Problem(str(path), "not a mapping", what))
-    return doc
 
 
 def stage_inputs(stage_dir: str) -> tuple[list[dict], dict[str, str], list[str], int]:
@@ -44,12 +33,9 @@ def stage_inputs(stage_dir: str) -> tuple[list[dict], dict[str, str], list[str],
     if not (name.startswith("stage-") and name[6:].isdigit()):
         raise InputErrors(Problem(stage_dir, "not a stage folder (DIR/stage-NN from `zcube migrate`)"))
     stage = int(name[6:])
-    doc = _read_json(d.parent / "migrate.json", "give a stage folder of a `zcube migrate -o DIR` run")
-    try:
-        roles = {r["role"]: r["switch"] for r in doc["roles"]}
-        taken = sorted(r["role"] for r in doc["roles"] if r["first_stage"] <= stage)
-    except (KeyError, TypeError):
-        raise InputErrors(Problem(str(d.parent / "migrate.json"), "has no roles list of {role, switch, first_stage}")) from None
+    doc = read_roles(d.parent / "migrate.json")
+    roles = {r["role"]: r["switch"] for r in doc["roles"]}
+    taken = sorted(r["role"] for r in doc["roles"] if r["first_stage"] <= stage)
     moves = d / "moves.csv"
     try:
         with open(moves, newline="", encoding="utf-8") as fh:
@@ -68,9 +54,8 @@ def apply_stage(lab_dir: str, stage_dir: str, wait: float) -> dict:
     d = Path(stage_dir)
     migration = str(d.parent.resolve())
     record_path = Path(lab_dir) / RECORD
-    record = _read_json(record_path, "the lab's record of the stages applied") if record_path.exists() else {}
-    stages = _read_json(d.parent / "migrate.json", "give a stage folder of a `zcube migrate -o DIR` run").get("stages")
-    order = next_stage(record, migration, stage, stage_dir, stages if isinstance(stages, int) else None)
+    record = read_stage_record(lab_dir)
+    order = next_stage(record, migration, stage, stage_dir, read_roles(d.parent / "migrate.json").get("stages"))
     if order is not None:
         raise InputErrors(order, f"stage {stage_dir}: nothing applied to the lab")
     ops, problems = stage_operations(rows, roles, str(d / "moves.csv"))

@@ -27,15 +27,20 @@ import json
 import re
 import shutil
 import tempfile
+import textwrap
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for, not_in_lab
+from pydantic import TypeAdapter
+from typing_extensions import NotRequired, TypedDict
+
+from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_hosts_for, not_in_lab, pinned_host_keys
 from zcube_deploy.drain.run import graceful_now, read_records, shut_now
 from zcube_deploy.errors import InputErrors, Problem, names_hint
 from zcube_deploy.ipv4 import dotted_mask
 from zcube_deploy.plan.io import wiring_identity
+from zcube_deploy.plan.state import read_state
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.candidate import control_character
 from zcube_deploy.push.options import PushOptions
@@ -61,6 +66,7 @@ class ReplaceOptions:
     wait_s: float = 0.0  # wait this long for the unit to answer (the technician pasting the bootstrap)
     new_host_key: bool = False  # forget the switch's pinned SSH host key and pin the new unit's on first contact
     settle_s: float = 0.0  # after the push, before verify (LLDP and sessions come up)
+    same_unit: bool = False  # the unit is the one that was there (re-seated, wiped in place): go on though its identity is the old one's
 
 
 def plan_switch(plan: dict, name: str) -> dict:
@@ -123,14 +129,14 @@ def probe(target: Target, creds: Credentials, known_hosts: str | None, timeout: 
         drv.close()
 
 
-def host_keys(target: Target, known_hosts: str | None, opts: ReplaceOptions) -> tuple[str | None, int]:
+def host_keys(target: Target, known_hosts: str | None, opts: ReplaceOptions, scratch: Path | None) -> tuple[str | None, int]:
     """(the known_hosts file the run uses, lines forgotten): with ``new_host_key`` the switch's pinned key goes (in a
-    dry run from a copy, so nothing changes) and the new unit's is pinned on the first contact."""
+    dry run from a copy in its ``scratch`` folder, so nothing changes) and the new unit's is pinned on the first contact."""
     if not opts.new_host_key:
         return known_hosts, 0
     path = known_hosts_for(known_hosts, True)
-    if opts.dry_run:
-        copy = Path(tempfile.mkdtemp(prefix="zcube-replace-kh-")) / "known_hosts"
+    if scratch is not None:
+        copy = scratch / "known_hosts"
         if Path(path).exists():
             shutil.copyfile(path, copy)
         path = str(copy)
@@ -143,7 +149,7 @@ def _wait_for(target: Target, creds: Credentials, known_hosts: str | None, opts:
         seen = probe(target, creds, known_hosts, opts.timeout, pin_new_key=opts.new_host_key)
         if seen["reachable"] or time.monotonic() >= deadline:
             return seen
-        say(f"{target.name}: not reachable yet ({seen['error'][:80]}); trying again in {POLL_S:g} s")
+        say(f"{target.name}: not reachable yet ({textwrap.shorten(seen['error'], 100, placeholder=' ...')}); trying again in {POLL_S:g} s")
         time.sleep(POLL_S)
 
 
@@ -173,30 +179,122 @@ def _inputs(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions) -> tupl
     return target, access, reach, drains
 
 
+COMPLETE = ("replaced", "replaced, drained")  # a replace that ended: the next run is a new replace, of a new unit
+
+
+class _OldUnit(TypedDict):
+    serial: str | None  # the serial an earlier, completed replace recorded for the unit it brought in
+    serial_from: str | None  # that replace.json
+    host_keys: list[str]  # the fingerprints the known_hosts file pinned for the endpoint when this replace began
+    known_hosts: str
+
+
+class _Seen(TypedDict):
+    reachable: bool
+    serial: NotRequired[str]
+
+
+class _ReplaceDoc(TypedDict):
+    """The fields of an earlier run's replace.json that a run reads (the rest is the report)."""
+
+    switch: str
+    status: str
+    unit: NotRequired[_Seen]
+    old_unit: NotRequired[_OldUnit]
+
+
+_REPLACE_DOC = TypeAdapter(_ReplaceDoc)
+
+
+def old_unit(record: Path, known_hosts: str | None, target: Target) -> dict:
+    """The identity of the unit that was in SWITCH's place, as recorded: while a replace is under way (its earlier runs
+    stopped before the end) the one its first run recorded in ``record`` (DIR/replace/SWITCH/replace.json); else the
+    serial of the unit a completed replace brought in (that record), and the host keys the known_hosts file pins for
+    the endpoint now (before ``--new-host-key`` forgets them). None of a field: nothing records it."""
+    prev = read_state(record, _REPLACE_DOC, "a replace.json", f"{record} is the report an earlier `zcube replace` wrote; "
+                      "move it away to start the replace afresh") if record.exists() else None
+    if prev and prev["status"] not in COMPLETE and prev.get("old_unit"):
+        return dict(prev["old_unit"])
+    done = prev is not None and prev["status"] in COMPLETE and bool(prev.get("unit", {}).get("serial"))
+    return {"serial": prev["unit"]["serial"] if done else None, "serial_from": str(record) if done else None,
+            "host_keys": pinned_host_keys(known_hosts, target.host, target.port), "known_hosts": known_hosts or "~/.ssh/known_hosts"}
+
+
+def identity(old: dict, seen: dict, known_hosts: str | None, target: Target) -> dict:
+    """Is the unit that answers the one that was there? Its serial against the recorded one, and the host key it
+    presented (the one known_hosts pins now: the session's strict check passed against it, or this run pinned it)
+    against the keys pinned when the replace began. A comparison without a record is not checked, never passed."""
+    endpoint = target.host if target.port == 22 else f"[{target.host}]:{target.port}"
+    now = pinned_host_keys(known_hosts, target.host, target.port)
+    checked, not_checked = [], []
+    if old["serial"] and seen.get("serial"):
+        checked.append({"what": "serial", "seen": seen["serial"], "old": old["serial"], "same": seen["serial"] == old["serial"],
+                        "recorded": f"the serial of the unit an earlier replace brought in ({old['serial_from']})"})
+    else:
+        not_checked.append("serial: " + ("the unit reported none" if old["serial"] else
+                                         "no record of the old unit's serial (zcube records one only when a replace brings a unit in)"))
+    if old["host_keys"] and now:
+        checked.append({"what": "SSH host key", "seen": ", ".join(now), "old": ", ".join(old["host_keys"]), "same": bool(set(now) & set(old["host_keys"])),
+                        "recorded": f"the key {old['known_hosts']} pinned for {endpoint} when this replace began"})
+    else:
+        not_checked.append("SSH host key: " + (f"{old['known_hosts']} pinned no key for {endpoint} when this replace began" if not old["host_keys"]
+                                               else f"{known_hosts or '~/.ssh/known_hosts'} pins no key for {endpoint} after the session"))
+    return {"same_unit": any(c["same"] for c in checked), "checked": checked, "not_checked": not_checked}
+
+
+def refuse_same_unit(name: str, target: Target, seen: dict, ident: dict, lab_path: str | None) -> InputErrors:
+    """The refusal of a unit whose serial or host key is the old unit's (exit 2): what it showed, where the old one is
+    recorded, what to do."""
+    where = f"{target.host}:{target.port}"
+    swap = f"zcube lab replace {Path(lab_path).parent} {name}" if lab_path else "the technician's swap"
+    problems = [Problem(name, f"the unit at {where} (serial {seen.get('serial') or '?'}) has the {c['what']} {c['seen']}: "
+                              f"{c['recorded']}; not a new unit")
+                for c in ident["checked"] if c["same"]]
+    problems[-1] = replace(problems[-1], hint=f"a replace is a new unit: swap it first ({swap}), or give --same-unit for the same "
+                                              "unit re-seated or wiped in place")
+    return InputErrors(problems, "not replaced; nothing was pushed")
+
+
 def replace_switch(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions, creds: Credentials, say=print) -> dict:
-    """Bring ``name``'s new unit into the fabric (the module's steps); returns the report (written as replace.json)."""
+    """Bring ``name``'s new unit into the fabric (the module's steps); returns the report (written as replace.json).
+    A dry run works in a temporary folder, gone when it returns (its diff is in the report)."""
+    if not opts.dry_run:
+        return _replace(plan, plan_dir, name, opts, creds, say, None)
+    with tempfile.TemporaryDirectory(prefix="zcube-replace-") as scratch:
+        return _replace(plan, plan_dir, name, opts, creds, say, Path(scratch))
+
+
+def _replace(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions, creds: Credentials, say, scratch: Path | None) -> dict:
+    """replace_switch's steps; ``scratch``: a dry run's temporary folder (its work folder and known_hosts copy)."""
     sw = plan_switch(plan, name)
     platform = plan["cluster"]["platform"]
     target, access, (eps, known_hosts), (shut, graceful, drains) = _inputs(plan, plan_dir, name, opts)
     if drains:
         target = replace(target, intended=platform_module(platform).drained_config(target.intended, shut, graceful))
     text, lines = bootstrap_text(plan, sw, access)
-    work = Path(tempfile.mkdtemp(prefix="zcube-replace-")) if opts.dry_run else Path(opts.configs_dir) / WORK / name
+    record = Path(opts.configs_dir) / WORK / name / "replace.json"
+    old = old_unit(record, known_hosts, target)
+    work = scratch / "work" if scratch is not None else record.parent
     console = f"zcube lab console {Path(opts.lab_path).parent} {name} --file FILE" if opts.lab_path else "its serial console"
     report: dict = {"switch": name, "dry_run": opts.dry_run, "endpoint": f"{target.host}:{target.port}", "console": console,
                     "bootstrap": {"lines": len(lines), "access_lines": len(access),
                                   "warnings": platform_module(platform).ssh_gaps(access) if opts.access_lines else
                                   ["no --access-lines: the bootstrap gives the unit no user and no SSH server"]},
-                    "drained": {"records": drains, "ports": list(shut), "graceful_shutdown": graceful}, "contacted": [name]}
+                    "drained": {"records": drains, "ports": list(shut), "graceful_shutdown": graceful}, "contacted": [name], "old_unit": old}
     if opts.dry_run:
         report["bootstrap"]["text"] = redact_secrets(text, platform)
     else:
         write_private(work / "bootstrap.txt", text)  # the site's access lines may hold secrets: the operator's file, 0600
         report["bootstrap"]["path"] = str(work / "bootstrap.txt")
         report["console"] = console.replace("FILE", str(work / "bootstrap.txt"))
-    known_hosts, forgotten = host_keys(target, known_hosts, opts)
+    pinned = known_hosts_for(known_hosts, True) if opts.new_host_key and scratch is None else None
+    pinned_text = Path(pinned).read_text() if pinned and Path(pinned).exists() else None
+    known_hosts, forgotten = host_keys(target, known_hosts, opts, scratch)
     if opts.new_host_key:
         report["host_key"] = {"known_hosts": known_hosts if not opts.dry_run else "(a copy)", "forgotten": forgotten}
+    if opts.wait_s > 0 and not opts.dry_run:  # the technician needs the file and the console before the wait, not after it
+        say(f"{name}: paste the bootstrap {report['bootstrap']['path']} at the unit's console ({report['console']}) now; "
+            f"waiting up to {opts.wait_s:g} s for it to answer")
     seen = _wait_for(target, creds, known_hosts, opts, say)
     report["unit"] = seen
     if not seen["reachable"]:
@@ -206,10 +304,23 @@ def replace_switch(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions, 
         else:
             report["status"] = "would bootstrap" if opts.dry_run else "waiting for the console bootstrap"
         return _finish(report, work, opts)
+    report["identity"] = ident = identity(old, seen, known_hosts, target)
+    if ident["same_unit"] and not opts.same_unit:
+        if pinned_text is not None:  # the old unit's key goes back where it was: nothing of this run stays
+            Path(pinned).write_text(pinned_text)
+        raise refuse_same_unit(name, target, seen, ident, opts.lab_path)
+    return _push_verify(plan, name, target, opts, creds, report, (work, known_hosts, shut, drains))
+
+
+def _push_verify(plan: dict, name: str, target: Target, opts: ReplaceOptions, creds: Credentials, report: dict, run: tuple) -> dict:
+    """Steps 3 and 4 for the unit that answers: push (a dry run: its diff, into the report) and verify, ``name`` alone."""
+    work, known_hosts, shut, drains = run
     push = push_all([target], creds, PushOptions(dry_run=opts.dry_run, known_hosts=known_hosts, timeout=opts.timeout), work)
     dev = push["devices"][0]
     report["contacted"] = sorted({name, *(d["name"] for d in push["devices"])})  # the push's targets: this switch only
     report["push"] = {k: dev.get(k) for k in ("status", "lines_changed", "error", "diff", "backup")}
+    if opts.dry_run:  # its folder goes when the run returns: the diff's lines are the report's
+        report["push"].update(diff=None, backup=None, diff_text=Path(dev["diff"]).read_text(encoding="utf-8") if dev.get("diff") else "")
     if opts.dry_run or not push["ok"]:
         report["status"] = "would replace" if opts.dry_run and push["ok"] else f"push {dev['status']}"
         return _finish(report, work, opts)

@@ -24,7 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ConfigDict, TypeAdapter, with_config
+from typing_extensions import TypedDict
+
 from zcube_deploy.plan.roles import FABRIC_END, cage_of
+from zcube_deploy.plan.state import read_state
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.platforms import frr
 from zcube_deploy.platforms.frr import runtime
@@ -131,8 +135,8 @@ class Build:
 
 def _refuse_running(out: Path) -> None:
     if (out / TWIN_FILE).exists():
-        state = json.loads((out / TWIN_FILE).read_text())
-        if any(ns in netns.existing_namespaces() for ns in state.get("namespaces", {}).values()):
+        state = load(out)
+        if any(ns in netns.existing_namespaces() for ns in state["namespaces"].values()):
             raise InputErrors(Problem(str(out / TWIN_FILE), "a twin is already running from this folder",
                                       f"remove it first: zcube twin down {out}"))
 
@@ -378,14 +382,55 @@ def _save(out: Path, state: dict) -> None:
     tmp.replace(out / TWIN_FILE)
 
 
+class _End(TypedDict):
+    device: str
+    port: str
+    ifname: str
+    ifindex: int
+
+
+class _Link(TypedDict):
+    cable: str
+    kind: str
+    a: _End
+    b: _End
+
+
+class _TwinSwitch(TypedDict):
+    netns: str
+    run_dir: str
+    asn: int | None
+    pids: dict[str, int]
+
+
+@with_config(ConfigDict(extra="allow"))
+class _TwinDoc(TypedDict):
+    """The fields of twin.json (``initial_state``) its readers use; the others are kept as they are."""
+
+    version: int
+    plan: str
+    cluster: str
+    mode: str
+    prefix: str
+    dir: str
+    run_base: str
+    namespaces: dict[str, str]
+    interfaces: dict[str, dict[str, str]]
+    links: list[_Link]
+    switches: dict[str, _TwinSwitch]
+    state: str
+
+
+_TWIN_DOC = TypeAdapter(_TwinDoc)
+
+
 def load(out_dir: str | Path) -> dict:
+    """DIR/twin.json, its shape checked (plan.state): a folder without one, or a file of another shape there (a plan.json,
+    a lab.json, a truncated file), is an input error naming the file and the place of each problem."""
     path = Path(out_dir) / TWIN_FILE
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputErrors(Problem(str(path), "no twin here", "build one with: zcube twin up PLAN -o DIR")) from None
-    except ValueError as exc:
-        raise InputErrors(Problem(str(path), f"not a twin description: {exc}")) from None
+    if not path.is_file():
+        raise InputErrors(Problem(str(path), "no twin here", "build one with: zcube twin up PLAN -o DIR"))
+    return read_state(path, _TWIN_DOC, "a twin description", "DIR is the folder `zcube twin up PLAN -o DIR` wrote")
 
 
 SAVED_SYSCTLS = RUN_BASE / "arp-sysctls-saved.json"

@@ -87,6 +87,7 @@ class Context:
         # switch -> its planned ports that do not see exactly their planned far end, as :meth:`unmatched_ports` found
         # them elsewhere (audit's pool workers); port_views takes them when :meth:`aliases_plain` holds
         self.unmatched: dict[str, frozenset[str]] = {}
+        self.route_gaps: dict[str, RouteGap] = {}  # switch -> :func:`route_gap`, found the same way (mode static)
 
     def observing(self, observed: Mapping[str, Observation], scope: set[str] | None = None) -> Context:
         """This context's plan indexes (built once) with ``observed`` in scope, as ``Context(plan, observed, scope)``
@@ -100,8 +101,17 @@ class Context:
         names = Counter(o.hostname for o in observed.values())
         ctx.alias = {o.hostname: name for name, o in observed.items() if o.hostname and names[o.hostname] == 1}
         ctx.unplugged, ctx.not_checked, ctx._ident = set(), {}, {}
-        ctx.unmatched = dict(self.unmatched)
+        ctx.unmatched, ctx.route_gaps = dict(self.unmatched), dict(self.route_gaps)
         return ctx
+
+    def per_switch(self, sw: str, o: Observation) -> tuple[frozenset[str], RouteGap | None]:
+        """What the checks read of ``sw`` alone, found on this context of no observations (audit's pool workers; the
+        parent puts them in ``unmatched`` and ``route_gaps``): its :meth:`unmatched_ports` and, when it routes
+        statically and its routes were observed, its :func:`route_gap`, else None."""
+        s = self.switches[sw]
+        static = forwarding.switch_mode(self.plan.get("routing") or {"mode": "static"}, s) != forwarding.BGP
+        gap = route_gap(self, sw, o, planned_static_routes(self.plan, [s])[sw]) if static and o.lacks(Fact.ROUTES) is None else None
+        return self.unmatched_ports(sw, o), gap
 
     def aliases_plain(self) -> bool:
         """Does every observed hostname that names a switch (an alias) name that very switch? Then a neighbour's
@@ -274,26 +284,32 @@ def classify_static_routes(ctx: Context) -> list[dict]:
             ctx.skip(Check.ROUTES, sw, why)
         else:
             checked.append(sw)
-    tables = planned_static_routes(ctx.plan, [ctx.switches[sw] for sw in checked])
+    tables = planned_static_routes(ctx.plan, [ctx.switches[sw] for sw in checked if sw not in ctx.route_gaps])
     for sw in checked:
-        want = tables[sw]
-        # routes outside the plan's pools (management, an operator's own) are not the plan's business
-        have = {r for r in ctx.obs[sw].static_routes if ctx.in_pools(r[0])}
-        o = ctx.obs[sw]
-        # routes over a fabric link without link are the cabling finding's (unless link state was not collected)
-        down_hops = set() if o.lacks(Fact.LINK) else {itf["peer"]["address"] for itf in ctx.switches[sw]["interfaces"]
-                                                      if itf["kind"] == "fabric" and not o.is_up(itf["name"])}
-        missing = sorted(r for r in want - have if r[1] not in down_hops)
-        extra = sorted(have - want)
+        missing, extra, wanted, had = ctx.route_gaps.get(sw) or route_gap(ctx, sw, ctx.obs[sw], tables[sw])
         if missing or extra:
             ex = (missing or extra)[0]
             out.append(finding(K.ROUTE, [], [ctx.end(sw, "")],
                                f"{sw}: {len(missing)} planned static routes not installed, {len(extra)} unplanned installed "
                                f"(e.g. {ex[0]} via {ex[1]})",
                                f"re-push {sw} (zcube push --only {sw}) and check its fabric links", [],
-                               expected=len(want), observed=len(have), routes_missing=[list(r) for r in missing[:20]],
+                               expected=wanted, observed=had, routes_missing=[list(r) for r in missing[:20]],
                                routes_extra=[list(r) for r in extra[:20]]))
     return out
+
+
+RouteGap = tuple[list[tuple[str, str]], list[tuple[str, str]], int, int]
+
+
+def route_gap(ctx: Context, sw: str, o: Observation, want: set[tuple[str, str]]) -> RouteGap:
+    """(the planned static routes ``want`` of ``sw`` not installed, the unplanned ones installed, both sorted, how many
+    are planned, how many in the plan's pools are installed), from ``sw``'s observation ``o``."""
+    # routes outside the plan's pools (management, an operator's own) are not the plan's business
+    have = {r for r in o.static_routes if ctx.in_pools(r[0])}
+    # routes over a fabric link without link are the cabling finding's (unless link state was not collected)
+    down_hops = set() if o.lacks(Fact.LINK) else {itf["peer"]["address"] for itf in ctx.switches[sw]["interfaces"]
+                                                  if itf["kind"] == "fabric" and not o.is_up(itf["name"])}
+    return sorted(r for r in want - have if r[1] not in down_hops), sorted(have - want), len(want), len(have)
 
 
 def planned_static_routes(plan: dict, switches: list[dict]) -> dict[str, set[tuple[str, str]]]:
