@@ -20,7 +20,12 @@ SOURCE = ROOT / "zcube_deploy" / "verify" / "classify.py"
 MUTANTS = {
  "duplicate never":      ("    if len(v.neighbours) <= 1:\n        return None\n    others", "    if len(v.neighbours) <= 2:\n        return None\n    others"),
  "down: no reseat":      ('fix = [{"op": FixOp.RESEAT, "device": v.switch, "port": v.port}, ctx.connect(v.cable)]', "fix = [ctx.connect(v.cable)]"),
- "down if up":           ("    if v.neighbours or v.up:\n        return None\n    fix = [{\"op\": FixOp.RESEAT", "    if v.neighbours:\n        return None\n    fix = [{\"op\": FixOp.RESEAT"),
+ "down if up":           ("    if v.neighbours or v.up:\n        return None\n    cause, shut_end", "    if v.neighbours:\n        return None\n    cause, shut_end"),
+ "down: shut never":     ("        if shut:\n            return DownCause.SHUT, end", "        if False:\n            return DownCause.SHUT, end"),
+ "down: far end ignored": ("    ends = [(v.switch, v.port)] + ([v.expected] if v.expected[0] in ctx.switches else [])", "    ends = [(v.switch, v.port)]"),
+ "down: silent is link": ("    return (DownCause.UNKNOWN if None in said else DownCause.LINK), None", "    return DownCause.LINK, None"),
+ "down: shut reseated":  ('                        [], cause=cause, expected=v.exp_text(), observed=f"shut:', '                        [ctx.connect(v.cable)], cause=cause, expected=v.exp_text(), observed=f"shut:'),
+ "down: silent physical only": ("    if cause == DownCause.UNKNOWN:\n        physical =", "    if False:\n        physical ="),
  "missing: no lldp_on":  ('fix = [{"op": FixOp.LLDP_ON, "server": exp[0]}] if exp[0] in ctx.servers else []', "fix = []"),
  "unknown peer never":   ("    if v.idents[0] is not None:\n        return None\n    n = v.neighbours[0]", "    if True:\n        return None\n    n = v.neighbours[0]"),
  "swapped never":        ("    if not (d_home[0] in ctx.lldp_scope and", "    if True or not (d_home[0] in ctx.lldp_scope and"),

@@ -60,6 +60,7 @@ def test_each_hand_edit_is_named_with_its_kind_and_fix(built):
     assert all("ZC-O001" in f["what"] for f in _drift(plan, intended, "ZC-O001", running))
     f = next(f for f in _drift(plan, intended, "ZC-O001", running) if f["kind"] == "port_shut")
     assert f["fix"][0] == port and " no shutdown" in f["fix"] and f["id"].startswith("A")
+    assert "verify: its cable's down finding, cause shut" in f["what"]  # the two name each other
     # a changed next hop is one change, not a stray plus a missing route
     changed = text.replace(routes[0], routes[0].rsplit(" ", 1)[0] + " 10.200.0.99")
     assert [f["kind"] for f in _drift(plan, intended, "ZC-O001", changed)] == ["config_changed"]
@@ -136,8 +137,9 @@ def test_seeded_drifts_in_a_pushed_lab_are_all_found_and_push_repairs_them(built
         others = [f for f in r.findings if f.get("source") != "config"]
         routed = {d.switch for d in drifts if d.kind in ("stray_route", "missing_route", "port_shut")}
         for f in others:  # only the drifts' own effects may show: shut ports' links down, changed routing tables
-            if f["kind"] == "down":
+            if f["kind"] == "down":  # the switch says shut: a push, never cable work (nor a lab fix)
                 assert any((e["device"], e["port"]) in shut for e in f["ends"]), f
+                assert (f["cause"], f["fix"]) == ("shut", []) and "port_shut" in f["instruction"], f
             else:
                 assert f["kind"] == "route" and f["ends"][0]["device"] in routed, f
         # the CLI: exit 1 with the findings and the metrics file, then push repairs and exit 0
@@ -437,6 +439,7 @@ def test_a_thousand_seeded_drifts_in_the_lab_are_all_found_with_their_kind(glm1k
     for f in (f for f in r.findings if f.get("source") != "config"):  # only the drifts' own effects
         if f["kind"] == "down":
             assert any((e["device"], e["port"]) in shut for e in f["ends"]), f
+            assert (f["cause"], f["fix"]) == ("shut", []), f
         else:
             assert f["kind"] == "route" and f["ends"][0]["device"] in routed, f
     running = {sw["name"]: (tmp_path / "r1" / sw["name"] / "show_running-config.txt").read_text() for sw in plan["switches"]}

@@ -102,8 +102,11 @@ def bgp_state(sw, state="Established", asn=None, bfd="Up", bfd_ports=None, fall_
                                 (addr,) if fall_over else ()))
 
 
-def observe(ports=None, hostname=None, static=None, addresses=None, bgp=None, b_routes=None, unavailable=None) -> dict[str, Observation]:
-    """The clean table with overrides: ports={switch: {port: (link, [neighbours])}}, hostname={switch: name}, ..."""
+def observe(ports=None, hostname=None, static=None, addresses=None, bgp=None, b_routes=None, unavailable=None,
+            shut=None, silent=()) -> dict[str, Observation]:
+    """The clean table with overrides: ports={switch: {port: (link, [neighbours])}}, hostname={switch: name}, ...;
+    every port reads not shut in its config but shut={switch: [ports]}; ``silent``: switches whose reader
+    does not tell whether a port is shut."""
     table = copy.deepcopy(CLEAN)
     for sw, rows in (ports or {}).items():
         table[sw].update(rows)
@@ -118,6 +121,7 @@ def observe(ports=None, hostname=None, static=None, addresses=None, bgp=None, b_
             bgp_routes=(b_routes or {}).get(sw, {}) if bgp else {},
             bgp=(bgp or {}).get(sw),
             unavailable=(unavailable or {}).get(sw, {}),
+            shut={} if sw in silent else {p: p in (shut or {}).get(sw, ()) for p in rows},
         )
     return out
 
@@ -246,10 +250,41 @@ def test_off_plan_neighbour_with_the_own_cable_elsewhere_moves_it_home():
 
 def test_link_down():
     f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (DOWN, [])}})))
-    assert (f["kind"], f["cables"], f["observed"]) == ("down", ["H1"], "link down")
+    assert (f["kind"], f["cables"], f["observed"], f["cause"]) == ("down", ["H1"], "link down", "link")
     assert f["instruction"] == (f"check cable H1 between SW-O1 {P(1)} (rack R1 U40) and gpu1 ens1 (rack R1 U2): "
                                 "install it if absent, else reseat it and replace the cable or optics")
     assert f["fix"] == [{"op": "reseat", "device": "SW-O1", "port": P(1)}, connect("H1")]
+
+
+def test_port_shut_in_config_is_no_cable_work():
+    """A port the switch says is shut in its config: cause shut, a push (audit's port_shut), no physical fix
+    (`zcube lab fix` would count a reseat it cannot make good)."""
+    f = only(classify(make_plan(), observe(ports={"SW-O1": {P(1): (DOWN, [])}}, shut={"SW-O1": [P(1)]})))
+    assert (f["kind"], f["cables"], f["cause"], f["fix"], f["observed"]) == ("down", ["H1"], "shut", [], f"shut: SW-O1 {P(1)}")
+    assert f["instruction"] == (f"no cable work: SW-O1 {P(1)} is shut in its running config (zcube audit: port_shut); "
+                                "push SW-O1's config (zcube push --only SW-O1) or bring the port up by hand")
+    assert "cable H1" in f["what"] and "reseat" not in f["instruction"]
+
+
+def test_far_end_shut_names_the_far_switch():
+    """A switch-to-switch cable: SW-E2 reads down (not shut) because SW-O1 shut its end; SW-E2 sorts after
+    SW-O1 but the finding, from whichever end, names the shut end."""
+    for order in (("SW-O1", "SW-E2"), ("SW-E2", "SW-O1")):
+        obs = observe(ports={"SW-O1": {P(5): (DOWN, [])}, "SW-E2": {P(5): (DOWN, [])}}, shut={"SW-O1": [P(5)]})
+        fs = [f for f in classify(make_plan(), {k: obs[k] for k in order}) if f["kind"] == "down"]
+        assert [(f["cables"], f["cause"], f["fix"]) for f in fs] == [(["F1"], "shut", [])]
+        assert "push SW-O1's config (zcube push --only SW-O1)" in fs[0]["instruction"]
+
+
+def test_down_reader_silent_names_both_causes():
+    """A platform whose reader does not say whether a port is shut: never a confident cable instruction."""
+    for silent in (("SW-O1",), ("SW-E2",)):  # this end's reader, or (a fabric cable) the far end's
+        port, cid = (P(1), "H1") if silent == ("SW-O1",) else (P(5), "F1")
+        ports = {"SW-O1": {port: (DOWN, [])}} | ({"SW-E2": {P(5): (DOWN, [])}} if cid == "F1" else {})
+        f = next(f for f in classify(make_plan(), observe(ports=ports, silent=silent)) if f["kind"] == "down")
+        assert (f["cables"], f["cause"]) == ([cid], "unknown")
+        assert "do not say whether an end is shut" in f["instruction"] and "zcube push --only" in f["instruction"]
+        assert "reseat it and replace the cable or optics" in f["instruction"]
 
 
 def test_up_without_neighbour_is_missing_and_a_silent_server_is_one_finding():

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from conftest import run_zcube
+from conftest import run_zcube, zcube_exe
 from zcube_deploy import push_configs
 from zcube_deploy.audit.run import AuditOptions, audit_once
 from zcube_deploy.access import credentials
@@ -79,3 +82,32 @@ def test_bad_input_is_refused_with_where_and_why(pushed, tmp_path, lab64_build):
     r = run_zcube("lab", "drift", str(out / "plan.json"), "--lab", str(tmp_path / "other.json"))
     assert r.returncode == 2 and "does not run 16 of the plan's switches" in r.stdout + r.stderr
     assert not (tmp_path / "drifts.json").exists()
+
+
+def test_a_port_shut_by_hand_is_a_push_not_cable_work(pushed, tmp_path):
+    """`lab drift --kind port_shut`: the switch prints the port `disabled`, verify's down finding says shut (a push,
+    no physical fix: it sent a technician to reseat cable F00009), and `lab fix` counts no physical fix for it."""
+    out, plan, lab_json, lab = pushed
+    r = run_zcube("lab", "drift", str(out / "plan.json"), "--lab", lab_json, "--count", "2", "--kind", "port_shut", "--seed", "9")
+    assert r.returncode == 0, r.stdout + r.stderr
+    shut = {(d["switch"], d["section"].split(" ", 1)[1]) for d in json.loads((Path(lab_json).parent / "drifts.json").read_text())["drifts"]}
+    try:
+        v = run_zcube("verify", str(out / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "v"))
+        assert v.returncode == 1, v.stdout + v.stderr
+        findings = json.loads((tmp_path / "v" / "verify.json").read_text())["findings"]
+        down = [f for f in findings if f["kind"] == "down"]
+        assert len(down) == len(shut) == 2 and {f["cause"] for f in down} == {"shut"} and not any(f["fix"] for f in down)
+        for f in down:
+            dev, port = next((e["device"], e["port"]) for e in f["ends"] if (e["device"], e["port"]) in shut)
+            assert f"zcube push --only {dev}" in f["instruction"] and "reseat" not in f["instruction"], f
+        lab_dir = Path(lab_json).parent
+        proc = subprocess.Popen(zcube_exe() + ["lab", "fix", str(lab_dir), "--findings", str(tmp_path / "v" / "verify.json")],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "COLUMNS": "200"})
+        while proc.poll() is None:  # the lab of this fixture takes control.json when asked (`zcube lab up` polls it)
+            lab.runner.call(lab.poll_control, lab_dir)
+            time.sleep(0.2)
+        said = proc.communicate()[0]
+        assert proc.returncode == 0, said
+        assert f"0 physical fixes from 0 findings applied to the lab; {len(findings)} findings have no physical fix" in said
+    finally:
+        assert push_configs(plan, out, dry_run=False, lab=lab_json)["ok"]  # repaired for the next test

@@ -520,3 +520,17 @@ def test_audit_metrics_in_a_missing_folder_is_refused(tmp_path, lab64_build, whe
     assert r.returncode == 2, r.stderr
     assert f"--metrics: {m}: its folder {m.parent} " in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "nonexistent").exists() and not (tmp_path / "out").exists()
+
+
+def test_audit_metrics_in_the_audits_own_output_folder_is_accepted(tmp_path, lab64_build):
+    """docs/audit.md's `-o out/a1 --metrics out/a1/zcube.prom` exited 2 ("its folder out/a1 does not exist"): the
+    audit makes its -o folder itself, so a metrics file there is written; a folder below it is still refused."""
+    (tmp_path / "rec").mkdir()
+    out = tmp_path / "out"
+    r = run_zcube("audit", str(lab64_build / "plan.json"), "--from", str(tmp_path / "rec"), "-o", str(out), "--metrics", str(out / "z.prom"))
+    assert r.returncode == 1, r.stderr  # nothing recorded: not checked, not clean
+    assert 'zcube_audit_clean{cluster="lab64"} 0.0' in (out / "z.prom").read_text()
+    below = tmp_path / "out2" / "sub" / "z.prom"
+    r = run_zcube("audit", str(lab64_build / "plan.json"), "--from", str(tmp_path / "rec"), "-o", str(tmp_path / "out2"), "--metrics", str(below))
+    assert r.returncode == 2 and f"--metrics: {below}: its folder {below.parent} does not exist" in r.stderr, r.stderr
+    assert not (tmp_path / "out2").exists()

@@ -4,6 +4,7 @@ failures, pd, traces with bad rows (exit 2 with their lines), determinism."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -52,6 +53,10 @@ def test_all_designs_with_a_failure(lab_plan, tmp_path):
             assert set(x["fabric_cable_utilisation"]) == fabric and max(x["fabric_cable_utilisation"].values()) <= 1 + 1e-9
     assert (tmp_path / "traffic.png").stat().st_size > 10_000
     assert "ZCube: 64 GPUs" in r.stdout and "ROFT" in r.stdout
+    # a progress line per row, its time as the tables give it (it printed raw floats: "0.02147483648 s")
+    progress = [ln.rstrip() for ln in r.stdout.splitlines() if re.match(r"\S.* (all-to-all|allreduce)( / .+)?: ", ln)]
+    assert len(progress) == len(rows), progress
+    assert all(re.fullmatch(r".*: (\d[\d,]*\.\d{3} ms|\d[\d,]*\.\d{2} s|not modelled)", ln) for ln in progress), progress
 
 
 def test_same_input_same_bytes(lab_plan, tmp_path):

@@ -9,7 +9,8 @@ verify.json read back compares equal to the members.
   (verify/classify.py).
 - ``Check`` and ``Fact``: verify's per-switch checks and the parts of a switch's report they read (a
   check whose facts were not collected is a ``not_checked`` finding).
-- ``BgpCause``: the likely cause a ``bgp`` finding names (verify/bgp.py).
+- ``BgpCause``: the likely cause a ``bgp`` finding names (verify/bgp.py); ``DownCause``: a ``down``
+  finding's (a port shut in its config or the link itself).
 - ``FaultKind``: the cabling faults the lab injects (lab/inject.py, a faults file's ``cabling:`` keys).
 - ``FixOp``: the physical actions a finding's ``fix`` lists and the lab's wiring applies
   (lab/wiring.py, ``zcube lab fix``).
@@ -50,6 +51,14 @@ class FindingKind(StrEnum):
 
 # the kinds about one cable: a bgp session over such a cable follows the link (cause "cabling")
 CABLE_KINDS = (FindingKind.DOWN, FindingKind.MISSING, FindingKind.WRONG_PEER, FindingKind.SWAPPED, FindingKind.DUPLICATE)
+
+
+@unique
+class DownCause(StrEnum):
+    """Why a planned port has no link (a ``down`` finding's ``cause``)."""
+    LINK = "link"        # the switch says the port is not shut: the cable or its optics (physical work)
+    SHUT = "shut"        # an end is shut in its running config (audit: port_shut): push, no cable work
+    UNKNOWN = "unknown"  # the switch does not say whether the port is shut: either is possible
 
 
 @unique

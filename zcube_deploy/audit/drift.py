@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 DRIFT_KINDS = ("port_shut", "stray_route", "missing_route", "config_changed", "config_stray", "config_missing")
 
-_WHAT = {"port_shut": "{section} is shut down on {device}; the plan has it up",  # each names its switch (a line alone on a terminal)
+_WHAT = {"port_shut": "{section} is shut down on {device}; the plan has it up (verify: its cable's down finding, cause shut)",  # each names its switch (a line alone on a terminal)
          "stray_route": "{device} has {line!r}, inside the plan's pools but not in the plan",
          "missing_route": "{device} lacks the planned {line!r}",
          "config_changed": "{where}: {device} has {have!r}, the plan {want!r}",

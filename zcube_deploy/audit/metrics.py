@@ -12,6 +12,7 @@ the collector never reads half a file (the textfile convention). Metrics:
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -21,10 +22,13 @@ from zcube_deploy.audit.drift import DRIFT_KINDS
 from zcube_deploy.errors import InputErrors, Problem
 
 
-def check_metrics_path(path: str | Path) -> None:
+def check_metrics_path(path: str | Path, out_dir: str | Path | None = None) -> None:
     """Refuse (exit 2, before any audit runs) a --metrics file whose folder does not exist or is not a folder: a
-    typo in the node_exporter textfile folder would otherwise make a folder no exporter reads."""
+    typo in the node_exporter textfile folder would otherwise make a folder no exporter reads. The audit's own
+    output folder ``out_dir`` is the exception: the audit makes it before it writes the metrics."""
     parent = Path(path).parent
+    if out_dir is not None and not parent.exists() and os.path.abspath(parent) == os.path.abspath(out_dir):
+        return
     if not parent.is_dir():
         raise InputErrors(Problem("--metrics", f"{path}: its folder {parent} {'is not a folder' if parent.exists() else 'does not exist'}",
                                   "give a file in an existing folder (node_exporter's --collector.textfile.directory)"),

@@ -419,7 +419,7 @@ def run_audits(plan: dict, plan_file: str, out_dir: Path, opts: AuditOptions, cr
     is returned. A run that fails on bad input raises as usual; an interrupt between runs ends the loop.
     """
     if metrics_path:
-        check_metrics_path(metrics_path)
+        check_metrics_path(metrics_path, out_dir)
     stop = threading.Event()
     cache: dict | None = {} if every else None  # the rendered configs, read once for all the runs
     if every and threading.current_thread() is threading.main_thread():

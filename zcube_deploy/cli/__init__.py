@@ -33,14 +33,16 @@ from zcube_deploy.cli import (  # noqa: F401  (each module registers its command
     verify,
 )
 from zcube_deploy.cli.common import cli, handle_errors  # noqa: F401
-from zcube_deploy.perf import run_then_exit_fast
+from zcube_deploy.perf import keep_going_on_a_closed_pipe, run_then_exit_fast
 
 
 def main() -> None:
     """The `zcube` program. After a `zcube plan` that succeeded (cli.plan.KEPT holds its plan) the process
     ends with ``os._exit`` once stdout and stderr are flushed: no object is freed one by one (0.5-0.8 s
     at 16k GPUs, seconds at 64k). That run holds nothing else: plan.json is written and closed, no
-    worker, temporary file or finaliser is pending. Every other command ends as usual."""
+    worker, temporary file or finaliser is pending. Every other command ends as usual. A reader that stops
+    reading (`zcube ... | head`) does not end the run: it goes on to its own exit code (perf.PipeSafe)."""
+    keep_going_on_a_closed_pipe()
     run_then_exit_fast(lambda: cli(prog_name="zcube"), lambda: bool(plan.KEPT))
 
 

@@ -83,8 +83,9 @@ def lab_fix_cmd(lab_dir: str, verify_json: str | None, stage_dir: str | None, wa
         out.print(f"{r['operations']} wiring operations of {stage_dir} applied to the lab; {r['roles']} role(s) named in lab.json; "
                   f"push and verify {stage_dir}/plan.json next", markup=False)
         sys.exit(1 if r["rejected"] else 0)
-    ops, findings = apply_verify_fixes(lab_dir, verify_json, wait)
-    out.print(f"{ops} physical fixes from {findings} findings applied to the lab; run `zcube verify` again")
+    ops, physical, other = apply_verify_fixes(lab_dir, verify_json, wait)
+    out.print(f"{ops} physical fixes from {physical} findings applied to the lab; {other} findings have no physical fix "
+              "(a port shut in its config, a route, ...: see their instruction, e.g. push); run `zcube verify` again")
 
 
 @lab_group.command("grow")

@@ -37,7 +37,9 @@ def print_traffic(doc: dict, js, png) -> None:
 
 
 def print_row(row: dict) -> None:
-    done = "not modelled" if not row.get("modelled") else f"{row['completion_time_s']} s"
+    from zcube_deploy.traffic.report import time_text  # start-up time (numpy)
+
+    done = "not modelled" if not row.get("modelled") else time_text(row["completion_time_s"])
     out.print(f"[dim]{row['label']} {row['workload']}{' / ' + row['failure'] if row['failure'] else ''}: {done}[/]")
 
 

@@ -325,17 +325,19 @@ def read_stage_record(lab_dir: str | Path) -> dict:
                       "written by `zcube lab fix --stage`; start a new lab from FROM's plan if it is damaged")
 
 
-def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int, int]:
+def apply_verify_fixes(lab_dir: str, verify_json: str, wait: float) -> tuple[int, int, int]:
     """`zcube lab fix`: apply a verify.json's physical fixes to the lab running in ``lab_dir``.
 
-    Returns (operations applied, findings they came from)."""
+    Returns (operations applied, findings they came from, findings without a physical fix: a port shut in its
+    config, a route, a hostname, ...: what a push or a person does, which the lab's wiring cannot)."""
     ops, findings = fix_operations(verify_json)
     same_plan(lab_dir, verify_json, _read_findings(verify_json))
     record = read_stage_record(lab_dir)  # a lab taken through migration stages: its switches play roles under other names
     if record:
         ops = physical_ops(ops, record["switch_of"])
     request_fixes(lab_dir, ops, wait, verify_json)
-    return len(ops), len(findings)
+    physical = sum(1 for f in findings if f.get("fix"))
+    return len(ops), physical, len(findings) - physical
 
 
 def grow_operations(plan: dict, wiring: dict) -> dict:

@@ -15,7 +15,8 @@ COLUMNS = ("workload", "failure", "flows", "completion", "slowdown (paper)", "ML
 NARROW_COLUMNS = ((0, 1, 2, 3, 4, 5), (0, 1, 6, 7, 8))
 
 
-def _t(x) -> str:
+def time_text(x) -> str:
+    """A completion time as the tables print it: ms with three decimals below 10 s, else s with two; '-' for none."""
     if x is None:
         return "-"
     return f"{x * 1e3:,.3f} ms" if x < 10 else f"{x:,.2f} s"
@@ -33,10 +34,10 @@ def _row(r: dict) -> list[str]:
     kv = r.get("kv_transfer_s")
     hot = r["hot"][0] if r["hot"] else None
     flows = f"{r['flows']:,}" + (f" ({r['unrouted_flows']:,} unrouted)" if r["unrouted_flows"] else "")
-    return [r["workload"], r["failure"] or "none", flows, _t(r["completion_time_s"]), slow,
+    return [r["workload"], r["failure"] or "none", flows, time_text(r["completion_time_s"]), slow,
             "-" if r["mlu"] is None else f"{r['mlu']:.3f}",
             "-" if rate["p50"] is None else f"{rate['p50']:,.1f} / {rate['p99']:,.1f}",
-            f"{_t(kv['p50'])} / {_t(kv['p99'])}" if kv and kv["p50"] is not None else "",
+            f"{time_text(kv['p50'])} / {time_text(kv['p99'])}" if kv and kv["p50"] is not None else "",
             f"{hot['from']} -> {hot['to']} {hot['utilisation']:.2f}" if hot else "-"]
 
 
@@ -71,10 +72,10 @@ def stage_lines(doc: dict) -> list[str]:
                  f"{st['from_plan']['gpus']:,} GPUs):")
     for c in st["cost"]:
         parts = [f"{st['islands'][k]['label']}, {v['gpus'] or 0:,} GPUs: "
-                 + (f"{_t(v['completion_time_s'])}, {v['gpu_gbps']:,.1f} Gb/s = {v['gpu_gbps_vs_from']:.2f} x" if v["gpu_gbps_vs_from"]
+                 + (f"{time_text(v['completion_time_s'])}, {v['gpu_gbps']:,.1f} Gb/s = {v['gpu_gbps_vs_from']:.2f} x" if v["gpu_gbps_vs_from"]
                     else "not modelled")
                  for k, v in c["islands"].items()]
-        ref = f"{_t(c['from_completion_time_s'])}, {c['from_gpu_gbps']:,.1f} Gb/s" if c["from_gpu_gbps"] else "not modelled"
+        ref = f"{time_text(c['from_completion_time_s'])}, {c['from_gpu_gbps']:,.1f} Gb/s" if c["from_gpu_gbps"] else "not modelled"
         lines.append(f"  {c['workload']}: FROM plan {ref}; " + "; ".join(parts))
     return lines
 

@@ -37,7 +37,7 @@ from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module
 from zcube_deploy.topology import forwarding
 from zcube_deploy.verify import bgp
 from zcube_deploy.verify.observation import Neighbour, Observation, as_observations
-from zcube_deploy.vocabulary import Check, Fact, FixOp
+from zcube_deploy.vocabulary import Check, DownCause, Fact, FixOp
 from zcube_deploy.vocabulary import FindingKind as K
 
 KINDS = tuple(K)
@@ -434,14 +434,39 @@ def classify_ok(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], 
 
 
 def classify_down(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:
+    """No link. Its ``cause`` (vocabulary.DownCause): ``shut`` when the switch says an end of the cable is shut
+    in its running config (push it: no cable work, no physical fix), ``link`` when both ends' switches say
+    neither is, ``unknown`` when a reader does not tell (or the far switch was not observed): both named."""
     if v.neighbours or v.up:
         return None
+    cause, shut_end = down_cause(ctx, v)
+    ends = [ctx.end(v.switch, v.port), ctx.end(*v.expected)]
+    what = f"{v.switch} {v.port} has no link (cable {v.cable} to {v.exp_text()})"
+    if cause == DownCause.SHUT:
+        dev, port = shut_end
+        return [finding(K.DOWN, [v.cable], ends, f"{what}: {dev} {port} is shut in its running config",
+                        f"no cable work: {dev} {port} is shut in its running config (zcube audit: port_shut); "
+                        f"push {dev}'s config (zcube push --only {dev}) or bring the port up by hand",
+                        [], cause=cause, expected=v.exp_text(), observed=f"shut: {dev} {port}")], {v.cable}
+    physical = (f"check cable {v.cable} between {v.switch} {v.port} ({ctx.at(v.switch)}) and {v.exp_text()} "
+                f"({ctx.at(v.expected[0])}): install it if absent, else reseat it and replace the cable or optics")
+    if cause == DownCause.UNKNOWN:
+        physical = (f"the switches do not say whether an end is shut in its running config: if one is (zcube audit: "
+                    f"port_shut), push that switch (zcube push --only SWITCH); else {physical}")
     fix = [{"op": FixOp.RESEAT, "device": v.switch, "port": v.port}, ctx.connect(v.cable)]
-    return [finding(K.DOWN, [v.cable], [ctx.end(v.switch, v.port), ctx.end(*v.expected)],
-                    f"{v.switch} {v.port} has no link (cable {v.cable} to {v.exp_text()})",
-                    f"check cable {v.cable} between {v.switch} {v.port} ({ctx.at(v.switch)}) and {v.exp_text()} "
-                    f"({ctx.at(v.expected[0])}): install it if absent, else reseat it and replace the cable or optics",
-                    fix, expected=v.exp_text(), observed="link down")], {v.cable}
+    return [finding(K.DOWN, [v.cable], ends, what, physical, fix, cause=cause, expected=v.exp_text(),
+                    observed="link down")], {v.cable}
+
+
+def down_cause(ctx: Context, v: PortView) -> tuple[DownCause, End | None]:
+    """(cause, the end shut in its config or None) of a planned port without link: its own switch's word and,
+    for a cable between two switches, the far switch's (a server end is never shut by a switch's config)."""
+    ends = [(v.switch, v.port)] + ([v.expected] if v.expected[0] in ctx.switches else [])
+    said = [ctx.obs[d].is_shut(p) if d in ctx.obs else None for d, p in ends]
+    for end, shut in zip(ends, said):
+        if shut:
+            return DownCause.SHUT, end
+    return (DownCause.UNKNOWN if None in said else DownCause.LINK), None
 
 
 def classify_missing(ctx: Context, v: PortView, done: set[str]) -> tuple[list[dict], set[str]] | None:

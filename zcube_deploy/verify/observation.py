@@ -51,6 +51,9 @@ class Bgp:
 class Observation:
     """One switch: hostname, link state, LLDP neighbours, addresses, installed routes, BGP.
 
+    ``shut``: port -> shut in its config (administratively down), for the ports whose platform's reader
+    tells it (an interface's ``shut`` in the dict); a port left out may be either (``is_shut`` None).
+
     ``addresses``: port -> ["a.b.c.d/len", ...] from the running config. ``bgp`` None: BGP state not
     collected (an older recording). ``unavailable``: the parts of the report that were not collected
     (vocabulary.Fact -> why, e.g. that its command was not recorded): the checks that read
@@ -63,6 +66,7 @@ class Observation:
     bgp_routes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # prefix -> next hops
     bgp: Bgp | None = None
     unavailable: Mapping[str, str] = field(default_factory=dict)
+    shut: Mapping[str, bool] = field(default_factory=dict)  # port -> shut in its config (only ports whose reader says)
 
     def lacks(self, *facts: str) -> str | None:
         """Why the first of ``facts`` that was not collected is missing; None when all were."""
@@ -76,6 +80,11 @@ class Observation:
 
     def is_up(self, port: str) -> bool:
         return self.up.get(port, False)
+
+    def is_shut(self, port: str) -> bool | None:
+        """True: the switch says the port is shut in its config (administratively down); False: it says it
+        is not; None: its reader does not tell (a platform that does not say, an observation without it)."""
+        return self.shut.get(port)
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Observation:
@@ -100,6 +109,7 @@ class Observation:
             bgp_routes={p: tuple(h) for p, h in (d.get("bgp_routes") or {}).items()},
             bgp=bgp,
             unavailable=dict(d.get("unavailable") or {}),
+            shut={p: bool(s["shut"]) for p, s in (d.get("interfaces") or {}).items() if s and "shut" in s},
         )
 
 

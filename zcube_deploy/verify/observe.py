@@ -20,7 +20,7 @@ def record_name(command: str) -> str:
 
 
 def observe(outputs: dict[str, str], platform: str = DEFAULT_PLATFORM, absent: dict[str, str] | None = None) -> dict:
-    """{command: raw text} -> {"hostname", "interfaces": {name: {"up", "vlan"}}, "lldp": {port: [..]},
+    """{command: raw text} -> {"hostname", "interfaces": {name: {"up", "vlan", "shut"}}, "lldp": {port: [..]},
     "static_routes": [[net/len, next hop]], "addresses": {name: [a/len]}, "bgp": {...} | None, "bgp_routes": {...},
     "unavailable": {fact: why}}.
 

@@ -14,16 +14,22 @@ from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.ruijie_rgos.show_lldp import lldp_rows
 
+ADMIN_DOWN_STATUS = "disabled"  # `show interface status`'s Status of a port shut in its config ("down": no link)
+
 # a port's long name (pure; every switch of a fabric reports the same few hundred port names: each read once a process)
 _long_name = lru_cache(maxsize=8192)(long_name)
 
 
 def observe(outputs: dict[str, str]) -> dict:
-    """{command: raw text} -> {"hostname", "interfaces": {name: {"up"}}, "lldp": {port: [..]}, "static_routes": [...]}"""
+    """{command: raw text} -> {"hostname", "interfaces": {name: {"up", "vlan", "shut"}}, "lldp": {port: [..]}, "static_routes": [...]}
+
+    ``shut``: the port is shut in its config (administratively down): `show interface status` prints
+    ``disabled`` in its Status column, where a port without link reads ``down``."""
     run = outputs.get("show running-config", "")
     m = re.search(r"^hostname (\S+)", run.replace("\r", ""), re.MULTILINE)
     hostname = m.group(1) if m else None
-    interfaces = {_long_name(r["interface"]): {"up": r["status"].lower() == "up", "vlan": r["vlan"]}
+    interfaces = {_long_name(r["interface"]): {"up": r["status"].lower() == "up", "vlan": r["vlan"],
+                                               "shut": r["status"].lower() == ADMIN_DOWN_STATUS}
                   for r in interface_status(outputs.get("show interface status", ""))}  # the TextFSM template's rows, faster
     lldp: dict[str, list[dict]] = {}
     for r in lldp_rows(outputs.get("show lldp neighbors detail", "")):  # the TextFSM template's rows, read whole (show_lldp.py)

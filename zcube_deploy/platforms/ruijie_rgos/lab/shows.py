@@ -32,7 +32,8 @@ def show_interface_status(sw: SwitchState, link_up: Callable[[SwitchState, str],
         vlan = "routed" if itf.routed else "1"
         speed = _speed_of(itf.name) if up else "Unknown"
         duplex = "Full" if up else "Unknown"
-        lines.append(f"{itf.name:<40} {'up' if up else 'down':<8}  {vlan:<6} {duplex:<8} {speed:<9} {'copper' if itf.name.startswith('Mgmt') else 'fiber'}")
+        status = "disabled" if itf.shutdown else "up" if up else "down"  # a port shut in its config reads disabled
+        lines.append(f"{itf.name:<40} {status:<8}  {vlan:<6} {duplex:<8} {speed:<9} {'copper' if itf.name.startswith('Mgmt') else 'fiber'}")
     return "\n".join(lines)
 
 
