@@ -142,7 +142,8 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
     targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)
     refused = sorted(t.name for t in targets if t.name in (drained or {}))
     if refused:
-        raise InputErrors([Problem(name, "is drained (a drain record beside the plan): a push would undo the drain",
+        raise InputErrors([Problem(name, "is drained (a drain record beside the plan names it, whatever its status: drained, or a "
+                                         "drain or undrain that failed or was interrupted): a push would undo the drain",
                                    "`zcube undrain PLAN switch:NAME` first, leave it out with --only, or --include-drained") for name in refused],
                           "cannot push")
     creds = credentials(bool(lab_path), prompt)
@@ -180,7 +181,7 @@ def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bo
         return result
     report, _ = push(new, out_dir, dry_run=dry_run, only=",".join(changed), concurrency=concurrency, canary=canary, max_failures=1,
                      lab_path=lab_path, known_hosts=known_hosts, trust_on_first_use=trust_on_first_use, timeout=timeout, prompt=prompt,
-                     progress=progress, drained=drained_ports(old_plan_path, old))
+                     progress=progress, drained=drain_held(old_plan_path, old))
     result["push"] = report
     if dry_run or not report["ok"]:
         return result
@@ -344,6 +345,9 @@ def drain_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, k
     from zcube_deploy.access import credentials
 
     src = Path(plan_path)
+    if element is not None and plan_path.startswith(("switch:", "link:")) and not src.exists():
+        raise InputErrors(Problem("PLAN", f"{plan_path!r} is an element, not a plan file (PLAN and ELEMENT swapped?)",
+                                  f"the order is PLAN then ELEMENT (zcube drain PLAN ELEMENT; undrain alike), e.g. {element} {plan_path}"))
     plan_dir = src if src.is_dir() else src.parent
     plan = open_plan(plan_path)
     if element is not None:
@@ -359,6 +363,14 @@ def drained_ports(plan_path: str, plan: dict | None = None) -> dict[str, set[str
 
     src = Path(plan_path)
     return ports(src if src.is_dir() else src.parent, plan)
+
+
+def drain_held(plan_path: str, plan: dict | None = None) -> dict[str, set[str]]:
+    """switch -> ports shut by drains, for every switch a drain record names whatever its status (push refuses them)."""
+    from zcube_deploy.drain.run import held_switches
+
+    src = Path(plan_path)
+    return held_switches(src if src.is_dir() else src.parent, plan)
 
 
 def drain_state(plan_path: str, plan: dict) -> tuple[dict[str, set[str]], set[str]]:

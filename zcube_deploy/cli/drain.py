@@ -25,17 +25,10 @@ def drain_options(fn):
     return click.argument("plan_path", metavar="PLAN", type=click.Path())(fn)
 
 
-def _blast(doc: dict) -> None:
-    b = doc["blast"]
-    out.print(f"{doc['element']} (mode {b['mode']}): {b['ports_down']} ports down, "
-              f"{len(b['host_ports'])} GPU ports move to their other port, {len(b['fabric_links'])} fabric links down, "
-              f"{len(b['routes_withdrawn'])} routes withdrawn; analysis: {b['gpu_pairs_without_routed_path']} GPU pairs without a routed path")
-
-
 @cli.command("drain")
 @drain_options
 @click.option("--accept-loss", is_flag=True, help="drain even when the analysis predicts GPU pairs without a routed path")
-@click.option("--settle", "settle_s", type=float, default=5.0, show_default=True, help="seconds between graceful shutdown and the ports")
+@click.option("--settle", "settle_s", type=click.FloatRange(min=0), default=5.0, show_default=True, help="seconds between graceful shutdown and the ports")
 @handle_errors
 def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, host_command, accept_loss,
               settle_s) -> None:
@@ -48,6 +41,5 @@ def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, a
     if as_json:
         print_json(doc)
     else:
-        _blast(doc)
         out.print(f"{doc['status']}" + ("" if dry_run else f"; record {plan_dir / 'drains'}"))
     sys.exit(0 if doc["status"] in ("drained", "would drain") else 1)

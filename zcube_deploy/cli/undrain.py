@@ -14,7 +14,7 @@ from zcube_deploy.cli.drain import drain_options
 @cli.command("undrain")
 @drain_options
 @click.option("--force", is_flag=True, help="push the rendered config even when the switch holds more than the drain's changes")
-@click.option("--settle", "settle_s", type=float, default=5.0, show_default=True, help="seconds between the fabric ports and the GPU ports")
+@click.option("--settle", "settle_s", type=click.FloatRange(min=0), default=5.0, show_default=True, help="seconds between the fabric ports and the GPU ports")
 @handle_errors
 def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, host_command, force, settle_s) -> None:
     """Reverse the drain of ELEMENT exactly, check the switches are back as planned, remove the record."""
@@ -26,7 +26,7 @@ def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run,
     if as_json:
         print_json(res)
     elif not dry_run:
-        out.print("back as planned; record removed" if res.get("back_as_planned") else f"NOT back as planned: {res.get('verify')}")
+        out.print(res["status"], markup=False)
         if res.get("still_drained"):
             out.print(f"still drained: {', '.join(res['still_drained'])} (their ports stay down; `zcube undrain` each to bring them back)",
                       markup=False)

@@ -46,7 +46,7 @@ from zcube_deploy.plan.roles import design_of
 from zcube_deploy.plan.state import state_problems
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
-from zcube_deploy.push.runner import push_all
+from zcube_deploy.push.runner import PushInterrupted, push_all
 from zcube_deploy.push.targets import Target, select_targets
 from zcube_deploy.safety import redact_secrets
 from zcube_deploy.verify.pipeline import run_verify
@@ -146,6 +146,20 @@ _RECORD = TypeAdapter(_Record)
 _RECORD_HINT = "written by `zcube drain`; remove it only if you know why"
 
 
+def _stray(p: Path) -> list[Problem]:
+    """A JSON object without an ``element`` in drains/ (someone's notes, another tool's file): one problem saying it is
+    no drain record and what it holds, rather than every field a record would have ([]: not such a file)."""
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    if not isinstance(doc, dict) or "element" in doc:
+        return []
+    keys = ", ".join(sorted(map(str, doc))[:6]) + (", ..." if len(doc) > 6 else "") or "nothing"
+    return [Problem(str(p), f"it has no `element`, so it is no drain record (it holds: {keys})",
+                    "drains/ holds the drain records only: move the file elsewhere")]
+
+
 def read_records(plan_dir: str | Path, plan: dict | None = None) -> list[dict]:
     """Every drain record beside the plan (the fabric's drained elements), each checked: its shape (plan.state), its
     element against its file name, and against ``plan``'s switches and ports when given; every problem at once (exit 2)."""
@@ -155,7 +169,7 @@ def read_records(plan_dir: str | Path, plan: dict | None = None) -> list[dict]:
     for p in sorted(d.glob("*.json")) if d.is_dir() else ():
         wrong, doc = state_problems(p, _RECORD, "a drain record", _RECORD_HINT)
         if wrong:
-            problems += wrong
+            problems += _stray(p) or wrong
             continue
         if doc["element"].replace(":", "-", 1) != p.stem:
             problems.append(Problem(f"{p}: element", f"not a drain record: its element {doc['element']!r} does not match its file name",
@@ -195,10 +209,23 @@ def drained_ports(plan_dir: str | Path, plan: dict | None = None, but: str | Non
     return out
 
 
+def held_switches(plan_dir: str | Path, plan: dict | None = None) -> dict[str, set[str]]:
+    """switch -> its ports shut by drains, for every switch a drain record names whatever its status (a drain that
+    failed or was interrupted may have changed it: push refuses them all unless asked)."""
+    out: dict[str, set[str]] = {}
+    for doc in read_records(plan_dir, plan):
+        for sw in doc["ports"]:
+            out.setdefault(sw, set())
+        for sw, ports in shut_now(doc).items():
+            out[sw].update(ports)
+    return out
+
+
 def _targets(plan: dict, opts: DrainOptions, switches: list[str]) -> dict[str, Target]:
 
     eps, _ = endpoints(opts.lab_path, opts.known_hosts)
-    return {t.name: t for t in select_targets(plan, opts.configs_dir, ",".join(switches), eps)}
+    return {t.name: t for t in select_targets(plan, opts.configs_dir, ",".join(switches), eps, way_out=(
+        "give --configs the folder this plan was rendered to (`zcube render PLAN -o DIR`; default: the plan's folder)"))}
 
 
 def steps(blast: Blast) -> list[tuple[str, dict[str, tuple[str, ...]], bool]]:
@@ -216,6 +243,78 @@ def steps(blast: Blast) -> list[tuple[str, dict[str, tuple[str, ...]], bool]]:
     else:
         steps.append(("ports", dict(blast.ports), False))
     return steps
+
+
+State = tuple[str, dict[str, tuple[str, ...]], bool]  # (label, switch -> ports shut, graceful shutdown on those switches)
+
+
+def ladder(blast: Blast) -> list[State]:
+    """The states the element's switches pass through, in the drain's order: before step 1, then after each step
+    that pushes (step ``hosts`` changes no switch). Undrain walks the same states back, so an interrupted drain or
+    undrain leaves each switch in one of them."""
+    out: list[State] = [("before step 1", {sw: () for sw in blast.ports}, False)]
+    out += [(f"after step {i} ({name})", shut, graceful) for i, (name, shut, graceful) in enumerate(steps(blast), 1) if name != HOST_STEP]
+    return out
+
+
+def record_blast(plan: dict, record: dict) -> Blast:
+    """The blast radius a record was drained with, as far as the steps need it (ports, GPU ports, mode)."""
+    b = record.get("blast") or {}
+    return Blast(parse_element(record["element"], plan), {k: tuple(v) for k, v in record["ports"].items()},
+                 tuple(b.get("host_ports", ())), (), (), 0, 0, b.get("mode", "static"))
+
+
+def found_states(plan: dict, base: dict[str, Target], report: dict, states: list[State], other_shut: dict[str, tuple[str, ...]],
+                 other_graceful: set[str]) -> dict[str, int | None]:
+    """switch -> the last of ``states`` its scoped running config holds (read by the push dry run ``report``: its
+    backup), the other drains' ports and steer included; None: none of them (a hand edit, or not read)."""
+    pm = platform_module(plan["cluster"]["platform"])
+    found: dict[str, int | None] = {}
+    for d in report["devices"]:
+        name, found[d["name"]] = d["name"], None
+        if not d.get("backup"):
+            continue
+        t, running = base[name], Path(d["backup"]).read_text(encoding="utf-8")
+        for k, (_, shut, graceful) in enumerate(states):
+            cfg = pm.drained_config(t.intended, _union(other_shut, shut).get(name, ()), name in other_graceful or (graceful and name in shut))
+            if not pm.drift_rows(running, cfg, t.scope.owns):
+                found[name] = k
+    return found
+
+
+def _state_found(states: list[State], found: dict[str, int]) -> tuple[dict[str, tuple[str, ...]], set[str]]:
+    """(switch -> ports shut, switches with graceful shutdown) of the states found switch by switch."""
+    shut = {sw: states[k][1].get(sw, ()) for sw, k in found.items()}
+    return {sw: p for sw, p in shut.items() if p}, {sw for sw, k in found.items() if states[k][2] and sw in states[k][1]}
+
+
+def follow_switches(record: dict, states: list[State], found: dict[str, int], say) -> bool:
+    """Make the record say the state read from its switches when it says another (an interrupted step reached a
+    switch, or the record could not be written after it); True when it did."""
+    shut, graceful = _state_found(states, found)
+    if (shut, graceful) == ({sw: p for sw, p in shut_now(record).items() if p}, graceful_now(record)):
+        return False
+    where = ", ".join(f"{sw} {states[k][0]}" for sw, k in sorted(found.items()))
+    say(f"{record['element']}: the record said \"{record.get('status')}\"; the switches hold: {where}; going on from there")
+    record["steps"].append({"step": "read from the switches", "ok": True, "shut": {k: list(v) for k, v in shut.items()},
+                            "graceful": sorted(graceful), "found": {sw: states[k][0] for sw, k in sorted(found.items())}})
+    return True
+
+
+def _interrupted(record: dict, path: Path, i: int, entry: dict, stopped: PushInterrupted, say, undrain: bool = False) -> None:
+    """Ctrl-C during step ``i``'s push (``entry``: the step as the record would hold it): the record follows push's
+    report (the switches the step reached, those in flight and how they ended, those not started) and is written; a
+    re-run reads the switches and goes on from where they are."""
+    by = {d["name"]: d["status"] for d in stopped.report["devices"]}
+    reached = all(st in ("changed", "unchanged") for st in by.values())
+    record["steps"].append({**entry, "ok": reached, "interrupted": True, "devices": {n: {"status": st} for n, st in sorted(by.items())}})
+    said = ", ".join(f"{n} {st}" for n, st in sorted(by.items()))
+    verb = "undrain" if undrain else "drain"
+    record["status"] = (f"{verb}ing: step {i} ({entry['step'].removeprefix('undrain ')}) done, then interrupted ({said})" if reached
+                        else f"interrupted at step {i} ({entry['step'].removeprefix('undrain ')}): {said}")
+    _write(path, record)
+    say(f"interrupted: the record {path} says {record['status']}; run `zcube {verb}` again to go on from the switches' state"
+        + ("" if undrain else ", or `zcube undrain` to reverse what was done"))
 
 
 def _union(*maps: dict[str, tuple[str, ...]] | dict[str, set[str]]) -> dict[str, tuple[str, ...]]:
@@ -314,8 +413,9 @@ def _say_lines(report: dict, say) -> None:
     """Every line a dry-run step would send, switch by switch, as push wrote them (secrets masked)."""
     for d in report["devices"]:
         if d.get("diff"):
-            say(f"  {d['name']} ({d['diff']}):")
-            for line in Path(d["diff"]).read_text(encoding="utf-8").splitlines():
+            lines = Path(d["diff"]).read_text(encoding="utf-8").splitlines()
+            say(f"  {d['name']} ({d['diff']}):" if lines else f"  {d['name']}: no change")
+            for line in lines:
                 say(f"    {line}")
 
 
@@ -351,10 +451,10 @@ def _host_step(record: dict, i: int, shut: dict, graceful: bool, blast: Blast, o
     moved = move_hosts(list(blast.host_ports), "down", opts, say)
     record["steps"].append({"step": HOST_STEP, "ok": not moved["failed"], "shut": {k: list(v) for k, v in shut.items()},
                             "graceful": sorted(set(shut) if graceful else ()), HOST_STEP: moved})
-    if not opts.dry_run:
-        _write(path, record)
     if moved["failed"]:
         record["status"] = f"failed at step {i} ({HOST_STEP}): {len(moved['failed'])} host commands failed"
+    if not opts.dry_run:
+        _write(path, record)
     return not moved["failed"]
 
 
@@ -366,43 +466,108 @@ def refuse_a_stage(plan: dict) -> None:
                                   "plan of the fabric as it runs"), "cannot drain")
 
 
+def blast_lines(blast: Blast, listed: Path) -> list[str]:
+    """The blast radius in words, said before the first step: the counts, then the GPU ports that move (the
+    first few; every one in ``listed``, written here)."""
+    listed.parent.mkdir(parents=True, exist_ok=True)
+    listed.write_text(json.dumps(blast.as_dict(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    b = blast.as_dict()
+    gpus = list(blast.host_ports)
+    shown = ", ".join(gpus[:6]) + (f", ... {len(gpus) - 6} more" if len(gpus) > 6 else "")
+    return [f"{b['element']} (mode {b['mode']}): {b['ports_down']} ports down, {len(gpus)} GPU ports move to their other port, "
+            f"{len(b['fabric_links'])} fabric links down, {len(b['routes_withdrawn'])} routes withdrawn; analysis: "
+            f"{b['gpu_pairs_without_routed_path']} GPU pairs without a routed path",
+            f"  GPU ports: {shown or 'none'}" + (f" (every one in {listed})" if gpus else "")]
+
+
 def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
     """Drain ``element_text`` (``switch:NAME`` or ``link:CABLE``); returns the record (written as it goes, unless dry run).
 
     Other drains on the same switches stay as they are: each step's config carries their ports too,
-    and before each step a dry run proves the switch is exactly in the state the drains expect."""
+    and before each step a dry run proves the switch is exactly in the state the drains expect. A drain
+    that was interrupted or failed (its record says so) goes on from the state read from its switches."""
 
     refuse_a_stage(plan)
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
-    if path.exists():
+    records = {d["element"]: d for d in read_records(plan_dir, plan)}
+    earlier = records.pop(element.key, None)
+    if earlier is not None and str(earlier.get("status", "drained")).startswith("drained"):
         raise InputErrors(Problem(str(path), f"{element.key} is already drained", f"`zcube undrain PLAN {element.key}` first"))
     blast = blast_radius(plan, element)
     if blast.gpu_pairs_without_routed_path and not opts.accept_loss:
         raise InputErrors(Problem(element.key, f"the analysis predicts {blast.gpu_pairs_without_routed_path} GPU pairs without a routed "
                                                "path while it is drained", "--accept-loss to drain anyway"))
-    others = read_records(plan_dir, plan)
+    others = list(records.values())
     other_shut = _union(*(shut_now(d) for d in others))
     other_graceful = set().union(*(graceful_now(d) for d in others)) if others else set()
     base = _targets(plan, opts, sorted(blast.ports))
-    record = {"element": element.key, "blast": blast.as_dict(), "ports": {k: list(v) for k, v in blast.ports.items()},
-              "graceful_shutdown": False, "steps": [], "status": "draining"}
+    record = earlier or {"element": element.key, "blast": blast.as_dict(), "ports": {k: list(v) for k, v in blast.ports.items()},
+                         "graceful_shutdown": False, "steps": [], "status": "draining"}
     work = _dry_run_dir(plan_dir, element) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
-    before, before_graceful = other_shut, other_graceful
     if opts.host_command:
         host_commands(opts.host_command, list(blast.host_ports), "down")  # a bad template is refused before any step
-    # before step 1 (the dry run too): the switches hold exactly what the drains expect, else nothing is done and
-    # nothing recorded (a hand edit inside the scope would otherwise stop a later step, or be folded into a step's diff)
-    problems = _not_as_expected(plan, base, before, before_graceful, creds, opts, work / "step-0-expected")
-    if problems:
-        raise InputErrors(problems, f"cannot drain {element.key}: the switches are not as the drains expect; nothing was done")
-    pushed = 0
-    for i, (name, shut, graceful) in enumerate(steps(blast), 1):
-        if name == HOST_STEP:  # the hosts act, not the switch: no push
-            if not _host_step(record, i, shut, graceful, blast, opts, path, say):
-                break
+    for line in blast_lines(blast, work / "blast.json"):  # what it takes out of service, before anything is sent
+        say(line)
+    states = ladder(blast)
+    at = _start(plan, base, states, record, earlier is not None, other_shut, other_graceful, creds, opts, work, say)
+    record["status"] = "draining"
+    _drain_steps(plan, base, blast, record, path, at, other_shut, other_graceful, creds, opts, work, say)
+    if opts.dry_run:
+        return record
+    if record["status"] == "drained":
+        _check_drained(record, plan, base, blast, creds, opts)
+    if any(st["ok"] or (st.get(HOST_STEP) or {}).get("ran") for st in record["steps"]):  # a switch or a host was changed
+        _write(path, record)
+    return record
+
+
+def _start(plan: dict, base: dict[str, Target], states: list[State], record: dict, resume: bool, other_shut, other_graceful: set[str],
+           creds: Credentials, opts: DrainOptions, work: Path, say) -> int:
+    """The drain's state on its switches before it acts (an index of ``states``): 0 for a new drain, whose switches
+    must hold exactly what the other drains expect (the dry run too: a hand edit inside the scope would otherwise
+    stop a later step, or be folded into a step's diff); for a drain that was interrupted or failed, the state read
+    from the switches (the least drained one), the record made to say it. Else nothing is done (exit 2)."""
+    if not resume:
+        problems = _not_as_expected(plan, base, other_shut, other_graceful, creds, opts, work / "step-0-expected")
+        if problems:
+            raise InputErrors(problems, f"cannot drain {record['element']}: the switches are not as the drains expect; nothing was done")
+        return 0
+    report = _push_state(plan, base, other_shut, other_graceful, creds, opts, work / "resume-read", dry_run=True)
+    found = found_states(plan, base, report, states, other_shut, other_graceful)
+    if any(k is None for k in found.values()):
+        shut, graceful = _union(other_shut, shut_now(record)), other_graceful | graceful_now(record)
+        problems = _not_as_expected(plan, base, shut, graceful, creds, opts, work / "resume-expected")
+        raise InputErrors(problems or [Problem(sw, "in none of the drain's states") for sw, k in found.items() if k is None],
+                          f"cannot go on with the drain of {record['element']} ({record.get('status')}): its switches are in none of "
+                          "the drain's states (changed by hand since?); nothing was done")
+    follow_switches(record, states, found, say)  # type: ignore[arg-type]
+    return min(k for k in found.values() if k is not None)
+
+
+def _drain_steps(plan: dict, base: dict[str, Target], blast: Blast, record: dict, path: Path, at: int, other_shut, other_graceful: set[str],
+                 creds: Credentials, opts: DrainOptions, work: Path, say) -> None:
+    """The drain's steps from ladder state ``at`` on (the steps the switches already hold are said and skipped), the
+    record written after each; ``record["status"]`` says how they ended."""
+    states = ladder(blast)
+    before = _union(other_shut, states[at][1])
+    before_graceful = other_graceful | (set(states[at][1]) if states[at][2] else set())
+    pushed, level = 0, 0
+    all_steps = steps(blast)
+    for i, (name, shut, graceful) in enumerate(all_steps, 1):
+        if name != HOST_STEP:
+            level += 1
+        if level <= at and (name != HOST_STEP or at > level):  # the switches hold it already (hosts: a later step too)
+            say(f"step {i} {name}: done before (the switches hold it)")
             continue
-        # (the state before the first push step was checked above; a dry run applies no step, so only that state can
+        if name == HOST_STEP:  # the hosts act, not the switch: no push
+            if any(st.get("step") == HOST_STEP and st["ok"] for st in record["steps"]):
+                say(f"step {i} {name}: done before (the record says so)")
+                continue
+            if not _host_step(record, i, shut, graceful, blast, opts, path, say):
+                return
+            continue
+        # (the state before the first push step was checked or read; a dry run applies no step, so only that state can
         # be checked and each later step's diff also shows the lines of the steps before it)
         expected = None if opts.dry_run or not pushed else _push_state(plan, base, before, before_graceful, creds, opts,
                                                                          work / f"step-{i}-expected", dry_run=True)
@@ -411,35 +576,32 @@ def drain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, cre
         if differs:
             record["status"] = f"stopped before step {i} ({name}): the switch is not as the drains expect"
             record["differs"] = differs
-            break
+            return
         now = _union(other_shut, shut)
         now_graceful = other_graceful | (set(shut) if graceful else set())
-        report = _push_state(plan, base, now, now_graceful, creds, opts, work / f"step-{i}", opts.dry_run)
+        entry = {"step": name, "shut": {k: list(v) for k, v in shut.items()}, "graceful": sorted(set(shut) if graceful else ())}
+        try:
+            report = _push_state(plan, base, now, now_graceful, creds, opts, work / f"step-{i}", opts.dry_run)
+        except PushInterrupted as stopped:
+            _interrupted(record, path, i, entry, stopped, say)
+            raise
         ok = report["ok"]
-        record["steps"].append({"step": name, "ok": ok, "shut": {k: list(v) for k, v in shut.items()}, "graceful": sorted(set(shut) if graceful else ()),
+        record["steps"].append({**entry, "ok": ok,
                                 "devices": {d["name"]: {k: d.get(k) for k in ("status", "lines_changed", "error")} for d in report["devices"]}})
-        since = ", lines of the steps before included: a dry run applies none" if opts.dry_run and i > 1 else ""
+        since = ", lines of the steps before included: a dry run applies none" if opts.dry_run and pushed > 1 else ""
         say(f"step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines{since})" for d in report["devices"]))
         if opts.dry_run:
             _say_lines(report, say)
         if not ok:
             record["status"] = f"failed at step {i} ({name})"
-            break
+            return
         record["graceful_shutdown"] = graceful
         before, before_graceful = now, now_graceful
         if not opts.dry_run:
             _write(path, record)  # the state so far: a later failure or crash leaves what was done recorded
             if name == "steer":
                 time.sleep(opts.settle_s)
-    else:
-        record["status"] = "would drain" if opts.dry_run else "drained"
-    if opts.dry_run:
-        return record
-    if record["status"] == "drained":
-        _check_drained(record, plan, base, blast, creds, opts)
-    if any(st["ok"] for st in record["steps"]):
-        _write(path, record)
-    return record
+    record["status"] = "would drain" if opts.dry_run else "drained"
 
 
 def _check_drained(record: dict, plan: dict, base, blast, creds: Credentials, opts: DrainOptions) -> None:
@@ -458,7 +620,8 @@ def _check_drained(record: dict, plan: dict, base, blast, creds: Credentials, op
 
 def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, creds: Credentials, say=print) -> dict:
     """Reverse the drain of ``element_text`` exactly (other drains stay, named in ``still_drained``), remove the
-    record, and verify the switches."""
+    record, and verify the switches. It starts from the state read from the switches: a drain or an undrain that
+    was interrupted (or whose record lags) goes on from where its switches are."""
     element = parse_element(element_text, plan)
     path = record_path(plan_dir, element)
     records = {d["element"]: d for d in read_records(plan_dir, plan)}
@@ -470,35 +633,69 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
     other_graceful = set().union(*(graceful_now(d) for d in others)) if others else set()
     base = _targets(plan, opts, sorted(record["ports"]))
     work = _dry_run_dir(plan_dir, element) if opts.dry_run else plan_dir / "drain-work" / f"{element.kind}-{element.name}"
-    # 1. the switches hold exactly what the drains left (nothing else changed inside the scope since)
+    # 1. the switches hold one of the drain's states with what the other drains left (nothing else changed inside the
+    #    scope since); the record is made to say the state read when it says another (an interrupted step)
     now = _union(other_shut, shut_now(record))
     check = _push_state(plan, base, now, other_graceful | graceful_now(record), creds, opts, work / "undrain-expected", dry_run=True)
-    differs = _differs(check)
-    if differs and not opts.force:
+    states = ladder(record_blast(plan, record))
+    found = found_states(plan, base, check, states, other_shut, other_graceful)
+    if all(k is not None for k in found.values()):
+        if follow_switches(record, states, found, say) and not opts.dry_run:  # type: ignore[arg-type]
+            _write(path, record)
+    elif not opts.force:
         raise InputErrors([Problem(sw, f"differs from the state the drains left: {why}",
-                                   f"see {work / 'undrain-expected'} (push dry run); --force to push anyway") for sw, why in differs.items()],
+                                   f"see {work / 'undrain-expected'} (push dry run); --force to push anyway") for sw, why in _differs(check).items()],
                           f"cannot undrain {element.key}")
-    # 2. back in stages, the drain's steps reversed (measured in the twin, docs/drain.md: one push brought the GPU
-    #    ports up before the switch's sessions, and traffic that came back to them was lost meanwhile)
-    result = {"element": element.key, "ok": True, "steps": [], "devices": []}
     host_ports = list(record.get("blast", {}).get("host_ports", ()))
     if hosts_moved(record) and not opts.host_command and not opts.dry_run:
         raise InputErrors(Problem(str(path), f"the drain took {len(host_ports)} GPU ports down on their hosts (--host-command)",
                                   "give undrain the same --host-command so they come back ({state} is up)"))
-    for i, (name, shut, graceful) in enumerate(undrain_steps(record), 1):
+    todo = undrain_steps(record)
+    say(f"{element.key} ({record.get('status')}): undrain in {len(todo)} steps: {', '.join(n for n, _, _ in todo)}")
+    result = _undrain_steps(plan, base, record, path, todo, other_shut, other_graceful, creds, opts, work, say)
+    if opts.dry_run or not result["ok"]:
+        return result
+    path.unlink()  # the drain is undone: its record must not set findings aside any more
+    # 3. back as planned: verify of the switches (the other drains' ports set aside)
+    only = ",".join(sorted(record["ports"]))
+    v = run_verify(plan, None, lab_path=opts.lab_path, known_hosts=opts.known_hosts, only=only, creds=creds,
+                   drained={k: set(p) for k, p in other_shut.items()})
+    result["verify"] = {"findings": len(v["findings"]), "unreachable": v["errors"]}
+    result["back_as_planned"] = not v["findings"] and not v["errors"]
+    say(f"verify {only}: {len(v['findings'])} findings" + (f", {len(v['errors'])} switches not read: {v['errors']}" if v["errors"] else "")
+        + ("" if result["back_as_planned"] else " (`zcube verify PLAN --only SWITCH` lists them)"))
+    result["status"] = "back as planned; record removed" if result["back_as_planned"] else "undone, but NOT back as planned (verify above); record removed"
+    result["still_drained"] = sorted(d["element"] for d in others)  # their ports stay down: "as planned" is with them
+    return result
+
+
+def _undrain_steps(plan: dict, base: dict[str, Target], record: dict, path: Path, todo: list, other_shut, other_graceful: set[str],
+                   creds: Credentials, opts: DrainOptions, work: Path, say) -> dict:
+    """2. Back in stages, the drain's steps reversed (measured in the twin, docs/drain.md: one push brought the GPU
+    ports up before the switch's sessions, and traffic that came back to them was lost meanwhile); after each the
+    record holds the state reached (a failed or interrupted step leaves it for a new undrain to go on from)."""
+    result = {"element": record["element"], "ok": True, "steps": [], "devices": []}
+    host_ports = list(record.get("blast", {}).get("host_ports", ()))
+    for i, (name, shut, graceful) in enumerate(todo, 1):
+        entry = {"step": f"undrain {name}", "shut": {k: list(v) for k, v in shut.items()}, "graceful": sorted(graceful)}
         if name == HOST_STEP:
             say(f"undrain step {i} {name}: {len(host_ports)} GPU ports brought up by their hosts")
             moved = move_hosts(host_ports, "up", opts, say)
             result["steps"].append({"step": name, "ok": not moved["failed"]})
-            if moved["failed"]:
-                result["ok"] = False
-                break
-            if not opts.dry_run:
-                record["steps"].append({"step": f"undrain {name}", "ok": True, "shut": {k: list(v) for k, v in shut.items()},
-                                        "graceful": sorted(graceful), HOST_STEP: moved})
+            failed = f"undrain failed at step {i} ({name}): {len(moved['failed'])} host commands failed; the record keeps the state reached"
+            if not opts.dry_run:  # (a failed step is not recorded as done: the hosts' ports count as down, a new undrain runs it again)
+                record["steps"] += [] if moved["failed"] else [{**entry, "ok": True, HOST_STEP: moved}]
+                record["status"] = failed if moved["failed"] else f"undraining: step {i} ({name}) done"
                 _write(path, record)
+            if moved["failed"]:
+                result["ok"], result["status"] = False, failed
+                break
             continue
-        report = _push_state(plan, base, _union(other_shut, shut), other_graceful | graceful, creds, opts, work / f"undrain-{i}", opts.dry_run)
+        try:
+            report = _push_state(plan, base, _union(other_shut, shut), other_graceful | graceful, creds, opts, work / f"undrain-{i}", opts.dry_run)
+        except PushInterrupted as stopped:
+            _interrupted(record, path, i, entry, stopped, say, undrain=True)
+            raise
         since = ", lines of the steps before included: a dry run applies none" if opts.dry_run and i > 1 else ""
         say(f"undrain step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines{since})"
                                                      for d in report["devices"]))
@@ -507,22 +704,14 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
         result["steps"].append({"step": name, "ok": report["ok"]})
         result["ok"], result["devices"] = report["ok"], report["devices"]
         if not report["ok"]:
+            result["status"] = f"undrain failed at step {i} ({name}); the record keeps the state reached: {path}"
             break
         if not opts.dry_run:
-            # the record follows the switch: a later failure leaves the state reached, which a new undrain starts from
-            record["steps"].append({"step": f"undrain {name}", "ok": True, "shut": {k: list(v) for k, v in shut.items()},
-                                    "graceful": sorted(graceful)})
+            record["steps"].append({**entry, "ok": True})
             record["status"] = f"undraining: step {i} ({name}) done"
             _write(path, record)
             if name == "fabric ports":
                 time.sleep(opts.settle_s)  # the sessions come up before traffic is let back to the GPU ports
-    if opts.dry_run or not result["ok"]:
-        return result
-    path.unlink()  # the drain is undone: its record must not set findings aside any more
-    # 3. back as planned: verify of the switches (the other drains' ports set aside)
-    v = run_verify(plan, None, lab_path=opts.lab_path, known_hosts=opts.known_hosts, only=",".join(sorted(record["ports"])), creds=creds,
-                   drained={k: set(p) for k, p in other_shut.items()})
-    result["verify"] = {"findings": len(v["findings"]), "unreachable": v["errors"]}
-    result["back_as_planned"] = not v["findings"] and not v["errors"]
-    result["still_drained"] = sorted(d["element"] for d in others)  # their ports stay down: "as planned" is with them
+    else:
+        result["status"] = "would undrain" if opts.dry_run else "undone"
     return result

@@ -48,8 +48,9 @@ class Target:
 
 
 def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: dict[str, tuple[str, int]] | None,
-                   allow_edited: bool = False) -> list[Target]:
-    """The switches of ``plan`` to push (``only``: globs or ``rack:GLOB``), each with its checked config file."""
+                   allow_edited: bool = False, way_out: str | None = None) -> list[Target]:
+    """The switches of ``plan`` to push (``only``: globs or ``rack:GLOB``), each with its checked config file.
+    ``way_out``: the caller's own way past configs that are not render's (push's is ``--allow-edited``)."""
     platform = plan["cluster"]["platform"]
     require_device_access(platform)
     configs_dir = Path(configs_dir)
@@ -67,7 +68,8 @@ def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: d
             files[sw["name"]] = path
     problems += not_in_lab([sw["name"] for sw in chosen], endpoints)
     texts = {name: _read(path, problems) for name, path in files.items()}
-    edited, manifest_problems = _against_manifest(plan, configs_dir, {n: t for n, t in texts.items() if t is not None})
+    edited, manifest_problems = _against_manifest(plan, configs_dir, {n: t for n, t in texts.items() if t is not None},
+                                                  "" if way_out else "--allow-edited")
     if not allow_edited:
         problems += manifest_problems
     targets = []
@@ -84,7 +86,7 @@ def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: d
         targets.append(Target(sw["name"], host, port, text, scope, sw.get("mgmt_address"), platform, sw["name"] in edited))
     if problems:
         more = [Problem("", f"... and {len(problems) - MAX_PROBLEMS} more")] if len(problems) > MAX_PROBLEMS else []
-        hint = " (--allow-edited pushes configs edited since render)" if manifest_problems and not allow_edited else ""
+        hint = (f" ({way_out or '--allow-edited pushes configs edited since render'})" if manifest_problems and not allow_edited else "")
         raise InputErrors(problems[:MAX_PROBLEMS] + more, "cannot push; nothing was sent" + hint)
     return targets
 
@@ -134,11 +136,12 @@ def render_manifest(plan: dict, configs_dir: Path, override: str = "") -> tuple[
     return files, []
 
 
-def _against_manifest(plan: dict, configs_dir: Path, texts: dict[str, str]) -> tuple[set[str], list[Problem]]:
-    """(switches whose file differs from render's manifest.json, the problems in words)."""
+def _against_manifest(plan: dict, configs_dir: Path, texts: dict[str, str], override: str) -> tuple[set[str], list[Problem]]:
+    """(switches whose file differs from render's manifest.json, the problems in words; ``override``: the option
+    that pushes them anyway, for the hint)."""
     if not texts:
         return set(), []
-    files, problems = render_manifest(plan, configs_dir, "--allow-edited")
+    files, problems = render_manifest(plan, configs_dir, override)
     if files is None:
         return set(texts), problems
     edited: set[str] = set()
