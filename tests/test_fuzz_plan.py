@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from conftest import deadline, run_zcube
 from zcube_deploy.cli import cli
-from zcube_deploy.plan.io import write_canonical
+from zcube_deploy.plan.io import wiring_identity_of, write_canonical
 
 DEEP = "__deep_nesting__"
 HUGE = "__huge_number__"
@@ -130,7 +130,8 @@ def base(lab64_build, tmp_path_factory):
     root = tmp_path_factory.mktemp("fuzz-base")
     doc = json.loads((lab64_build / "plan.json").read_text())
     port = _closed_port()
-    (root / "lab.json").write_text(json.dumps({"switches": {s["name"]: {"host": "127.0.0.1", "port": port} for s in doc["switches"]}}))
+    (root / "lab.json").write_text(json.dumps({"switches": {s["name"]: {"host": "127.0.0.1", "port": port} for s in doc["switches"]},
+                                               "plan": wiring_identity_of(lab64_build / "plan.json")}))  # the lab of lab-64, not running
     (root / "recordings").mkdir()
     return {"doc": doc, "dir": lab64_build, "root": root, "pool": sorted(_strings(doc, set()))}
 

@@ -403,11 +403,15 @@ def test_lab_fix_stage_refuses_a_plan_given_as_lab_json_with_exit_2(tmp_path):
 @pytest.mark.parametrize("cmd", [["audit", "-o", "OUT"], ["verify", "-o", "OUT"], ["push", "--configs", "CONFIGS"],
                                  ["drain", "switch:ZC-O001"]])
 def test_commands_refuse_the_lab_of_another_plan_with_exit_2(tmp_path, lab64_build, cmd):
-    """A plan against ANOTHER fabric's lab (its lab.json runs other switches): exit 2 naming the plan's switches the
-    lab does not run, one check (access.not_in_lab) for every command; verify and audit were KeyError, exit 3."""
+    """A plan against a lab that does not run its switches (its lab.json records this plan, so the plan check passes:
+    tests/test_lab_identity.py has a lab of another plan): exit 2 naming the plan's switches the lab does not run, one
+    check (access.not_in_lab) for every command; verify and audit were KeyError, exit 3."""
+    from zcube_deploy.plan.io import wiring_identity_of
+
     plan = str(lab64_build / "plan.json")
     lab = tmp_path / "lab.json"
-    lab.write_text(json.dumps({"switches": {"R-L001": {"host": "127.0.0.1", "port": 1}, "R-S001": {"host": "127.0.0.1", "port": 2}}}))
+    lab.write_text(json.dumps({"switches": {"R-L001": {"host": "127.0.0.1", "port": 1}, "R-S001": {"host": "127.0.0.1", "port": 2}},
+                               "plan": wiring_identity_of(plan)}))
     args = [{"OUT": str(tmp_path / "out"), "CONFIGS": str(lab64_build)}.get(a, a) for a in cmd]
     r = run_zcube(args[0], plan, *args[1:], "--lab", str(lab))
     assert r.returncode == 2, r.stderr

@@ -8,9 +8,11 @@ import pytest
 from nornir import InitNornir
 from nornir_napalm.plugins.tasks import napalm_get
 
+from conftest import ROOT
 from zcube_deploy.errors import InputErrors
 from zcube_deploy.lab.server import running_lab
 from zcube_deploy.nornir import ZCubeInventory
+from zcube_deploy.plan.io import wiring_identity_of
 
 
 def _nornir(**options):
@@ -50,7 +52,8 @@ def test_bad_options_are_input_errors(plan_dir, tmp_path):
     with pytest.raises(InputErrors) as e:
         ZCubeInventory(plan=str(plan_dir), configs=str(tmp_path)).load()
     assert "no rendered configs here" in str(e.value)
-    (tmp_path / "lab.json").write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 1}}}))
+    (tmp_path / "lab.json").write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 1}},
+                                                   "plan": wiring_identity_of(plan_dir)}))
     with pytest.raises(InputErrors) as e:
         ZCubeInventory(plan=str(plan_dir), lab=str(tmp_path / "lab.json")).load()
     text = "".join(str(p) for p in e.value.problems)
@@ -79,3 +82,28 @@ def test_napalm_get_over_the_lab(plan_dir, tmp_path):
             peers = {p: n[0]["hostname"] for p, n in got["lldp_neighbors"].items()}
             planned = {i["name"]: i["peer"]["device"] for i in sw["interfaces"] if i["kind"] == "host"}
             assert planned and {p: peers.get(p) for p in planned} == planned
+
+
+@pytest.mark.lab
+def test_the_documented_example_runs_as_written(plan_dir, tmp_path):
+    """docs/nornir.md's example, run as written from a folder laid out as the README's `out/`: a line per odd
+    switch, and no nornir.log left in the current folder (a new user found one after running it)."""
+    import re
+    import subprocess
+    import sys
+
+    code = re.search(r"```python\n(.*?)```", (ROOT / "docs" / "nornir.md").read_text(), re.S).group(1)
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("plan.json", "configs", "manifest.json"):
+        if (plan_dir / name).exists():
+            (out / name).symlink_to(plan_dir / name)
+    plan = json.loads((plan_dir / "plan.json").read_text())
+    odd = sorted(s["name"] for s in plan["switches"] if s["group"] == "odd")
+    with running_lab(plan, out_dir=out / "lab"):
+        r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == odd and all("failed" not in ln for ln in lines), r.stdout
+    assert all(re.search(r", [1-9]\d* ports with LLDP neighbours$", ln) for ln in lines), r.stdout
+    assert not (tmp_path / "nornir.log").exists()

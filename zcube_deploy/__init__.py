@@ -101,7 +101,7 @@ def push_configs(plan: PlanLike, configs_dir: str | Path, *, dry_run: bool = Tru
     report, _ = workflow.push(_plan(plan, PLAN_FIELDS), str(configs_dir), dry_run=dry_run, only=only, concurrency=concurrency,
                               canary=canary, max_failures=max_failures, lab_path=_str(lab),
                               known_hosts=_str(known_hosts), trust_on_first_use=trust_on_first_use,
-                              timeout=timeout, allow_edited=allow_edited)
+                              timeout=timeout, allow_edited=allow_edited, plan_path=None if isinstance(plan, dict) else str(plan))
     return report
 
 

@@ -9,9 +9,11 @@ themselves are the platforms' (``zcube_deploy.platforms.napalm_driver``).
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import NotRequired, TypedDict
 
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.io import wiring_identity
 from zcube_deploy.plan.state import read_state
 from zcube_deploy.safety import make_private_dir
 
@@ -57,15 +60,18 @@ class _LabPlan(TypedDict):
 @with_config(ConfigDict(strict=True))
 class _LabDoc(TypedDict):
     """The shape of a lab.json (``Lab.write_files``): {"switches": {name: {"host", "port"}}, "known_hosts",
-    "plan": the plan the lab runs now (``plan.io.wiring_identity``: `zcube lab fix` checks findings against it)}."""
+    "plan": the plan the lab runs now (``plan.io.wiring_identity``: commands and `zcube lab fix` check it),
+    "pid": the lab's process (it holds LAB_LOCK beside lab.json for its life)}."""
 
     switches: dict[str, _LabEndpoint]
     known_hosts: NotRequired[str | None]
     plan: NotRequired[_LabPlan]
+    pid: NotRequired[int]
 
 
 _LAB_DOC = TypeAdapter(_LabDoc)
-_LAB_HINT = "--lab takes the lab.json that `zcube lab up PLAN -o DIR` wrote in DIR"
+LAB_LOCK = "lab.lock"  # beside lab.json: flock'ed (exclusive) by the lab's process while it serves (lab/control.py)
+_LAB_HINT = "--lab takes the lab.json that `zcube lab up PLAN -o DIR` wrote in DIR (there while the lab runs: it is removed when the lab stops)"
 
 
 def read_lab(path: str | Path, hint: str = _LAB_HINT) -> dict:
@@ -133,12 +139,13 @@ def not_in_lab(names, eps: dict[str, tuple[str, int]] | None, where: str = "--la
     return out
 
 
-def lab_targets(plan: dict, names: list[str], lab_path: str | None, known_hosts: str | None
+def lab_targets(plan: dict, names: list[str], lab_path: str | None, known_hosts: str | None, lab_may_run: Sequence[dict] = ()
                 ) -> tuple[list[tuple[str, str, int]], str | None]:
     """(switch, host, port) of each of ``names`` (the lab's endpoints with ``lab_path``, else the plan's
-    management addresses at port 22) and the known_hosts file; a switch the lab does not run is an input
-    error (:func:`not_in_lab`), all of them at once."""
-    eps, kh = endpoints(lab_path, known_hosts)
+    management addresses at port 22) and the known_hosts file; a lab not running or of another plan
+    (:func:`endpoints`; ``lab_may_run``: other plans it may run, an expansion's old one) or a switch the
+    lab does not run (:func:`not_in_lab`) is an input error, all of them at once."""
+    eps, kh = endpoints(lab_path, known_hosts, (wiring_identity(plan), *lab_may_run))
     problems = not_in_lab(names, eps)
     if problems:
         raise InputErrors(problems, f"{lab_path} does not run this plan's switches; nothing was read")
@@ -146,12 +153,66 @@ def lab_targets(plan: dict, names: list[str], lab_path: str | None, known_hosts:
     return [(n, *(eps[n] if eps is not None else (mg[n], 22))) for n in names], kh
 
 
-def endpoints(lab_path: str | None, known_hosts: str | None) -> tuple[dict[str, tuple[str, int]] | None, str | None]:
-    """A lab.json's endpoints (management-address override) and known_hosts: ``known_hosts`` wins over the lab's."""
+def endpoints(lab_path: str | None, known_hosts: str | None, plans: Sequence[dict], hint: str = _LAB_HINT
+              ) -> tuple[dict[str, tuple[str, int]] | None, str | None]:
+    """A lab.json's endpoints (management-address override) and known_hosts: ``known_hosts`` wins over the lab's.
+
+    The lab must be running and run the plan: ``plans`` is the plan's ``plan.io.wiring_identity`` first, then any
+    other the lab may run for it (an expansion pushes its grown plan to a lab of the old one); a lab.json of a lab
+    that is not running, of another plan, or that records none, is an input error (:func:`lab_problems`); ``hint``:
+    where the right file comes from (:func:`read_lab`)."""
     if not lab_path:
         return None, known_hosts
-    eps, kh = load_lab(lab_path)
-    return eps, known_hosts or kh
+    doc = read_lab(lab_path, hint)
+    problems = lab_problems(lab_path, doc, plans)
+    if problems:
+        raise InputErrors(problems, "nothing was read or sent")
+    return {n: (e["host"], e["port"]) for n, e in doc["switches"].items()}, known_hosts or doc.get("known_hosts")
+
+
+def lab_running(lab_path: str | Path) -> bool | None:
+    """Whether a process holds the lock beside ``lab_path`` (LAB_LOCK): a lab serving that folder; None without the
+    lock file (a lab.json copied elsewhere: cannot be told). The lock goes with its process however it ends (a killed
+    lab included), so a lab.json left behind never passes for a live lab."""
+    try:
+        fd = os.open(Path(lab_path).with_name(LAB_LOCK), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # (released at once: a `lab up` starting now retries its lock)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def plan_words(ident: dict) -> str:
+    """A plan's wiring identity as the messages name it."""
+    return f"cluster {ident.get('cluster')!r}, cables sha256 {str(ident.get('cables_sha256'))[:12]}"
+
+
+def lab_problems(lab_path: str | Path, doc: dict, plans: Sequence[dict]) -> list[Problem]:
+    """What forbids using the lab of ``doc`` (its lab.json at ``lab_path``) for the plan ``plans[0]`` (with
+    :func:`endpoints`' ``plans``): a lab that is not running (its pid recorded, its lock free: a lab.json left by a
+    killed lab; one problem, not one refused connection a switch), a lab of another plan (both named), or a
+    lab.json that records no plan. The one check every command that reaches a lab makes (push, verify, audit,
+    drain, replace, the Nornir inventory, `zcube lab drift`)."""
+    out = []
+    if "pid" in doc and lab_running(lab_path) is False:
+        out.append(Problem(str(lab_path), f"is the lab running? ({lab_path} from pid {doc['pid']}, not running)",
+                           "start it with `zcube lab up PLAN -o DIR` (a lab that stops removes its lab.json; this one was "
+                           "left by a lab that was killed)"))
+    runs = doc.get("plan")
+    if runs is None:
+        out.append(Problem(str(lab_path), "records no plan (a lab.json of an older zcube, or written by hand): whether the "
+                           "lab runs this plan cannot be told", "restart the lab with `zcube lab up PLAN -o DIR`, or, if it "
+                           f"runs this plan, add \"plan\": {json.dumps(plans[0], sort_keys=True)}"))
+    elif runs not in plans:
+        out.append(Problem(str(lab_path), f"the lab runs another plan ({plan_words(runs)}); this plan is {plan_words(plans[0])}",
+                           "give the lab.json of `zcube lab up PLAN -o DIR` started from this plan (a lab follows "
+                           "`zcube lab grow` and `zcube lab fix --stage`)"))
+    return out
 
 
 def known_hosts_for(known_hosts: str | None, trust_on_first_use: bool) -> str | None:

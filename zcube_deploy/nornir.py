@@ -37,9 +37,10 @@ from typing import Any
 
 from nornir.core.inventory import ConnectionOptions, Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
 
-from zcube_deploy.access import lab_credentials, load_lab, not_in_lab
+from zcube_deploy.access import endpoints as lab_endpoints
+from zcube_deploy.access import lab_credentials, not_in_lab
 from zcube_deploy.errors import InputErrors, Problem
-from zcube_deploy.plan.io import read_plan
+from zcube_deploy.plan.io import read_plan, wiring_identity_of
 from zcube_deploy.plan.model import projection
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push import PLAN_FIELDS as PUSH_FIELDS
@@ -81,8 +82,8 @@ class ZCubeInventory:
         plan = read_plan(self.plan_path, PUSH_FIELDS if self.configs is not None else PLAN_FIELDS)
         platform = plan["cluster"]["platform"]
         driver_name = platform_module(platform).NAPALM_DRIVER
-        endpoints, lab_kh = load_lab(self.lab_path, LAB_HINT) if self.lab_path else (None, None)
-        known_hosts = self.known_hosts or lab_kh
+        endpoints, known_hosts = lab_endpoints(self.lab_path, self.known_hosts, (wiring_identity_of(self.plan_path),), LAB_HINT) \
+            if self.lab_path else (None, self.known_hosts)
         username, password, secret = _credentials(bool(self.lab_path))
         problems = not_in_lab([sw["name"] for sw in plan["switches"]], endpoints, f"{self.lab_path}: switches")
         # with configs: push's own targets (the files checked against render's manifest and the scope derived

@@ -43,6 +43,18 @@ def open_plan(path: str, fields=None, short_lived: bool = False) -> dict:
     return plan
 
 
+def plan_identity(plan: dict, plan_path: str | None) -> dict:
+    """The plan's ``plan.io.wiring_identity``: of ``plan`` when it holds its cables, else read from ``plan_path``
+    without keeping them."""
+    from zcube_deploy.plan.io import wiring_identity, wiring_identity_of
+
+    if "cables" in plan:
+        return wiring_identity(plan)
+    if plan_path is None:
+        raise ValueError("a plan read without its cables needs its path for its wiring identity")
+    return wiring_identity_of(plan_path)
+
+
 def plan_inventory(inventory: str | Path, short_lived: bool = False) -> dict:
     """Validate an inventory file and plan it (raises InputErrors listing every problem)."""
     from zcube_deploy.inventory import load_inventory
@@ -129,8 +141,13 @@ def build(inventory: str | Path, out_dir: str | Path, jobs: int | None = None, s
 def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | None = None, concurrency: int = 8, canary: int = 0,
          max_failures: int | None = None, lab_path: str | None = None, known_hosts: str | None = None,
          trust_on_first_use: bool = False, timeout: float = 30, prompt=None, progress: Progress | None = None,
-         allow_edited: bool = False, drained: dict[str, set[str]] | None = None) -> tuple[dict, int]:
+         allow_edited: bool = False, drained: dict[str, set[str]] | None = None, plan_path: str | None = None,
+         lab_may_run: tuple[dict, ...] = ()) -> tuple[dict, int]:
     """Push DIR/configs to the switches of ``plan``; returns (push report, number of targets).
+
+    With ``lab_path`` the lab must run this plan (``access.endpoints``): its wiring identity is the plan's, or,
+    for a plan read without its cables (push's PLAN_FIELDS), that of the file ``plan_path``; ``lab_may_run``:
+    other plans the lab may run (an expansion's old plan).
 
     ``allow_edited``: push config files that differ from render's manifest.json (the scope check still applies).
     ``drained`` (switch -> ports shut by `zcube drain`): a drained switch among the targets is refused (a push
@@ -138,7 +155,7 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
     from zcube_deploy.push import PushOptions, push_all, select_targets
     from zcube_deploy.access import credentials, endpoints, known_hosts_for
 
-    eps, kh = endpoints(lab_path, known_hosts)
+    eps, kh = endpoints(lab_path, known_hosts, (plan_identity(plan, plan_path), *lab_may_run) if lab_path else ())
     targets = select_targets(plan, Path(configs_dir), only, eps, allow_edited=allow_edited)
     refused = sorted(t.name for t in targets if t.name in (drained or {}))
     if refused:
@@ -165,6 +182,7 @@ def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bo
     new cables and the old ones; with ``twin_dir`` (a twin of the old plan) the expansion pushed into the twin
     under continuous probes (expand/twin.py). Returns {"report", "push", "verify", "twin"} (None when not run)."""
     from zcube_deploy.expand.run import check_output, prepare, split_findings
+    from zcube_deploy.plan.io import wiring_identity
     from zcube_deploy.verify.pipeline import run_verify
 
     check_output(old_plan_path, out_dir)
@@ -181,12 +199,12 @@ def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bo
         return result
     report, _ = push(new, out_dir, dry_run=dry_run, only=",".join(changed), concurrency=concurrency, canary=canary, max_failures=1,
                      lab_path=lab_path, known_hosts=known_hosts, trust_on_first_use=trust_on_first_use, timeout=timeout, prompt=prompt,
-                     progress=progress, drained=drain_held(old_plan_path, old))
+                     progress=progress, drained=drain_held(old_plan_path, old), lab_may_run=(wiring_identity(old),))
     result["push"] = report
     if dry_run or not report["ok"]:
         return result
     v = run_verify(new, str(Path(out_dir) / "verify"), lab_path, known_hosts, timeout=timeout, prompt=prompt,
-                   drained=drained_ports(old_plan_path, old))
+                   drained=drained_ports(old_plan_path, old), lab_may_run=(wiring_identity(old),))
     old_ids = [c["id"] for c in old["cables"]]
     result["verify"] = {"summary": v["summary"], **split_findings(v["findings"], prepared.growth.new_cables, old_ids)}
     return result

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from zcube_deploy.access import lab_credentials, load_lab
+from zcube_deploy.access import endpoints as lab_endpoints
+from zcube_deploy.access import lab_credentials
 from zcube_deploy.audit.run import AuditOptions, intended_configs
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.io import wiring_identity
 from zcube_deploy.platforms import platform_module, simulator
 from zcube_deploy.push.targets import render_manifest
 from zcube_deploy.safety import write_private
@@ -44,7 +46,7 @@ def seed_drifts(plan: dict, lab_path: str, configs_dir: Path, count: int, kinds:
     "unreachable": {switch: why}}; written beside lab.json (not on a dry run)."""
     sim = simulator(plan["cluster"]["platform"])
     chosen = parse_kinds(kinds, tuple(sim.DRIFT_FAULT_KINDS))
-    endpoints, _ = load_lab(lab_path)
+    endpoints, _ = lab_endpoints(lab_path, None, (wiring_identity(plan),))
     names = sorted(s["name"] for s in plan["switches"])
     missing = [n for n in names if n not in endpoints]
     if missing:

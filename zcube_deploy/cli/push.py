@@ -74,7 +74,8 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
     report, targets = workflow.push(plan, configs_dir, dry_run=dry_run, only=only, concurrency=concurrency, canary=canary,
                                     max_failures=max_failures, lab_path=lab_path, known_hosts=known_hosts,
                                     trust_on_first_use=trust_on_first_use, timeout=timeout, prompt=prompt, progress=progress_bar,
-                                    allow_edited=allow_edited, drained=None if include_drained else workflow.drain_held(plan_path, plan))
+                                    allow_edited=allow_edited, drained=None if include_drained else workflow.drain_held(plan_path, plan),
+                                    plan_path=plan_path)
     print_push(report, targets, dry_run)
     if dry_run:
         print_diff_preview(report, Path(configs_dir) / "push")

@@ -37,10 +37,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 
-from zcube_deploy.access import endpoints
+from zcube_deploy.access import endpoints, load_lab
 from zcube_deploy.drain.blast import Blast, Element, blast_radius, parse_element
 from zcube_deploy.drain.records import RECORDS, graceful_now, read_records, shut_now
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.io import wiring_identity
 from zcube_deploy.plan.roles import design_of
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
@@ -120,7 +121,7 @@ def record_path(plan_dir: Path, element: Element) -> Path:
 
 def _targets(plan: dict, opts: DrainOptions, switches: list[str]) -> dict[str, Target]:
 
-    eps, _ = endpoints(opts.lab_path, opts.known_hosts)
+    eps, _ = endpoints(opts.lab_path, opts.known_hosts, (wiring_identity(plan),))
     return {t.name: t for t in select_targets(plan, opts.configs_dir, ",".join(switches), eps, way_out=(
         "give --configs the folder this plan was rendered to (`zcube render PLAN -o DIR`; default: the plan's folder)"))}
 
@@ -324,8 +325,8 @@ def _write(path: Path, record: dict) -> None:
 
 
 def _lab_known_hosts(opts: DrainOptions) -> str | None:
-
-    return endpoints(opts.lab_path, opts.known_hosts)[1]
+    """The lab's known_hosts (its lab.json checked by :func:`_targets` before)."""
+    return load_lab(opts.lab_path)[1] if opts.lab_path else None
 
 
 def port_states(plan: dict, base: dict[str, Target], creds: Credentials, opts: DrainOptions) -> dict[str, dict[str, bool]]:

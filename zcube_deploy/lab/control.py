@@ -10,7 +10,9 @@ rewrites DIR/wiring.json and removes DIR/control.work (done). This module holds 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
 import signal
 import time
 from collections.abc import Callable
@@ -19,7 +21,7 @@ from pathlib import Path
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
-from zcube_deploy.access import load_lab, read_lab
+from zcube_deploy.access import LAB_LOCK, load_lab, plan_words, read_lab
 from zcube_deploy.errors import InputErrors, Problem, ZCubeError
 from zcube_deploy.lab.wiring import operation_problems
 from zcube_deploy.migrate.labops import physical_ops
@@ -81,6 +83,45 @@ def clear_state(out_dir: str) -> list[str]:
     return removed
 
 
+LOCK_TRIES = 10  # a `zcube lab up` retries a held lock this many times, 0.1 s apart (a command probing it holds it an instant)
+
+
+def hold_folder(out_dir: str | Path):
+    """Take the lab folder ``out_dir`` for this process's lab: an exclusive flock on DIR/lab.lock (the pid written in it),
+    held for the lab's life (:func:`release_folder`). A folder a running lab holds is an input error naming its pid:
+    a second lab there would overwrite the first one's lab.json and known_hosts. A lock rather than a pid in a file:
+    the kernel drops it with the process however it ends (SIGKILL too), so a dead lab never holds a folder and a
+    reused pid never passes for one. Returns the open lock file."""
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    fh = open(d / LAB_LOCK, "a+", encoding="utf-8")
+    for _ in range(LOCK_TRIES):
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            time.sleep(0.1)
+    else:
+        fh.seek(0)
+        pid = fh.read().strip() or "?"
+        fh.close()
+        raise InputErrors(Problem(str(out_dir), f"a running lab (pid {pid}) serves this folder: a second lab would overwrite its "
+                                  "lab.json and known_hosts", f"stop it first (Ctrl-C where it runs, or kill -INT {pid}), or give "
+                                  "another -o DIR"), "no lab started")
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"{os.getpid()}\n")
+    fh.flush()
+    return fh
+
+
+def release_folder(fh, out_dir: str | Path) -> None:
+    """A lab that stops: its lab.json removed (a script waiting on lab.json, or a command given it, is never told of a
+    lab that is gone), then its folder lock released."""
+    (Path(out_dir) / "lab.json").unlink(missing_ok=True)
+    fh.close()
+
+
 def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, port_base: int | None = None,
           baseline: str | None = None, on_ready: Callable[[object, dict], None] | None = None, baseline_name: str = "baseline",
           on_cleared: Callable[[list[str]], None] | None = None) -> None:
@@ -93,7 +134,8 @@ def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, po
     from zcube_deploy.lab.server import Lab  # start-up time: asyncssh loads only when a lab is served, not for wiring or fixes
 
     lab = Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=baseline, baseline_name=baseline_name)
-    removed = clear_state(out_dir)  # (after the inputs are checked: a refused `lab up` changes nothing)
+    lock = hold_folder(out_dir)  # (after the inputs are checked: a refused `lab up` changes nothing)
+    removed = clear_state(out_dir)
     if removed and on_cleared:
         on_cleared(removed)
 
@@ -113,7 +155,10 @@ def serve(plan: dict, out_dir: str, faults: str | None = None, seed: int = 0, po
                 lab.poll_control(out_dir)
         await lab.stop()
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    finally:
+        release_folder(lock, out_dir)
 
 
 def _read_findings(verify_json: str) -> dict | list:
@@ -136,6 +181,10 @@ def fix_operations(verify_json: str) -> tuple[list[dict], list[dict]]:
     if not isinstance(findings, list):
         raise InputErrors(Problem(verify_json, "not a verify.json: expected a mapping with a 'findings' list",
                                   "give the verify.json that `zcube verify -o DIR` wrote"))
+    if "runner" in doc:  # audit.json's mark: its fixes are config lines and texts, not wiring operations (one message, not one a fix)
+        raise InputErrors(Problem(verify_json, "an audit report (audit.json), not a verify.json: `lab fix --findings` takes verify's "
+                                  "physical fixes", "an audit's findings are fixed by `zcube push` (config drift) or by the finding's "
+                                  "fix text; for the lab's cabling run `zcube verify PLAN --lab DIR/lab.json -o OUT` and give OUT/verify.json"))
     problems: list[Problem] = []
     ops: list[dict] = []
     for i, f in enumerate(findings):
@@ -231,10 +280,6 @@ def console_paste(lab_dir: str, switch: str, path: str, wait: float) -> dict:
     return request(lab_dir, {"console": {"switch": switch, "lines": lines}}, wait, path)
 
 
-def _plan_words(ident: dict) -> str:
-    return f"cluster {ident.get('cluster')!r}, cables sha256 {str(ident.get('cables_sha256'))[:12]}"
-
-
 def same_plan(lab_dir: str, verify_json: str, doc: dict) -> None:
     """Refuse (exit 2) findings that are not of the plan the lab runs now: another cluster's, or an earlier
     stage's after a later stage re-wired the lab (verify.json's "plan" against lab.json's, both
@@ -250,10 +295,10 @@ def same_plan(lab_dir: str, verify_json: str, doc: dict) -> None:
         raise InputErrors(Problem(str(lab_json), "records no plan (a lab started by an older zcube): the findings cannot be "
                                   "checked against it", "restart the lab with `zcube lab up PLAN -o DIR`"), "no fix applied")
     if "cables_sha256" not in found:
-        problem = Problem(verify_json, f"records no plan identity (only {_plan_words(found)}): which plan its findings "
-                          f"are for cannot be told; the lab runs {_plan_words(runs)}", hint)
+        problem = Problem(verify_json, f"records no plan identity (only {plan_words(found)}): which plan its findings "
+                          f"are for cannot be told; the lab runs {plan_words(runs)}", hint)
     elif found != runs:
-        problem = Problem(verify_json, f"findings of another plan ({_plan_words(found)}); the lab runs {_plan_words(runs)}", hint)
+        problem = Problem(verify_json, f"findings of another plan ({plan_words(found)}); the lab runs {plan_words(runs)}", hint)
     else:
         return
     raise InputErrors(problem, "no fix applied")

@@ -12,6 +12,7 @@ import ctypes
 import hmac
 import json
 import logging
+import os
 import socket
 import threading
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from pathlib import Path
 import asyncssh
 
 from zcube_deploy.access import lab_credentials
+from zcube_deploy.lab.control import hold_folder, release_folder
 from zcube_deploy.lab.core import LabModel
 from zcube_deploy.lab.inject import apply_faults, load_faults
 from zcube_deploy.plan.io import wiring_identity, write_canonical
@@ -284,7 +286,7 @@ class Lab:
         kh = out / "known_hosts"
         kh.write_text(self.known_hosts_text())
         doc = {"switches": {n: {"host": h, "port": p} for n, (h, p) in sorted(self.endpoints.items())},
-               "known_hosts": str(kh.resolve()), "plan": wiring_identity(self.plan)}
+               "known_hosts": str(kh.resolve()), "plan": wiring_identity(self.plan), "pid": os.getpid()}
         (out / "faults.json").write_text(json.dumps({"faults": self.faults_spec, "expected_findings": self.expected}, indent=1, sort_keys=True) + "\n")
         self.write_wiring(out)
         # lab.json last: its appearance tells other processes (and the user) that the lab is ready
@@ -453,11 +455,14 @@ def running_lab(plan: dict, faults: str | dict | None = None, seed: int = 0, out
     ``baseline``: the site baseline the switches start from (None: the lab's default; "": a bare factory config).
     """
     runner = LabThread(Lab(plan, faults=faults, seed=seed, port_base=port_base, baseline=baseline))
-    lab = runner.start()
-    lab.runner = runner
+    lock = hold_folder(out_dir) if out_dir is not None else None  # as `zcube lab up`: one lab a folder
     try:
+        lab = runner.start()
+        lab.runner = runner
         if out_dir is not None:
             lab.write_files(out_dir)
         yield lab
     finally:
         runner.stop()
+        if lock is not None:
+            release_folder(lock, out_dir)

@@ -26,7 +26,7 @@ from zcube_deploy.inventory.load import inventory_digest
 from zcube_deploy.perf import bulk_allocation
 from zcube_deploy.plan.consistency import plan_problems, with_checked_fields
 from zcube_deploy.plan.model import (PLAN_ADAPTER, REQUIRED_SECTIONS, SCHEMA_VERSION, SECTIONS, ValidationError, check_projection, float_fields,
-                                     section_adapter, sorted_rows, validation_problems)
+                                     projection, section_adapter, sorted_rows, validation_problems)
 
 _enc = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 _rows_enc = msgspec.json.Encoder(order="sorted")
@@ -404,5 +404,54 @@ def wiring_identity(plan: dict) -> dict[str, str]:
     h = hashlib.sha256()
     for c in plan["cables"]:
         a, b = c["a"], c["b"]
-        h.update(f"{c['id']}\t{a['device']}\t{a['port']}\t{b['device']}\t{b['port']}\n".encode())
+        h.update(_cable_line(c["id"], a["device"], a["port"], b["device"], b["port"]))
     return {"cluster": plan["cluster"]["name"], "cables_sha256": h.hexdigest()}
+
+
+def _cable_line(cable: str, a_device: str, a_port: str, b_device: str, b_port: str) -> bytes:
+    return f"{cable}\t{a_device}\t{a_port}\t{b_device}\t{b_port}\n".encode()
+
+
+class _End(msgspec.Struct):
+    device: str
+    port: str
+
+
+class _Cable(msgspec.Struct):  # what the wiring identity reads of a cable row (the rest of the row is skipped)
+    id: str
+    a: _End
+    b: _End
+
+
+class _Cluster(msgspec.Struct):
+    name: str
+
+
+def wiring_identity_of(path: str | Path) -> dict[str, str]:
+    """:func:`wiring_identity` of the plan.json at ``path``, its cables hashed as they are read, none kept: a
+    command that reads a plan without its cables (push, the Nornir inventory) checks a lab with it; keeping a
+    64k plan's 196,608 cables would cost ~120 MB. A file not in the canonical layout, or a row that is not a
+    cable, is read by :func:`read_plan` (which names any problem)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "plan.json"
+    h, cluster, cables = hashlib.sha256(), None, False
+    try:
+        with open(p, "rb") as fh:
+            if fh.readline() != b"{\n":
+                raise ValueError("not the canonical layout")
+            for line in fh:
+                if line == b'"cables":[\n':
+                    for item in fh:
+                        if item.startswith(b"]"):
+                            cables = True
+                            break
+                        c = msgspec.json.decode(item.rstrip(b",\n"), type=_Cable)
+                        h.update(_cable_line(c.id, c.a.device, c.a.port, c.b.device, c.b.port))
+                elif line.startswith(b'"cluster":'):
+                    cluster = msgspec.json.decode(line.partition(b":")[2].rstrip(b",\n"), type=_Cluster).name
+    except (OSError, ValueError, msgspec.DecodeError):  # not canonical, or a bad row: the whole read names the problem
+        cables = False
+    if not cables or cluster is None:
+        return wiring_identity(read_plan(p, projection(cables={"id", "a", "b"}, cluster=None)))
+    return {"cluster": cluster, "cables_sha256": h.hexdigest()}

@@ -39,6 +39,7 @@ from zcube_deploy.access import Credentials, endpoints, forget_host_key, known_h
 from zcube_deploy.drain.records import graceful_now, read_records, shut_now
 from zcube_deploy.errors import InputErrors, Problem, names_hint
 from zcube_deploy.ipv4 import dotted_mask
+from zcube_deploy.plan.io import wiring_identity
 from zcube_deploy.plan.state import read_state
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.candidate import control_character
@@ -168,7 +169,7 @@ def _inputs(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions) -> tupl
     target = targets[0] if targets else None
     access = checked(read_access_lines, opts.access_lines, target.scope if target else None,
                      plan["models"]["switch"]["mgmt_interface"], plan["cluster"]["platform"])
-    reach = checked(endpoints, opts.lab_path, opts.known_hosts)
+    reach = checked(endpoints, opts.lab_path, opts.known_hosts, (wiring_identity(plan),))
     drains = checked(drain_edits, plan, plan_dir, name)
     problems += not_in_lab([name], reach[0] if reach else None)
     if problems:

@@ -49,8 +49,10 @@ def set_aside_drained(plan: dict, findings: list[dict], drained: dict[str, set[s
 def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, known_hosts: str | None = None,
                record: str | None = None, replay_dir: str | None = None, only: str | None = None, concurrency: int = 32,
                timeout: float = 30, creds=None, prompt: Prompt | None = None,
-               drained: dict[str, set[str]] | None = None) -> VerifyResult:
+               drained: dict[str, set[str]] | None = None, lab_may_run: tuple[dict, ...] = ()) -> VerifyResult:
     """Verify ``plan`` against the switches (or ``replay_dir``'s recorded outputs).
+
+    ``lab_may_run``: plans the lab of ``lab_path`` may run besides ``plan`` (an expansion's old plan; access.endpoints).
 
     ``drained`` (switch -> ports shut by `zcube drain`, from the records beside the plan): a finding
     all of whose cables end on drained ports is the expected state, set aside as ``drained`` in the
@@ -67,7 +69,7 @@ def run_verify(plan: dict, out_dir: str | None, lab_path: str | None = None, kno
         with bulk_allocation():  # parsing the recordings makes millions of small objects and no cycles
             observed, errors = replay(replay_dir, names, platform=platform)
     else:
-        targets, kh = lab_targets(plan, names, lab_path, known_hosts)
+        targets, kh = lab_targets(plan, names, lab_path, known_hosts, lab_may_run)
         creds = creds or credentials(bool(lab_path), prompt)
         observed, errors = collect(targets, creds, kh, concurrency=concurrency, timeout=timeout, record=record,
                                    platform=platform)
