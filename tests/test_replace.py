@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, lab_session, run_zcube, zcube_exe
+from zcube_deploy.plan.io import wiring_identity_of
 from zcube_deploy.platforms.ruijie_rgos.bootstrap import console_bootstrap
 from zcube_deploy.platforms.ruijie_rgos.drain import drained_config
 from zcube_deploy.push.targets import select_targets
@@ -363,7 +364,8 @@ def test_a_dry_run_leaves_no_folder_behind(lab64_build, tmp_path):
     kh = tmp_path / "known_hosts"
     kh.write_text(f"[127.0.0.1]:{port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n")
     lab = tmp_path / "lab.json"
-    lab.write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": port}}, "known_hosts": str(kh)}))
+    lab.write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": port}}, "known_hosts": str(kh),
+                               "plan": wiring_identity_of(work / "plan.json")}))  # (a lab of this plan: the identity checked first)
     tmp = tmp_path / "tmpdir"
     tmp.mkdir()
     for extra in ((), ("--new-host-key",)):

@@ -435,7 +435,9 @@ def test_twin_test_reads_its_plan_validated(tmp_path):
     (No namespace is needed to get there: a twin description naming none is "up" with all of them present.)"""
     bad = tmp_path / "plan.json"
     bad.write_text(json.dumps({"switches": {"ZC-O001": {"host": "127.0.0.1", "port": 2201}}}))
-    (tmp_path / build.TWIN_FILE).write_text(json.dumps({"state": "up", "namespaces": {}, "plan": str(bad)}))
+    twin = {"version": 1, "plan": str(bad), "cluster": "c", "mode": "static", "prefix": "zt000000-", "dir": str(tmp_path),
+            "run_base": str(tmp_path / "run"), "namespaces": {}, "interfaces": {}, "links": [], "switches": {}, "state": "up"}
+    (tmp_path / build.TWIN_FILE).write_text(json.dumps(twin))  # (a whole twin description: its shape is checked first)
     r = run_zcube("twin", "test", str(tmp_path))
     assert r.returncode == 2, r.stderr
     assert f"{bad}: not a zcube plan" in r.stderr and "Traceback" not in r.stderr and "internal error" not in r.stderr

@@ -149,8 +149,9 @@ def test_demo_end_to_end(tmp_path):
     assert "all injected faults found" in r.stdout and "after the fixes: 0 findings" in r.stdout
     d = tmp_path / "demo"
     for rel in ("plan.json", "cabling.xlsx", "push-report.json", "verify-1/verify.json", "verify-1/verify.xlsx",
-                "verify-2/verify.json", "lab/lab.json", "lab/faults.json"):
+                "verify-2/verify.json", "lab/known_hosts", "lab/faults.json"):
         assert (d / rel).exists(), rel
+    assert not (d / "lab" / "lab.json").exists()  # the demo stopped its lab: a stopped lab leaves no lab.json (docs/lab.md)
     assert json.loads((d / "verify-2" / "verify.json").read_text())["findings"] == []
     assert len(json.loads((d / "verify-1" / "verify.json").read_text())["findings"]) >= 5
 

@@ -27,7 +27,7 @@ def print_done(out_dir, switches, servers, injected, first, missed, second, elap
     out.print(f"plan:            {d / 'plan.json'}")
     out.print(f"configs:         {d / 'configs'} ({switches}), {d / 'hosts'} ({servers})")
     out.print(f"cabling:         {d / 'cabling.xlsx'}, {d / 'cables.csv'}, {d / 'netbox-cables.csv'}, {d / 'topology.dot'}")
-    out.print(f"lab:             {d / 'lab'} (lab.json, known_hosts, faults.json, wiring.json)")
+    out.print(f"lab:             {d / 'lab'} (known_hosts, faults.json, wiring.json; its lab.json went when the lab stopped)")
     out.print(f"push:            {d / 'push-report.json'}, diffs in {d / 'push'}, backups in {d / 'backups'}")
     out.print(f"verify (faulty): {d / 'verify-1' / 'verify.json'}, {d / 'verify-1' / 'verify.xlsx'}")
     out.print(f"verify (fixed):  {d / 'verify-2' / 'verify.json'}")
