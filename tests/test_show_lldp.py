@@ -340,3 +340,65 @@ def test_the_labs_single_neighbours_are_read_column_by_column_and_odd_ones_by_th
                 text + "-" * 76 + "\n"):
         assert _as_printed(_LINE.findall("\n" + odd)) is None
         same_as_template(odd)
+
+
+# ---- whole neighbours as printed, one pattern match each (show_lldp._as_units), against the template
+_INSERTED = st.sampled_from([
+    "  Port ID                           : inserted", "  Port  ID : two-spaces", "  Chassis ID : c2", "  Chassis ID type : t2",
+    "  System name                       : other", "  System  name : x", "  Management address : 10.9.9.9", "  Port description : d2",
+    "  Port ID type : MAC address", "  System description : again", "  Neighbor index                    : 7", "-" * 76, "  " + "-" * 12,
+    "-" * 9, "LLDP neighbor-information of port [Hu 0/7]", "lldp neighbor-information of port [Hu 0/7]", "Chassis ID : col0",
+    "System name : col0", "  System capabilities supported     : Bridge", "  System capabilities enabled : x", "  Port VLAN ID : 1",
+    "  Management address subtype : ipv4", "  PortID : glued", "  Portable : x", "  Systematic : x", "  Cha : x", "  Nothing : x", "",
+    "   ", "Running on Software RGOS 11.0", "  Link aggregation supported : x", "  lldp : x", "  Neighbors : x"])
+
+
+@st.composite
+def printed_texts(draw) -> tuple[str, bool]:
+    """(the lab's printed text of a few neighbours, then maybe edited line by line: a line dropped, repeated,
+    moved, inserted (rule lines of every kind, near misses), a value with trailing or no spaces, an index that is no
+    number; whether it was edited)."""
+    neighbours = draw(st.lists(st.tuples(
+        st.sampled_from(["TwoHundredGigabitEthernet 0/1:1", "TwoHundredGigabitEthernet 0/1:2", "Hu 0/3"]),
+        st.sampled_from(["gpu00001", "ZC-O001", "", "a : b", "x  "]),
+        st.sampled_from(["Ubuntu 22.04.4 LTS", "Ruijie Networks,\nRunning on Software RGOS 11.0", "", "w\n  Port ID : not-a-field",
+                         "w\n  System capabilities supported : early"]),
+        st.sampled_from(["", "172.16.0.11"]), st.booleans()), min_size=1, max_size=4))
+    text = lab_lldp.detail([_lab_neighbour(*n) for n in sorted(neighbours, key=lambda n: n[0])])
+    lines = text.split("\n")
+    edits = draw(st.sampled_from([0, 0, 1, 2, 3]))
+    for _ in range(edits):
+        at = draw(st.integers(0, len(lines) - 1))
+        how = draw(st.sampled_from(["drop", "repeat", "move", "insert", "insert", "pad", "spaces", "index"]))
+        if how == "drop":
+            del lines[at]
+        elif how == "repeat":
+            lines.insert(at, lines[at])
+        elif how == "move":
+            lines.insert(draw(st.integers(0, len(lines))), lines.pop(at))
+        elif how == "insert":
+            lines.insert(at, draw(_INSERTED))
+        elif how == "pad":
+            lines[at] += draw(st.sampled_from([" ", "   ", " x"]))
+        elif how == "index":  # an index that is no number
+            lines = [ln + "x" if ln.startswith("  Neighbor index") else ln for ln in lines]
+        else:
+            lines[at] = lines[at].replace(" ", draw(st.sampled_from(["  ", ""])), 1)
+    end = draw(st.sampled_from(["", "\n", "\n\n"]))
+    return "\n".join(lines) + end, bool(edits)
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(printed_texts())
+@example(("-" * 76 + "\n  Neighbor index : 1\n  Chassis ID type : t\n  Chassis ID : c\n  System name : n\n  System description : d\n"
+          "  System capabilities supported : b\n  Management address : m\n  Port ID type : pt\n  Port ID : p\n  Port description : pd", True))
+def test_neighbours_as_printed_read_whole_as_the_template_reads_them(printed):
+    """The whole-neighbour reader gives the template's rows or refuses (None: the line readers then read the text);
+    the lab's layout, unedited, it always reads itself."""
+    from zcube_deploy.platforms.ruijie_rgos.show_lldp import _as_units
+
+    text, edited = printed
+    rows = _as_units(text if text.endswith("\n") else text + "\n")
+    assert rows is None or rows == template_rows(text)
+    assert edited or rows is not None
+    same_as_template(text)

@@ -3,13 +3,15 @@ general reader and the oracle), restricted to the fields verify reads, without r
 over every line.
 
 About 50 lines of a neighbour's output are padding the template ignores in every state (update
-and aging times, the 802.1 and 802.3 parts, blank lines). One compiled pattern finds, over the
-whole text, only the lines a template rule acts on (separators, port headers, the template's field
-lines); the template's states (Start, Neighbor, Description) are then run over those few, in order.
-That is exactly the template's result as long as white space inside a line is only spaces and
-every line ends in a newline: the reader checks that first (one scan) and refuses anything else,
-which the general reader then reads (:func:`lldp_rows`). At zcube-64k (512 neighbours, ~1 MB a
-switch) this is what verify's replay of a recording spends most of its time on.
+and aging times, the 802.1 and 802.3 parts, blank lines). A text that is nothing but neighbours as
+RGOS prints them is read one neighbour a match (:func:`_as_units`: a row from each match's groups).
+Else one compiled pattern finds, over the whole text, only the lines a template rule acts on
+(separators, port headers, the template's field lines); the template's states (Start, Neighbor,
+Description) are then run over those few, in order. Both are exactly the template's result as long
+as white space inside a line is only spaces and every line ends in a newline: the reader checks that
+first (one scan) and refuses anything else, which the general reader then reads (:func:`lldp_rows`).
+At zcube-64k (512 neighbours, ~1 MB a switch) this is what verify's replay of a recording spends
+most of its time on.
 """
 
 from __future__ import annotations
@@ -63,9 +65,56 @@ def lldp_fast(text: str) -> list[dict[str, str]] | None:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.isascii() or any(c in text for c in _ODD_SPACE):
         return None
+    rows = _as_units(text if text.endswith("\n") else text + "\n")
+    if rows is not None:
+        return rows
     matches = _LINE.findall("\n" + text)
     rows = _as_printed(matches)
     return rows if rows is not None else _states(matches)
+
+
+# Neighbours as RGOS (and the lab) prints them, each read with one match of the pattern below: a separator (after a
+# port header and a separator when the port changes), the index, then the field lines verify reads, each once, in the
+# printed order, with lines between them that no template rule reads (PAD). In the template's terms: the first
+# separator records the neighbour before (Neighbor -> Start; at the start of the text a no-op), the header sets the
+# port, the second separator is a no-op in Start, the index enters Neighbor, each field line sets its field, the
+# description line goes to Description, every line after it is the description's until the capabilities line brings
+# it back, and the next unit's separator (or the end of the text) records it. PAD is a line that, after its leading
+# spaces, is empty or starts with none of the characters a template rule (Neighbor's, Start's) starts with, or with
+# one of them but not followed by a rule's words (coarse: a line refused here only sends the text to the readers below).
+# A field's value is the rest of its line after the colon and the spaces after it, less its trailing spaces.
+_PAD = (r"(?: *+(?:[^CSMPNLl\n -][^\n]*+\n|\n|(?:C(?!hassis)|S(?!ystem +(?:name|desc))|M(?!anagement +address +:)"
+        r"|P(?!ort +(?:ID|desc))|N(?!eighbor)|[Ll](?![Ll][Dd][Pp]))[^\n]*+\n))*+")
+_VALUE = r" +: *+([^\n]*[^ \n])? *+\n"
+
+
+def _field(key: str) -> str:
+    return " +" + key.replace(" ", " +") + _VALUE + _PAD
+
+
+_SEPARATOR = r" *+-{10,}+ *+\n"
+_UNIT = re.compile(
+    "((?:" + _SEPARATOR + r" *+[Ll][Ll][Dd][Pp] +neighbor-information +of +port +\[([^\]\n]+)\] *+\n)?"  # 2: the port
+    + _SEPARATOR + r" +Neighbor +index +: *+(\d++) *+\n" + _PAD  # 3: the index
+    + _field("Chassis ID type") + _field("Chassis ID") + _field("System name")
+    + r" +System +description +:[^\n]*+\n(?:(?! +System +capabilities +supported +:)[^\n]*+\n)*+"
+    + r" +System +capabilities +supported +:[^\n]*+\n" + _PAD
+    + _field("Management address") + _field("Port ID type") + _field("Port ID") + _field("Port description") + ")")
+
+
+def _as_units(text: str) -> list[dict[str, str]] | None:
+    """The template's rows of ``text`` (ending in a newline) when it is nothing but neighbours as printed (see
+    ``_UNIT``: the units found cover the whole text), else None."""
+    units = _UNIT.findall(text)
+    if not units or sum(len(u[0]) for u in units) != len(text):
+        return None
+    local = ""
+    rows = []
+    for _, port, index, ct, c, sn, ma, pt, pi, pd in units:
+        local = port or local
+        rows.append({"local_interface": local, "neighbor_index": index, "chassis_id_type": ct, "chassis_id": c, "system_name": sn,
+                     "management_address": ma, "port_id_type": pt, "port_id": pi, "port_description": pd})
+    return rows
 
 
 # The matches of one neighbour as RGOS (and the lab) prints it: a separator, the port header, a separator, then the
