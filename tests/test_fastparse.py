@@ -61,9 +61,10 @@ not an interface row
 @pytest.mark.parametrize("text", [p.read_text() for p in sorted((MOCKED.parent / "show_ip_route").glob("*/raw.txt"))] + [
     ROUTES_TRICKY, ROUTES_TRICKY.replace("\n", "\r\n"), ROUTES_TRICKY.replace("\n", "\r"), ""])
 def test_ip_route_is_the_templates_rows(text):
-    from zcube_deploy.platforms.ruijie_rgos.fastparse import ip_route
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import ip_route, ip_route_static_bgp
 
     assert ip_route(text) == parse("show ip route", text)
+    assert ip_route_static_bgp(text) == [r for r in parse("show ip route", text) if r["protocol"][:1] in ("S", "B")]
 
 
 def test_ip_route_reads_the_tricky_routes():
@@ -201,16 +202,16 @@ def test_the_canonical_address_test_is_ntoa_of_parse(text):
 
 
 _RT_PIECES = st.lists(st.one_of(
-    st.builds("{}{}{}/{}{}[{}/{}]{}via{}{}{}{}{}".format, st.sampled_from(["S", "C", "B", "O*", "s", "*", ""]),
+    st.builds("{}{}{}/{}{}[{}/{}]{}via{}{}{}{}{}".format, st.sampled_from(["S", "C", "B", "O*", "s", "*", "", "S*", "Bx"]),
               st.sampled_from([" ", "     ", "\t", ""]), st.sampled_from(["10.0.0.0", "10.2.0.16", "1.2.3", "10.0.0.256"]),
               st.sampled_from(["23", "31", "x"]), st.sampled_from([" ", "  ", ""]), st.sampled_from(["1", "20"]),
               st.sampled_from(["0", "5"]), st.sampled_from([" ", "  ", ""]), st.sampled_from([" ", "\t "]),
               st.sampled_from(["10.64.0.0", "10.1.1.1"]), st.sampled_from(["", ", 00:01:00", ", 1d02h", ", x"]),
               st.sampled_from(["", ", TwoHundredGigabitEthernet 0/1:2", ", Hu0/7", ", Eth 1/2/3:4", ", 9x"]),
               st.sampled_from(["", "  ", " \x0c", "x"])),
-    st.builds("{}{}/{}{}is directly connected, {}{}".format, st.sampled_from(["C", "L", ""]), st.sampled_from([" ", "  "]),
+    st.builds("{}{}{}/{}is directly connected, {}{}".format, st.sampled_from(["C", "L", "", "S", "B"]), st.sampled_from([" ", "  "]),
               st.sampled_from(["10.2.0.0", "10.2.0.0/31"]), st.sampled_from(["31 ", "32  ", "32"]),
-              st.sampled_from(["TwoHundredGigabitEthernet 0/1:1", "Loopback 0", "Mgmt0", "0/1"]), st.sampled_from(["", " "])),
+              st.sampled_from(["TwoHundredGigabitEthernet 0/1:1", "Loopback 0", "Mgmt0", "0/1"]), st.sampled_from(["", " ", " x", "x"])),
     st.builds("{}[{}/0] via {}{}".format, st.sampled_from([" ", "      ", "", "\t"]), st.sampled_from(["20", "x"]),
               st.sampled_from(["10.200.0.1", "10.200.0"]), st.sampled_from(["", ", 00:00:07", ", HundredGigabitEthernet 0/7:2"])),
     st.sampled_from(["", "Codes:  C - Connected, L - Local, S - Static", "Gateway of last resort is no set", "   ", "\x85x", "é"])),
@@ -222,13 +223,27 @@ _RT_PIECES = st.lists(st.one_of(
 def test_ip_route_read_whole_is_the_templates_rows(lines, newline, last):
     """The whole-text reader gives the template's rows or refuses the text (None: a tab, another odd white space,
     a character that is not ASCII), never other rows; ip_route (whole or line by line) is the template's."""
-    from zcube_deploy.platforms.ruijie_rgos.fastparse import ip_route, ip_route_whole
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import ip_route, ip_route_static_bgp, ip_route_whole
 
     text = newline.join(lines) + (newline if last else "")
     want = parse("show ip route", text)
     whole = ip_route_whole(text)
     assert whole is None or whole == want
     assert ip_route(text) == want
+    assert ip_route_static_bgp(text) == [r for r in want if r["protocol"][:1] in ("S", "B")]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_RT_PIECES, st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_static_and_bgp_routes_without_continuations_are_the_templates(lines, newline, last, plain):
+    """Without a line that continues a route, ip_route_static_bgp reads the S and B lines alone: still the
+    template's S and B rows (a line that is no route's, an odd line end; ``plain``: without the lines that hold a
+    tab, a form feed or a character that is not ASCII, which send the text to the line reader)."""
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import ip_route_static_bgp
+
+    text = newline.join(ln for ln in lines if not ln.lstrip(" \t").startswith("[")
+                        and not (plain and (not ln.isascii() or "\t" in ln or "\x0c" in ln))) + (newline if last else "")
+    assert ip_route_static_bgp(text) == [r for r in parse("show ip route", text) if r["protocol"][:1] in ("S", "B")]
 
 
 @settings(max_examples=400, deadline=None)

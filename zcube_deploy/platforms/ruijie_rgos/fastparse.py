@@ -341,6 +341,32 @@ def ip_route_whole(text: str) -> list[dict[str, str]] | None:
     return rows
 
 
+# The first two rules for a route whose protocol starts with S or B only (groups as _RT_WHOLE's 1-11), after a newline
+_RT_SB = re.compile(r"\n(?:" + _HEAD_SP.replace("[A-Z*]", "[SB]", 1) + _VIA_SP + "|" + _HEAD_SP.replace("[A-Z*]", "[SB]", 1)
+                    + r"is +directly +connected, +(" + _IF_SP + r") *$)", re.M)
+_RT_GOES_ON = re.compile(r"\n +\[")  # a line the third rule may read (an equal-cost next hop under the route above)
+
+
+def ip_route_static_bgp(text: str) -> list[dict[str, str]]:
+    """:func:`ip_route`'s rows whose protocol starts with S or B (the static and BGP routes, what observe reads), in
+    order. When no line may continue a route (no line of spaces then ``[``), every row is its own line's and the
+    others (connected, local: most of them) need not be read: one pattern finds the S and B lines only."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = "\n" + text
+    if not _plain(text) or _RT_GOES_ON.search(lines):
+        return [r for r in ip_route(text) if r["protocol"][:1] in ("S", "B")]
+    rows: list[dict[str, str]] = []
+    for m in _RT_SB.findall(lines):
+        if m[0]:
+            rows.append({"protocol": m[0], "network": m[1], "prefix_length": m[2], "distance": m[3], "metric": m[4],
+                         "nexthop_ip": m[5], "nexthop_if": m[6]})
+        else:
+            rows.append({"protocol": m[7], "network": m[8], "prefix_length": m[9], "distance": "", "metric": "",
+                         "nexthop_ip": "", "nexthop_if": m[10]})
+    return rows
+
+
 def ip_route(text: str) -> list[dict[str, str]]:
     """Rows of `show ip route` as ``parse("show ip route", text)`` gives them (one per next hop; protocol,
     network and prefix length filled down to the continuation lines): :func:`ip_route_whole`'s, or read line

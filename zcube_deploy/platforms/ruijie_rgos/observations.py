@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from zcube_deploy.platforms.ruijie_rgos.fastparse import (
     interface_status,
-    ip_route,
+    ip_route_static_bgp,
     running_config,
 )
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
@@ -36,7 +36,7 @@ def observe(outputs: dict[str, str]) -> dict:
         lldp.setdefault(_long_name(r["local_interface"]), []).append({
             "system_name": r["system_name"], "port_id": r["port_id"], "port_id_type": r["port_id_type"],
             "chassis_id": r["chassis_id"], "management_address": r["management_address"]})
-    rib = ip_route(outputs.get("show ip route", ""))  # the TextFSM template's rows, faster (fastparse.py)
+    rib = ip_route_static_bgp(outputs.get("show ip route", ""))  # the TextFSM template's S and B rows, faster (fastparse.py)
     routes = sorted({(f"{r['network']}/{r['prefix_length']}", r["nexthop_ip"]) for r in rib if r["protocol"].startswith("S")})
     bgp_routes: dict[str, list[str]] = {}
     for r in rib:
