@@ -678,3 +678,16 @@ def test_what_is_found_per_switch_gives_the_same_findings(names, ports, routes):
     assert found == check(plan, obs)
     assert (routes == "as planned" or ports == "fabric down") or any(f["kind"] == "route" for f in found[0])
 
+
+
+@pytest.mark.parametrize("lldp", [{}, {"Hu 0/1": (Neighbour("gpu1", "ens1"),), "Hu 0/0": (Neighbour("ZC-O1", "Hu 0/9", "Interface name", "c", "m"),)},
+                                  {"Hu 0/1": (Neighbour("a", "b"), Neighbour("c", "d"))}, {"Hu 0/1": ()}])
+def test_an_observation_pickles_back_to_itself(lldp):
+    """Audit's pool workers send observations pickled (the LLDP neighbours as columns when one a port): the same
+    observation comes back, its ports in their order, each neighbour a Neighbour."""
+    import pickle
+
+    o = Observation("ZC-E1", {"Hu 0/1": True}, lldp, {"Hu 0/1": ("10.0.0.0/31",)}, (("0.0.0.0/0", "172.16.0.1"),))
+    back = pickle.loads(pickle.dumps(o, pickle.HIGHEST_PROTOCOL))
+    assert back == o and list(back.lldp) == list(lldp)
+    assert all(type(n) is Neighbour for ns in back.lldp.values() for n in ns)

@@ -8,7 +8,8 @@ Port names are the platform's long names, as in the plan.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from itertools import chain, repeat
 from typing import NamedTuple
 
 
@@ -86,6 +87,16 @@ class Observation:
         is not; None: its reader does not tell (a platform that does not say, an observation without it)."""
         return self.shut.get(port)
 
+    def __reduce__(self):
+        """Pickled with its LLDP neighbours as columns when every port has one (audit's pool workers send an
+        observation a switch to the parent: a named tuple pickles and unpickles through a Python call each, 512 a
+        switch at zcube-64k; columns of strings do not). The same observation comes back, its ports in order."""
+        state = [getattr(self, f.name) for f in _FIELDS]
+        lldp = self.lldp
+        if type(lldp) is dict and all(len(ns) == 1 for ns in lldp.values()):
+            state[_LLDP] = (tuple(lldp), *zip(*chain.from_iterable(lldp.values())))
+        return _unpickle, tuple(state)
+
     @classmethod
     def from_dict(cls, d: Mapping) -> Observation:
         """The dict of verify/observe.py's ``observe`` (or a recording's replay, or the lab)."""
@@ -111,6 +122,20 @@ class Observation:
             unavailable=dict(d.get("unavailable") or {}),
             shut={p: bool(s["shut"]) for p, s in (d.get("interfaces") or {}).items() if s and "shut" in s},
         )
+
+
+_FIELDS = fields(Observation)
+_LLDP = [f.name for f in _FIELDS].index("lldp")
+
+
+def _unpickle(*state) -> Observation:
+    """:meth:`Observation.__reduce__`'s state back into an observation (its LLDP columns into neighbours a port)."""
+    lldp = state[_LLDP]
+    if type(lldp) is tuple:
+        ports, *columns = lldp
+        neighbours = map(tuple.__new__, repeat(Neighbour), zip(*columns)) if columns else ()
+        state = (*state[:_LLDP], dict(zip(ports, zip(neighbours))), *state[_LLDP + 1:])
+    return Observation(*state)
 
 
 def as_observations(observed: Mapping[str, Observation | Mapping]) -> dict[str, Observation]:
