@@ -178,6 +178,7 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     assert v.returncode == 0 and "set aside as expected" in v.stdout, v.stdout
     p = run_zcube("push", plan_file, "--configs", str(bgp_build), "--lab", lab_json, "--dry-run")
     assert p.returncode == 2 and "is drained" in p.stderr
+    assert "(`zcube undrain PLAN ELEMENT` for each record in the plan's drains/ that names it: switch:ZC-O001, or link:CABLE" in p.stderr, p.stderr
     assert run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json).returncode == 2  # already drained
     u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
     assert u.returncode == 2 and "--host-command" in u.stderr  # the hosts' ports went down: undrain must bring them up
