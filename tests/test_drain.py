@@ -169,6 +169,7 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     record = json.loads((bgp_build / "drains" / "switch-ZC-O001.json").read_text())
     assert record["status"] == "drained" and record["check"]["ports_down"] and record["graceful_shutdown"]
     assert record["steps"][1]["hosts"]["ran"] and not record["steps"][1]["hosts"]["failed"]
+    assert r.stdout.endswith(f"drained; check: the 16 drained ports read down; record {bgp_build / 'drains' / 'switch-ZC-O001.json'}\n")
     assert _running(lab, "ZC-E002") == before["ZC-E002"]  # no other switch touched
     running = _running(lab, "ZC-O001")
     assert running.count("\n shutdown") - before["ZC-O001"].count("\n shutdown") == 16 and "route-map ZCUBE-DRAIN permit 20" in running
@@ -180,6 +181,9 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     assert p.returncode == 2 and "is drained" in p.stderr
     assert "(`zcube undrain PLAN ELEMENT` for each record in the plan's drains/ that names it: switch:ZC-O001, or link:CABLE" in p.stderr, p.stderr
     assert run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json).returncode == 2  # already drained
+    d = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--dry-run", "--host-command", hostcmd)
+    assert d.returncode == 0 and d.stdout.endswith("\nwould undrain\n"), d.stdout + d.stderr  # it ended on a diff line
+    assert len(moved.read_text().splitlines()) == len(host_ports)  # the dry run ran no host command
     u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
     assert u.returncode == 2 and "--host-command" in u.stderr  # the hosts' ports went down: undrain must bring them up
     u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2", "--host-command", hostcmd)
@@ -257,6 +261,27 @@ def test_bad_records_are_input_errors_for_verify_push_and_undrain(lab64_build, t
         assert r.stderr.count("not a drain record") >= 3, (args, r.stderr)
         for name in ("switch-ZC-O001.json", "link-F00001.json: ports.ZC-O001", "link-F00001.json: steps", "switch-ZC-E002.json: ports"):
             assert f"drains/{name}" in r.stderr, (args, name, r.stderr)
+
+
+def test_undrain_of_an_element_not_drained_says_what_is(lab64_build, tmp_path):
+    """`zcube undrain PLAN switch:ZC-O005` with no such record said "is not drained (no record)" and no more."""
+    import shutil
+
+    from zcube_deploy.drain.run import DrainOptions, undrain
+
+    work = tmp_path / "p"
+    shutil.copytree(lab64_build, work, ignore=shutil.ignore_patterns("hall", "*.xlsx", "drains"))
+    plan = json.loads((work / "plan.json").read_text())
+    with pytest.raises(InputErrors) as got:
+        undrain(plan, work, "switch:ZC-O005", DrainOptions(configs_dir=work), None)
+    assert got.value.problems[0].hint == f"nothing is drained ({work / 'drains'} holds no record)", got.value.problems
+    (work / "drains").mkdir()
+    (work / "drains" / "link-F00001.json").write_text(json.dumps({
+        "element": "link:F00001", "ports": {"ZC-E002": ["TwoHundredGigabitEthernet 0/1:1"]}, "status": "drained",
+        "steps": [{"step": "ports", "ok": True, "shut": {"ZC-E002": ["TwoHundredGigabitEthernet 0/1:1"]}}]}))
+    with pytest.raises(InputErrors) as got:
+        undrain(plan, work, "switch:ZC-O005", DrainOptions(configs_dir=work), None)
+    assert got.value.problems[0].hint == "drained now: link:F00001", got.value.problems
 
 
 @pytest.mark.lab

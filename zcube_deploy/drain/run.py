@@ -557,7 +557,8 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
     path = record_path(plan_dir, element)
     records = {d["element"]: d for d in read_records(plan_dir, plan)}
     if element.key not in records:
-        raise InputErrors(Problem(str(path), f"{element.key} is not drained (no record)"))
+        raise InputErrors(Problem(str(path), f"{element.key} is not drained (no record)",
+                                  f"drained now: {', '.join(sorted(records))}" if records else f"nothing is drained ({plan_dir / RECORDS} holds no record)"))
     record = records.pop(element.key)
     others = list(records.values())
     other_shut = _union(*(shut_now(d) for d in others))
