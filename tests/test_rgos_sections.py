@@ -30,7 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zcube_deploy.platforms.ruijie_rgos import bgp_parse, hconfig
-from zcube_deploy.platforms.ruijie_rgos.fastparse import _sections_of, config_sections, running_config, scoped_sections
+from zcube_deploy.platforms.ruijie_rgos.fastparse import (_fast_reading, _sections_of, config_sections, running_config, running_reading,
+                                                      scoped_sections)
 from zcube_deploy.platforms.ruijie_rgos.reader import interface_addresses, interface_name, read_sections, sections_by_head
 from zcube_deploy.platforms.ruijie_rgos.sections import numbered_sections
 
@@ -295,3 +296,126 @@ def test_a_gap_in_a_section_is_read_as_push_reads_it():
     assert f.addresses == [("TwoHundredGigabitEthernet 0/1", "10.0.0.1/31")] and f.shutdown == ["TwoHundredGigabitEthernet 0/1"]
     assert f.bgp[0]["neighbors"] == [("10.0.0.0", 65002)]
     assert hconfig.top_level_lines(text) == ["interface TwoHundredGigabitEthernet 0/1", "router bgp 65001"]
+
+
+# ---------------------------------------------------------------- audit's one reading of a running config
+# fastparse.running_reading: config_sections (drift) and running_config (verify's observation) from one reading, its fast
+# path claiming a text of spaces and newlines; the two stay its oracles. Running configs as a switch shows them (the
+# rendered port shape the fast path reads by one pattern), mutated where the fast path must notice, in every white space.
+_plain_port = st.builds(
+    lambda name, a, m, bfd, after: [f"interface {name}", " description gpu0001 eth1", " no switchport", f" ip address {a} {m}"]
+    + ([" bfd interval 100 min_rx 100 multiplier 3"] if bfd else []) + after,
+    st.sampled_from(["TwoHundredGigabitEthernet 0/1:1", "TwoHundredGigabitEthernet 0/2", "H 0/9", "Mgmt 0", "X ", " Y", "Z  0/1"]),
+    st.sampled_from(["10.0.0.0", "10.0.0.1", "010.0.0.1", "10.0.0.256", "10.0.0"]),
+    st.sampled_from(["255.255.255.254", "255.255.255.255", "255.0.255.0", "0.0.0.255", "31"]),
+    st.booleans(),
+    st.lists(st.sampled_from([" no shutdown", "!", "", " shutdown", " ip address 10.9.9.9 255.255.255.0 secondary", " mtu 9216",
+                              "  no shutdown", " !", "end", " bfd interval 100 min_rx 100 multiplier x"]), max_size=2))
+_shown = st.sampled_from([["no shutdown"], ["banner motd ^Cone line^C"], ["banner motd ^C", "two", "lines ^C"], ["banner x"],
+                          ["Building configuration..."], ["version 1", " ip address 10.7.7.7 255.255.255.0"], ["end"],
+                          ["router bgp 65009"], ["router ospf 1", " neighbor 10.0.0.1 remote-as 65002"], ["interface "], ["interface"],
+                          ["router  bgp 65010", " neighbor 10.0.0.9 fall-over bfd"]])
+
+
+@st.composite
+def running_configs(draw) -> str:
+    lines = [x for part in draw(st.lists(st.one_of(_plain_port, _plain_port, _top, _shown), min_size=1, max_size=12)) for x in part]
+    if draw(st.booleans()):
+        lines = ["Building configuration...", "Current configuration : 120 bytes", "", "version 11.0(5)B9P59"] + lines + ["!", "end"]
+    return "\n".join(lines) + draw(st.sampled_from(["\n", ""]))
+
+
+def _in_order(x):
+    """``x`` with every dict as its items in order (a reading's dicts are compared in their order too)."""
+    if isinstance(x, dict):
+        return [(k, _in_order(v)) for k, v in x.items()]
+    return [_in_order(v) for v in x] if isinstance(x, (list, tuple)) else x
+
+
+READING = {"running_reading": (lambda t: _in_order(running_reading(t)),
+                               lambda t: _in_order((config_sections(t), *running_config(t))))}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=running_configs(), odd=st.sampled_from(["", "\r\n", "\t", "\r", "\x0b", "\xa0"]))
+def test_the_one_reading_of_a_running_config_is_its_two_readers(text, odd):
+    """running_reading gives config_sections' and running_config's results (dicts in their order) on running configs
+    in the shape a switch shows, mutated, and in any white space (CRLF, a tab, a lone CR, a non-ASCII blank: read by
+    the two themselves). An address they refuse is refused alike."""
+    _check([text.replace("\n", odd) if odd == "\r\n" else text.replace("\n ", "\n" + odd + " ")], READING)
+
+
+RUNNING_TRICKY = """Building configuration...
+Current configuration : 999 bytes
+
+version 11.0(5)B9P59
+hostname S1
+banner motd ^Cone line^C
+interface Mgmt 0
+ ip address 172.16.0.11 255.255.255.0
+!
+interface TwoHundredGigabitEthernet 0/1
+ description gpu0001 eth1
+ no switchport
+ ip address 10.0.0.0 255.255.255.254
+ bfd interval 100 min_rx 100 multiplier 3
+!
+interface TwoHundredGigabitEthernet 0/2
+ description gpu0002 eth1
+ no switchport
+ ip address 10.0.0.2 255.255.255.254
+ no shutdown
+!
+interface TwoHundredGigabitEthernet 0/1
+ shutdown
+interface 
+ ip address 10.9.9.9 255.255.255.0
+router bgp 65001
+ neighbor 10.0.0.1 remote-as 65002
+ neighbor 10.0.0.1 fall-over bfd
+router ospf 1
+ neighbor 10.0.0.3 remote-as 65003
+router bgp x
+ neighbor 10.0.0.5 remote-as 65005
+!
+end
+"""
+
+
+def test_the_one_reading_reads_a_tricky_running_config():
+    """Known-bad cases of the fast path's merging of sections: a port shown twice (its second section without an
+    address), a bare `interface`, sections under `router` that are not `router bgp N`."""
+    sections, addrs, bgp = running_reading(RUNNING_TRICKY)
+    assert _fast_reading(RUNNING_TRICKY) is not None
+    _check([RUNNING_TRICKY], READING)
+    assert addrs == {"Mgmt 0": ["172.16.0.11/24"], "TwoHundredGigabitEthernet 0/1": ["10.0.0.0/31"],
+                     "TwoHundredGigabitEthernet 0/2": ["10.0.0.2/31"]}
+    assert bgp == {"asn": 65001, "neighbors": {"10.0.0.1": 65002}, "fall_over_bfd": ["10.0.0.1"],
+                   "addresses": {"Mgmt 0": "172.16.0.11", "TwoHundredGigabitEthernet 0/1": "10.0.0.0",
+                                 "TwoHundredGigabitEthernet 0/2": "10.0.0.2"}, "bfd_ports": ["TwoHundredGigabitEthernet 0/1"]}
+    assert sections[:2] == ["hostname S1", "banner\tmotd ^Cone line^C"] and "interface TwoHundredGigabitEthernet 0/1\n shutdown" in sections
+
+
+def test_the_one_reading_claims_what_a_switch_shows():
+    """The fast path reads the lab's running configs and the rendered configs itself (else the test above would compare
+    the two readers with themselves), as the two readers do; a top-level `no shutdown` or a tab is left to them."""
+    paths = sorted((GOLDEN / "lab-64-bgp" / "configs").glob("*.cfg"))[::4] + sorted((GOLDEN / "lab-64" / "configs").glob("*.cfg"))[::4]
+    texts = [lab_running_config(p.read_text(encoding="utf-8")) for p in paths] + [p.read_text(encoding="utf-8") for p in paths]
+    for t in texts + [t.replace("\n", "\r\n") for t in texts[:2]]:
+        assert _fast_reading(t) is not None
+        _check([t], READING)
+    for t in (texts[0] + "no shutdown\n", texts[0].replace("\n ", "\n\t", 1), texts[0] + "\xa0"):
+        assert _fast_reading(t) is None
+        _check([t], READING)
+
+
+def test_audits_second_reading_of_a_running_config_is_the_first():
+    """running_sections gives the sections running_reading has just read of that very text (audit's drift after verify's
+    observation), and reads any other text itself."""
+    from zcube_deploy.platforms.ruijie_rgos.fastparse import running_sections
+
+    a = lab_running_config(sorted((GOLDEN / "lab-64" / "configs").glob("*.cfg"))[0].read_text(encoding="utf-8"))
+    b = a.replace("hostname ", "hostname X")
+    first = running_reading(a)[0]
+    assert running_sections(a[:-1] + a[-1]) is first  # an equal text (another object: read from the file again)
+    assert running_sections(b) == config_sections(b) != first

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from zcube_deploy.platforms.ruijie_rgos.driver import remediation_from_trees, scoped_tree
-from zcube_deploy.platforms.ruijie_rgos.fastparse import config_sections
+from zcube_deploy.platforms.ruijie_rgos.fastparse import config_sections, running_sections
 from zcube_deploy.platforms.ruijie_rgos.reader import sections_by_head
 
 
@@ -114,8 +114,8 @@ def drift_rows(running: str, intended: str | Intended, owns=None) -> list[DriftR
 def differing_sections(running: str, intended: Counter) -> list[str]:
     """The sections (fastparse.config_sections) that ``running`` holds another number of times than ``intended``
     (a multiset of sections): the two configs' sections inside a scope are the same, text for text, exactly
-    when none of these is inside it."""
-    have = Counter(config_sections(running))
+    when none of these is inside it. (``running``'s sections as verify's observation of it has just read them, when it has.)"""
+    have = Counter(running_sections(running))
     return list((have - intended) + (intended - have))
 
 
