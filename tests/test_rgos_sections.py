@@ -419,3 +419,51 @@ def test_audits_second_reading_of_a_running_config_is_the_first():
     first = running_reading(a)[0]
     assert running_sections(a[:-1] + a[-1]) is first  # an equal text (another object: read from the file again)
     assert running_sections(b) == config_sections(b) != first
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a=running_configs(), b=running_configs(), same=st.booleans())
+def test_the_differing_sections_are_counters_difference(a, b, same):
+    """drift.differing_sections (compared as (section, count) pairs) lists what Counter's two differences list, in
+    their order: on two configs, and on a config against its own sections with one repeated."""
+    from collections import Counter
+
+    from zcube_deploy.platforms.ruijie_rgos.drift import differing_sections
+
+    if same:
+        b = a + "\n" + a.split("\n", 1)[0]
+    have, want = Counter(config_sections(a)), Counter(config_sections(b))
+    assert differing_sections(a, want) == list((have - want) + (want - have))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(configs(), running_configs()))
+def test_a_rendered_reading_gives_its_sections_back(text):
+    """intended_reading's sections (one string, a blank line between two; audit's file cache keeps it as JSON) give
+    intended_side the very Counter of config_sections, through JSON too; is_reading takes the reading."""
+    import json
+    from collections import Counter
+
+    from hypothesis import assume
+
+    from zcube_deploy.platforms import ruijie_rgos as rgos
+
+    assume(_tree_reads(text))  # (top_level_lines reads the tree: a rendered config, never a duplicate section)
+    reading = json.loads(json.dumps(rgos.intended_reading(text)))
+    assert rgos.is_reading(reading)
+    side = rgos.intended_side(text, None, reading)
+    assert side.sections == Counter(config_sections(text)) and list(side.sections) == list(Counter(config_sections(text)))
+
+
+def test_a_reading_of_another_shape_is_refused():
+    """Known-bad: a cache file of another shape is read anew, never used (is_reading)."""
+    from zcube_deploy.platforms import ruijie_rgos as rgos
+
+    good = {"top": ["hostname X", "interface Y"], "sections": "hostname X\n\ninterface Y\n ip address 10.0.0.1 255.255.255.0",
+            "counts": [1, 2]}
+    assert rgos.is_reading(good) and rgos.is_reading({"top": [], "sections": "", "counts": []})
+    bad = [{**good, "counts": [1, 0]}, {**good, "counts": [1, True]}, {**good, "counts": [1]}, {**good, "counts": [1, 1, 1]},
+           {**good, "counts": [1, 1.0]}, {**good, "sections": ["hostname X", "interface Y"]}, {**good, "top": [1]},
+           {**good, "top": "hostname X"}, {**good, "extra": 1}, {"top": [], "sections": "x", "counts": []},
+           {"top": ["hostname X"], "sections": [["hostname X", 1]]}, [good], None]
+    assert not any(rgos.is_reading(b) for b in bad)
