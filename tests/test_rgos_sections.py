@@ -306,8 +306,8 @@ _plain_port = st.builds(
     lambda name, a, m, bfd, after: [f"interface {name}", " description gpu0001 eth1", " no switchport", f" ip address {a} {m}"]
     + ([" bfd interval 100 min_rx 100 multiplier 3"] if bfd else []) + after,
     st.sampled_from(["TwoHundredGigabitEthernet 0/1:1", "TwoHundredGigabitEthernet 0/2", "H 0/9", "Mgmt 0", "X ", " Y", "Z  0/1"]),
-    st.sampled_from(["10.0.0.0", "10.0.0.1", "010.0.0.1", "10.0.0.256", "10.0.0"]),
-    st.sampled_from(["255.255.255.254", "255.255.255.255", "255.0.255.0", "0.0.0.255", "31"]),
+    st.sampled_from(["10.0.0.0", "10.0.0.1", "10.0.0.2", "10.0.0.0", "10.0.0.1", "10.0.0.2", "010.0.0.1", "10.0.0.256", "10.0.0"]),
+    st.sampled_from(["255.255.255.254", "255.255.255.255", "255.255.255.254", "255.255.255.255", "255.0.255.0", "0.0.0.255", "31"]),
     st.booleans(),
     st.lists(st.sampled_from([" no shutdown", "!", "", " shutdown", " ip address 10.9.9.9 255.255.255.0 secondary", " mtu 9216",
                               "  no shutdown", " !", "end", " bfd interval 100 min_rx 100 multiplier x"]), max_size=2))
@@ -368,6 +368,10 @@ interface TwoHundredGigabitEthernet 0/2
 !
 interface TwoHundredGigabitEthernet 0/1
  shutdown
+interface TwoHundredGigabitEthernet 0/2
+ description gpu0002 eth1 again
+ no switchport
+ ip address 10.0.0.4 255.255.255.254
 interface 
  ip address 10.9.9.9 255.255.255.0
 router bgp 65001
@@ -384,15 +388,15 @@ end
 
 def test_the_one_reading_reads_a_tricky_running_config():
     """Known-bad cases of the fast path's merging of sections: a port shown twice (its second section without an
-    address), a bare `interface`, sections under `router` that are not `router bgp N`."""
+    address; another as rendered twice, its addresses merged), a bare `interface`, sections under `router` that are not `router bgp N`."""
     sections, addrs, bgp = running_reading(RUNNING_TRICKY)
     assert _fast_reading(RUNNING_TRICKY) is not None
     _check([RUNNING_TRICKY], READING)
     assert addrs == {"Mgmt 0": ["172.16.0.11/24"], "TwoHundredGigabitEthernet 0/1": ["10.0.0.0/31"],
-                     "TwoHundredGigabitEthernet 0/2": ["10.0.0.2/31"]}
+                     "TwoHundredGigabitEthernet 0/2": ["10.0.0.2/31", "10.0.0.4/31"]}
     assert bgp == {"asn": 65001, "neighbors": {"10.0.0.1": 65002}, "fall_over_bfd": ["10.0.0.1"],
                    "addresses": {"Mgmt 0": "172.16.0.11", "TwoHundredGigabitEthernet 0/1": "10.0.0.0",
-                                 "TwoHundredGigabitEthernet 0/2": "10.0.0.2"}, "bfd_ports": ["TwoHundredGigabitEthernet 0/1"]}
+                                 "TwoHundredGigabitEthernet 0/2": "10.0.0.4"}, "bfd_ports": ["TwoHundredGigabitEthernet 0/1"]}
     assert sections[:2] == ["hostname S1", "banner\tmotd ^Cone line^C"] and "interface TwoHundredGigabitEthernet 0/1\n shutdown" in sections
 
 

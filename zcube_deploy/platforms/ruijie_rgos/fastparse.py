@@ -542,6 +542,8 @@ _RC_SECTION = re.compile(
     r"(\n bfd interval \d++ min_rx \d++ multiplier \d++)?(?![^\n])(?!\n )"
     r"|([^\n]*+)((?:\n [^\n]*+)*+))"
     r"|\n(router [^\n]*+(?:\n [^\n]*+)*+)")
+_BANNER = re.compile(r"\nbanner ([^\n]*+)")
+_ALL_CANONICAL = re.compile(r"(?:" + _canonical.__self__.pattern + r"\n)*+").fullmatch  # each line a canonical dotted quad
 _NOT_PLAIN_CONFIG = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
 
@@ -575,38 +577,58 @@ def _fast_reading(text: str) -> tuple[list[str], dict[str, list[str]], dict] | N
     if not text.isascii() or any(c in text for c in _NOT_PLAIN_CONFIG) or text.startswith("no shutdown") or "\nno shutdown" in text:
         return None
     kept = _DROPPED.sub("", "\n" + text)  # "\n" + the kept lines, each after a "\n"
+    if "\nbanner " in kept:  # a banner on one line, as config_sections writes it
+        kept = _BANNER.sub(_one_line_banner, kept)
     sections = _TOP.split(kept)[1:]  # (the first part: lines indented before any section, or nothing)
-    if "\nbanner " in kept:
-        for k, sec in enumerate(sections):
-            if sec.startswith("banner "):
-                head, nl, rest = sec.partition("\n")
-                if _ONE_LINE_BANNER.match(head):
-                    sections[k] = "banner\t" + head[len("banner "):] + nl + rest
     addrs: dict[str, list[str]] = {}
     itfs: dict[str, list] = {}
     asn, neighbors = None, {}
-    for name, a, m, bfd, head, body, router in _RC_SECTION.findall(kept):
-        if name:  # a port as rendered: an address running_config takes as written, else all is read by the oracles
-            if m not in _PLEN or not _canonical(a):
-                return None
-            addrs.setdefault(name, []).append(f"{a}/{_PLEN[m]}")
-            i = itfs.setdefault(name, [None, False])
-            i[0] = a
-            if bfd:
-                i[1] = True
-        elif router:
+    rows = _RC_SECTION.findall(kept)
+    names = [r[0] for r in rows]
+    done = 0
+    for k in [*compress(range(len(rows)), map(not_, names)), len(rows)]:  # each section that is no rendered port, then the end
+        if k > done and not _plain_ports(rows[done:k], addrs, itfs):
+            return None
+        done = k + 1
+        if k == len(rows):
+            break
+        _, _, _, _, head, body, router = rows[k]
+        if router:
             sub = running_config(router)[1]
             if sub["asn"] is not None:  # (`router bgp N`: its neighbours replace those read before)
                 asn, fall = sub["asn"], set(sub["fall_over_bfd"])
                 neighbors = {x: [ras, x in fall] for x, ras in sub["neighbors"].items()}
-        else:
-            line = "interface " + head.rstrip()
-            if line == "interface ":  # (`interface` alone: no section running_config reads)
-                continue
-            got, sub = running_config(line + body)
-            for k, v in got.items():
-                addrs.setdefault(k, []).extend(v)
-            i = itfs.setdefault(_CFG_ITF.match(line).group(1), [None, False])
-            i[0] = next(iter(sub["addresses"].values()), i[0])
-            i[1] = i[1] or bool(sub["bfd_ports"])
+            continue
+        line = "interface " + head.rstrip()
+        if line == "interface ":  # (`interface` alone: no section running_config reads)
+            continue
+        got, sub = running_config(line + body)
+        for n, v in got.items():
+            addrs.setdefault(n, []).extend(v)
+        i = itfs.setdefault(_CFG_ITF.match(line).group(1), [None, False])
+        i[0] = next(iter(sub["addresses"].values()), i[0])
+        i[1] = i[1] or bool(sub["bfd_ports"])
     return sections, addrs, _bgp_part(asn, neighbors, itfs)
+
+
+def _one_line_banner(m: re.Match) -> str:
+    return "\nbanner\t" + m.group(1) if _ONE_LINE_BANNER.match("banner " + m.group(1)) else m.group(0)
+
+
+def _plain_ports(rows: list[tuple], addrs: dict[str, list[str]], itfs: dict[str, list]) -> bool:
+    """A run of rendered ports (_RC_SECTION's first branch) read into running_config's ``addrs`` and ``itfs``, in
+    order; False when an address is one running_config does not take as written (the oracles then read the text)."""
+    names, ips, masks, bfds = list(zip(*rows))[:4]
+    if not set(masks) <= _SUFFIX.keys() or not _ALL_CANONICAL("\n".join(ips) + "\n"):
+        return False
+    cidrs = map(str.__add__, ips, map(_SUFFIX.__getitem__, masks))  # (_SUFFIX[m] == f"/{_PLEN[m]}")
+    if len(set(names)) == len(names) and addrs.keys().isdisjoint(names) and itfs.keys().isdisjoint(names):  # (columns, in C)
+        addrs.update(zip(names, map(list, zip(cidrs))))
+        itfs.update(zip(names, map(list, zip(ips, map(bool, bfds)))))
+        return True
+    for name, a, cidr, bfd in zip(names, ips, cidrs, bfds):  # a port shown twice: merged as running_config merges it
+        addrs.setdefault(name, []).append(cidr)
+        i = itfs.setdefault(name, [None, False])
+        i[0] = a
+        i[1] = i[1] or bool(bfd)
+    return True
