@@ -10,6 +10,8 @@ tests/test_config_readers.py, tests/test_rgos_sections.py, tests/test_compare_fi
   ``reader.read_sections``) at once (tests/test_rgos_sections.py, tests/test_fastparse.py);
 - :func:`scoped_sections`, audit's test of two configs for drift, on every running config of every
   run: the general reader's sections as text (tests/test_rgos_sections.py);
+- :func:`running_reading`, audit's one reading of a running config for both: :func:`config_sections` and
+  :func:`running_config` at once, those two its oracles (tests/test_rgos_sections.py);
 - verify's readers of the show outputs it parses on every switch (not config text): they give the
   same result as the TextFSM templates of `show ip route` and `show interface status`. `show lldp
   neighbors detail` has its own module (show_lldp.py).
