@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
@@ -223,6 +224,26 @@ def run_zcube(*args: str, cwd: Path | None = None, env: dict | None = None, time
     full_env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", **(env or {})}
     return subprocess.run(zcube_exe() + list(args), cwd=cwd, env=full_env, capture_output=True, text=True,
                           timeout=timeout, input=input)
+
+
+def interrupt_zcube(args: list[str], folder: Path, entries: int = 1, seconds: float = 30) -> tuple[int, str, str]:
+    """Run zcube with ``args`` as a real subprocess and send it a real SIGINT (a shell's Ctrl-C) once ``folder`` holds
+    ``entries`` entries (e.g. a push's backups folder: a switch's push is in flight), or after ``seconds``; returns
+    (exit code, stdout, stderr). A run that ends before the folder fills is not signalled: its own exit is returned."""
+    proc = subprocess.Popen(zcube_exe() + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a pytest-xdist worker ignores SIGINT and a child inherits that: give it a shell's Ctrl-C
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        for _ in range(int(seconds / 0.02)):
+            if proc.poll() is not None or (folder.is_dir() and len(list(folder.iterdir())) >= entries):
+                break
+            time.sleep(0.02)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    return proc.returncode, stdout, stderr
 
 
 def build_example(tmp_path_factory, inventory: str) -> Path:

@@ -59,7 +59,8 @@ __all__ = ["roft_like"]
 
 def check_move_sheet_ids(mig, plan_from: dict) -> int:
     """Each stage's move sheet (moves.xlsx) names, on every row, the cable ID the technician finds on the cable's label
-    ("ID now") and the one it is to get ("New ID"), and labels.csv agrees; returns the rows checked.
+    ("ID now") and the one it is to get ("New ID"), moves.csv's id_now and new_id say the same, and labels.csv agrees;
+    returns the rows checked.
 
     The labels are followed port by port over the stages, independently of the writer: as built every end of a FROM
     cable carries FROM's ID; an end unplugged carries the label of the port it leaves as the stage starts (checked,
@@ -93,6 +94,7 @@ def check_move_sheet_ids(mig, plan_from: dict) -> int:
                 halves[r["cable"]] = cells[now]
         for r, cells in zip(rows, book, strict=True):
             held, gets = cells[now] or "", cells[new] or ""
+            assert (r.get("id_now"), r.get("new_id")) == (held, gets), (d.name, r["step"], "moves.csv's id_now, new_id")
             if r["kind"] == "switch":
                 assert (held, gets) == (r["was"], r["plug_device"]), (d.name, r["step"])
                 continue

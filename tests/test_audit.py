@@ -236,6 +236,8 @@ def test_every_runs_again_and_count_stops_it(built, tmp_path):
                     "--metrics", str(tmp_path / "m.prom"))
     assert res.returncode == 1 and res.stdout.count("] run ") == 2, res.stdout + res.stderr
     assert "run 1:" in res.stdout and "run 2:" in res.stdout
+    # each run says where it wrote (a clean run printed no path at all)
+    assert res.stdout.count(f"  written: {tmp_path / 'a' / 'audit.json'}, {tmp_path / 'm.prom'}\n") == 2, res.stdout
     assert 'zcube_audit_switches{cluster="lab64",state="audited"} 16.0' in (tmp_path / "m.prom").read_text()
     res = run_zcube("audit", str(out / "plan.json"), "--from", str(rec), "-o", str(tmp_path / "a"), "--count", "2")
     assert res.returncode == 2 and "--count goes with --every" in res.stderr

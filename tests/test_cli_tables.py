@@ -3,7 +3,7 @@
 Each command's tables are caught as they are printed (rich ``Console.print``), rendered again at
 80 columns, and their header rows read back: no header may be cut ("…"), every word of every
 header must be there whole. The commands run in-process on lab-64 where that is cheap; push, lab,
-verify and twin print from records built here (they need a lab, a fabric or root to run).
+verify, twin and replace's dry-run summary print from records built here (they need a lab, a fabric or root to run).
 """
 
 from __future__ import annotations
@@ -132,6 +132,7 @@ def print_records() -> list[Table]:
     from zcube_deploy.cli.lab import print_wiring
     from zcube_deploy.cli.printers import print_verify
     from zcube_deploy.cli.push import print_push
+    from zcube_deploy.cli.replace import _print_sections
     from zcube_deploy.twin import failures
     from zcube_deploy.twin import test as twin_test
     from zcube_deploy.twin.report import twin_test_tables
@@ -142,6 +143,8 @@ def print_records() -> list[Table]:
     print_verify({"findings": [finding], "summary": {**summarize([finding]), "switches_verified": 16}, "errors": {}, "paths": None})
     print_push({"devices": [{"name": "ZC-O001", "status": "rollback_incomplete", "lines_changed": 12, "duration_s": 3.2,
                              "error": "the device rejected 'bfd interval 300'", "action": "compare the running config"}]}, 16, False)
+    _print_sections([{"section": "interface FourHundredGigabitEthernet", "sections": 56, "add": 112, "remove": 0},
+                     {"section": "ip route", "sections": 12_345, "add": 12_345, "remove": 99_999}])
     print_wiring({"cables": [{"id": "F00001", "planned": True, "a": {"device": "ZC-O001", "port": "HundredGigabitEthernet 0/1"},
                               "b": {"device": "ZC-E001", "port": "HundredGigabitEthernet 0/33"}}],
                   "down": [], "announced_name": {}, "lldp_off": []})
@@ -171,7 +174,7 @@ def print_records() -> list[Table]:
 
 def test_verify_push_lab_and_twin_tables_are_readable_at_80_columns(printed):
     printed.extend(print_records())
-    assert len(printed) >= 8
+    assert len(printed) >= 9
     for t in printed:
         assert not unreadable(t), (t.title, unreadable(t))
 

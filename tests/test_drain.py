@@ -115,6 +115,26 @@ def test_drained_config_shuts_exactly_the_ports_and_adds_graceful_shutdown(bgp_b
         drained_config(static, ports, graceful=True)
 
 
+def test_the_steer_lines_read_as_sent_when_secrets_are_masked(bgp_build):
+    """A dry run prints, and push's .diff holds, the drain's lines with secrets masked: the masking must leave them
+    whole. It once read `send-community` as an SNMP community keyword and masked the next line's first word
+    (`<redacted> 10.200.0.3 route-map ZCUBE-DRAIN out`, a lone `<redacted>` for `exit`) and `65535:0`."""
+    from zcube_deploy.safety import redact_secrets
+
+    text = (bgp_build / "configs" / "ZC-O001.cfg").read_text()
+    d = drained_config(text, ["TwoHundredGigabitEthernet 0/1:1"], graceful=True)
+    assert "send-community" in d and "set community 65535:0 additive" in d
+    assert redact_secrets(d) == d
+    steer = "route-map ZCUBE-DRAIN permit 20\n set community 65535:0 additive\nexit\n  neighbor 10.200.0.1 send-community\n" \
+            "  neighbor 10.200.0.3 route-map ZCUBE-DRAIN out\n match community GSHUT\n"
+    assert redact_secrets(steer) == steer
+    # the secrets are masked still, each on its own line
+    secrets = ("snmp-server community 7 105A0C1D0D1E03 ro\nsnmp-server community public rw\nenable secret 5 $1$abc$xyz\n"
+               "username ops privilege 15 password 0 Hunter2\n ip ospf authentication-key 0 k3y\n key-string S3cr3t\n")
+    masked = redact_secrets(secrets)
+    assert [ln.split()[-1] if "snmp" not in ln else ln.split()[-2] for ln in masked.splitlines()] == ["<redacted>"] * 6, masked
+    assert masked.count("\n") == secrets.count("\n")
+
 def test_a_drain_that_loses_pairs_is_refused_without_accept_loss(tmp_path):
     """lab-64 in mode static without the same-group fallback: a switch's drain leaves GPU pairs without a routed path."""
     inv = tmp_path / "inv.yaml"
@@ -149,6 +169,7 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     record = json.loads((bgp_build / "drains" / "switch-ZC-O001.json").read_text())
     assert record["status"] == "drained" and record["check"]["ports_down"] and record["graceful_shutdown"]
     assert record["steps"][1]["hosts"]["ran"] and not record["steps"][1]["hosts"]["failed"]
+    assert r.stdout.endswith(f"drained; check: the 16 drained ports read down; record {bgp_build / 'drains' / 'switch-ZC-O001.json'}\n")
     assert _running(lab, "ZC-E002") == before["ZC-E002"]  # no other switch touched
     running = _running(lab, "ZC-O001")
     assert running.count("\n shutdown") - before["ZC-O001"].count("\n shutdown") == 16 and "route-map ZCUBE-DRAIN permit 20" in running
@@ -158,7 +179,11 @@ def test_drain_verify_push_undrain_over_the_lab(bgp_build, drain_lab):
     assert v.returncode == 0 and "set aside as expected" in v.stdout, v.stdout
     p = run_zcube("push", plan_file, "--configs", str(bgp_build), "--lab", lab_json, "--dry-run")
     assert p.returncode == 2 and "is drained" in p.stderr
+    assert "(`zcube undrain PLAN ELEMENT` for each record in the plan's drains/ that names it: switch:ZC-O001, or link:CABLE" in p.stderr, p.stderr
     assert run_zcube("drain", plan_file, "switch:ZC-O001", "--lab", lab_json).returncode == 2  # already drained
+    d = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--dry-run", "--host-command", hostcmd)
+    assert d.returncode == 0 and d.stdout.endswith("\nwould undrain\n"), d.stdout + d.stderr  # it ended on a diff line
+    assert len(moved.read_text().splitlines()) == len(host_ports)  # the dry run ran no host command
     u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2")
     assert u.returncode == 2 and "--host-command" in u.stderr  # the hosts' ports went down: undrain must bring them up
     u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--settle", "0.2", "--host-command", hostcmd)
@@ -236,6 +261,27 @@ def test_bad_records_are_input_errors_for_verify_push_and_undrain(lab64_build, t
         assert r.stderr.count("not a drain record") >= 3, (args, r.stderr)
         for name in ("switch-ZC-O001.json", "link-F00001.json: ports.ZC-O001", "link-F00001.json: steps", "switch-ZC-E002.json: ports"):
             assert f"drains/{name}" in r.stderr, (args, name, r.stderr)
+
+
+def test_undrain_of_an_element_not_drained_says_what_is(lab64_build, tmp_path):
+    """`zcube undrain PLAN switch:ZC-O005` with no such record said "is not drained (no record)" and no more."""
+    import shutil
+
+    from zcube_deploy.drain.run import DrainOptions, undrain
+
+    work = tmp_path / "p"
+    shutil.copytree(lab64_build, work, ignore=shutil.ignore_patterns("hall", "*.xlsx", "drains"))
+    plan = json.loads((work / "plan.json").read_text())
+    with pytest.raises(InputErrors) as got:
+        undrain(plan, work, "switch:ZC-O005", DrainOptions(configs_dir=work), None)
+    assert got.value.problems[0].hint == f"nothing is drained ({work / 'drains'} holds no record)", got.value.problems
+    (work / "drains").mkdir()
+    (work / "drains" / "link-F00001.json").write_text(json.dumps({
+        "element": "link:F00001", "ports": {"ZC-E002": ["TwoHundredGigabitEthernet 0/1:1"]}, "status": "drained",
+        "steps": [{"step": "ports", "ok": True, "shut": {"ZC-E002": ["TwoHundredGigabitEthernet 0/1:1"]}}]}))
+    with pytest.raises(InputErrors) as got:
+        undrain(plan, work, "switch:ZC-O005", DrainOptions(configs_dir=work), None)
+    assert got.value.problems[0].hint == "drained now: link:F00001", got.value.problems
 
 
 @pytest.mark.lab
@@ -350,6 +396,42 @@ def test_host_commands_are_split_before_the_names_go_in():
         host_commands("ssh {server} true", ["gpu01:p1"], "down")
     with pytest.raises(InputErrors):
         host_commands("ssh {server} {nope} {port}", ["gpu01:p1"], "down")
+
+
+def test_the_hosts_step_says_what_its_commands_did_and_undrain_does_not_claim_more(tmp_path):
+    """A host command that fails: the step said "8 GPU ports taken down by their hosts" before any command ran, then
+    listed the failures (`exit 1: ` with nothing after it), and undrain's refusal said the drain "took 8 GPU ports
+    down" when none was. Now: the count done and failed, the exit code with "(no output)", and "not known"."""
+    from zcube_deploy.drain.run import DrainOptions, hosts_left, move_hosts
+
+    ports = [f"gpu0{i}:ens{i}f0np0" for i in range(1, 4)]
+    said: list[str] = []
+    opts = DrainOptions(configs_dir=tmp_path, host_command="sh -c 'test {port} != ens2f0np0' {port}")
+    moved = move_hosts(ports, "down", opts, said.append)
+    assert said == ["  2 of 3 done, 1 failed:", "  gpu02:ens2f0np0: exit 1 (no output)"], said
+    record = {"steps": [{"step": "hosts", "ok": False, "hosts": moved}]}
+    assert hosts_left(record, 3) == ("the drain ran --host-command to take 3 GPU ports down on their hosts: 2 done, 1 failed "
+                                     "(their ports' state on the hosts is not known)")
+    said.clear()
+    moved = move_hosts(ports, "down", DrainOptions(configs_dir=tmp_path, host_command="true {port}"), said.append)
+    assert said == ["  3 of 3 done"] and hosts_left({"steps": [{"step": "hosts", "ok": True, "hosts": moved}]}, 3) == \
+        "the drain took 3 GPU ports down on their hosts (--host-command)"
+
+
+def test_the_drains_last_line_says_the_check_and_the_record_file(tmp_path):
+    """It said "drained; record out/drains" (a folder) and nothing of step 5's check; a check not run must say so."""
+    from zcube_deploy.drain.run import closing_line
+
+    doc = {"element": "switch:ZC-O001", "status": "drained", "ports": {"ZC-O001": ["A", "B"]}, "check": {"ports_down": True}}
+    (tmp_path / "drains").mkdir()
+    assert closing_line(doc, tmp_path, dry_run=False) == "drained; check: the 2 drained ports read down; no record written"
+    (tmp_path / "drains" / "switch-ZC-O001.json").write_text("{}")
+    assert closing_line(doc, tmp_path, dry_run=False).endswith(f"; record {tmp_path / 'drains' / 'switch-ZC-O001.json'}")
+    doc.update(status="drained, check not run", check={"ports_down": None, "error": "ConnectionException: x"})
+    assert "; check not run: ConnectionException: x; record " in closing_line(doc, tmp_path, dry_run=False)
+    doc.update(status="drained, check failed", check={"ports_down": False, "still_up": ["ZC-O001 B"]})
+    assert "; check: 1 drained ports read up: ZC-O001 B; record " in closing_line(doc, tmp_path, dry_run=False)
+    assert closing_line({**doc, "status": "would drain"}, tmp_path, dry_run=True) == "would drain"
 
 
 def test_a_hand_edit_refuses_the_drain_before_step_1_with_its_lines_and_no_record(lab64_build, tmp_path):

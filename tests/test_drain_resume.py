@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
-import subprocess
-import time
-from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, lab_session, run_zcube, zcube_exe
+from conftest import ROOT, interrupt_zcube, lab_session, run_zcube
 from zcube_deploy.drain.run import _say_lines, graceful_now, shut_now
 
 
@@ -38,24 +34,6 @@ def _running(lab, name) -> str:
         return c.send_command("show running-config", read_timeout=30)
 
 
-def _interrupt(args: list[str], started: Path) -> tuple[int, str, str]:
-    """Run zcube with ``args`` and send it a real SIGINT once ``started`` (a push's backups folder: the switch's push is
-    in flight) exists."""
-    proc = subprocess.Popen(zcube_exe() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # a pytest-xdist worker ignores SIGINT and a child inherits that: give it a shell's Ctrl-C
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        for _ in range(1200):
-            if started.is_dir() and any(started.iterdir()):
-                break
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    return proc.returncode, stdout, stderr
-
-
 @pytest.mark.lab
 def test_ctrl_c_mid_step_the_record_follows_push_and_a_rerun_goes_on(bgp_lab):
     """The trial's case: Ctrl-C while a step's push is in flight. Push lets the switch end its push (changed); the record
@@ -66,7 +44,7 @@ def test_ctrl_c_mid_step_the_record_follows_push_and_a_rerun_goes_on(bgp_lab):
     rec = out / "drains" / "switch-ZC-O005.json"
     work = out / "drain-work" / "switch-ZC-O005"
     # drain: Ctrl-C during step 3 (host ports): steer 1, hosts 2 (no --host-command: not run), host ports 3, fabric 4
-    rc, so, se = _interrupt(["drain", plan_file, "switch:ZC-O005", "--lab", lab_json, "--settle", "0.1"], work / "step-3" / "backups")
+    rc, so, se = interrupt_zcube(["drain", plan_file, "switch:ZC-O005", "--lab", lab_json, "--settle", "0.1"], work / "step-3" / "backups")
     assert rc == 130, so + se
     record = json.loads(rec.read_text())
     assert record["status"] == "draining: step 3 (host ports) done, then interrupted (ZC-O005 changed)", record["status"]
@@ -76,7 +54,7 @@ def test_ctrl_c_mid_step_the_record_follows_push_and_a_rerun_goes_on(bgp_lab):
     assert "step 3 host ports: done before (the switches hold it)" in r.stdout and "step 4 fabric ports: ZC-O005 changed" in r.stdout
     assert json.loads(rec.read_text())["status"] == "drained"
     # undrain: Ctrl-C during step 2 (host ports), after step 1 (fabric ports) and its settle time
-    rc, so, se = _interrupt(["undrain", plan_file, "switch:ZC-O005", "--lab", lab_json, "--settle", "0.5"], work / "undrain-2" / "backups")
+    rc, so, se = interrupt_zcube(["undrain", plan_file, "switch:ZC-O005", "--lab", lab_json, "--settle", "0.5"], work / "undrain-2" / "backups")
     assert rc == 130, so + se
     record = json.loads(rec.read_text())
     assert record["status"] == "undraining: step 2 (host ports) done, then interrupted (ZC-O005 changed)", record["status"]

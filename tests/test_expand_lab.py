@@ -70,6 +70,9 @@ def test_expand_on_a_lab(tmp_path):
         assert sorted(d["name"] for d in report["devices"]) == changed
         assert {d["status"] for d in report["devices"]} == {"changed"}
         assert "verify: new cables 0/64 clean, old cables 128/128 clean" in out, out
+        # with where the findings are and what to do (it said exit 1 and nothing more)
+        assert f"the new cables' findings, which cable to move where: {grown / 'verify' / 'verify.json'} (not cabled yet? cable " \
+               f"them from {grown / 'new-cables' / 'cabling.xlsx'}, then run this again)" in out, out
         # the technicians rack and cable the new servers; the lab learns them
         out = _ok(run_zcube("lab", "grow", str(lab), str(grown / "plan.json")))
         assert out.startswith("64 cables connected and 4 servers racked"), out
@@ -78,6 +81,7 @@ def test_expand_on_a_lab(tmp_path):
         report = json.loads((grown / "push-report.json").read_text())
         assert {d["status"] for d in report["devices"]} == {"unchanged"}
         assert "verify: new cables 64/64 clean, old cables 128/128 clean, 0 other findings, 0 not checked" in out, out
+        assert "findings" not in out.split("0 not checked", 1)[1], out
         # a second grow adds nothing
         assert _ok(run_zcube("lab", "grow", str(lab), str(grown / "plan.json"))).startswith("0 cables connected and 0 servers racked")
     finally:

@@ -284,11 +284,8 @@ def test_ctrl_c_during_push_writes_and_prints_what_it_did(lab, built, tmp_path):
     run's; stderr names them; exit 130. Each switch reported changed runs its rendered config in the lab, each one
     not started is untouched (it printed `interrupted` and left the earlier run's "16 unchanged" report)."""
     import shutil
-    import signal
-    import subprocess
-    import time
 
-    from conftest import zcube_exe
+    from conftest import interrupt_zcube
 
     work = tmp_path / "w"
     shutil.copytree(built / "configs", work / "configs")
@@ -296,20 +293,10 @@ def test_ctrl_c_during_push_writes_and_prints_what_it_did(lab, built, tmp_path):
     shutil.copy(built / "plan.json", work / "plan.json")
     (work / "push-report.json").write_text(json.dumps({"summary": {"unchanged": 16}, "ok": True, "devices": []}))
     before = {n: running(lab, n) for n in lab.endpoints}
-    proc = subprocess.Popen(zcube_exe() + ["push", str(work / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json"),
-                                           "--concurrency", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # a pytest-xdist worker ignores SIGINT and a child inherits that: give the push a shell's Ctrl-C
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        for _ in range(600):  # a backup is taken as a switch starts: interrupt once 3 have started
-            if (work / "backups").is_dir() and len(list((work / "backups").iterdir())) >= 3:
-                break
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, stdout + stderr
+    # a backup is taken as a switch starts: interrupt once 3 have started
+    rc, stdout, stderr = interrupt_zcube(["push", str(work / "plan.json"), "--configs", str(work), "--lab", str(lab.out / "lab.json"),
+                                          "--concurrency", "2"], work / "backups", entries=3)
+    assert rc == 130, stdout + stderr
     rep = json.loads((work / "push-report.json").read_text())
     assert rep["interrupted"] is True and rep["run_id"] and rep["stopped"] == "interrupted (Ctrl-C) before it started"
     by = {d["name"]: d for d in rep["devices"]}

@@ -163,3 +163,39 @@ def test_a_late_prompt_before_the_echo_is_not_the_end_of_the_answer(device):
         del dev.write_channel
     assert got == want and "hostname" in got
     assert dev.read_command("show version", 30) == dev.send_command("show version", read_timeout=30)  # nothing left behind
+
+
+def test_a_connection_that_fails_says_where_and_why_on_one_line():
+    """An endpoint that closes the connection before the SSH banner (a firewall, a port that is no SSH server) makes
+    netmiko raise with a message that starts with a newline; push, verify and audit keep an error's first line, so
+    the reason read `ConnectionException: NetmikoTimeoutException: ` and nothing else. The driver says it on one
+    line, with the endpoint."""
+    import socket
+    import threading
+
+    from napalm.base.exceptions import ConnectionException
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+
+    def hang_up() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.close()
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    try:
+        drv = RuijieRGOSDriver("127.0.0.1", "user", "pw-Zq9", timeout=3, optional_args={"port": port})
+        with pytest.raises(ConnectionException) as got:
+            drv.open()
+    finally:
+        server.close()
+    text = f"{type(got.value).__name__}: {got.value}"
+    assert len(text.splitlines()) == 1, text
+    assert text.splitlines()[0] == f"ConnectionException: [127.0.0.1]:{port}: NetmikoTimeoutException: A paramiko SSHException " \
+                                   "occurred during connection creation: Error reading SSH protocol banner", text

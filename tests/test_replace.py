@@ -241,10 +241,20 @@ def test_a_unit_not_swapped_is_refused_unless_same_unit(lab64_build, tmp_path):
         assert lab.runner.call(lab.model.console, dead, (work / "replace" / dead / "bootstrap.txt").read_text().splitlines()) == []
         tmp, kh_before, record = tmp_path / "tmpdir", Path(kh).read_text(), (work / "replace" / dead / "replace.json").read_text()
         tmp.mkdir()
-        r = run_zcube(*args, "--new-host-key", "--dry-run", env={"TMPDIR": str(tmp)})  # the push's dry run: its diff printed, no folder left
-        assert r.returncode == 0 and r.stdout.strip().endswith("would replace") and "\nip route " in r.stdout, r.stdout + r.stderr
+        r = run_zcube(*args, "--new-host-key", "--dry-run", env={"TMPDIR": str(tmp)})  # the push's dry run: its diff summed up, no folder left
+        assert r.returncode == 0 and r.stdout.strip().endswith("would replace"), r.stdout + r.stderr
         assert list(tmp.iterdir()) == [] and Path(kh).read_text() == kh_before
         assert (work / "replace" / dead / "replace.json").read_text() == record
+        diff = work / "replace" / dead / "push" / f"{dead}.diff"  # the full diff: where a real run writes it, as push's dry run does
+        sent = diff.read_text().splitlines()
+        assert f"push: would_change ({sum(1 for ln in sent if ln != 'exit')} lines); diff {diff}" in r.stdout, r.stdout
+        after = r.stdout.split("push: would_change", 1)[1].splitlines()  # (the bootstrap before it is printed whole)
+        assert not set(after) & set(sent) and not {ln.strip() for ln in after} & {ln.strip() for ln in sent if ln != "exit"}, r.stdout
+        rows = {ln.split("│")[1].strip(): [int(c) for c in ln.split("│")[2:5]] for ln in r.stdout.splitlines()
+                if ln.startswith("│") and ln.split("│")[2].strip().isdigit()}
+        ports = sum(1 for ln in sent if ln.startswith("interface ") and "GigabitEthernet" in ln)
+        assert sum(n for k, (n, _, _) in rows.items() if "GigabitEthernet" in k) == ports > 0, (rows, ports)
+        assert rows["ip route"][0] == rows["ip route"][1] > 0 and all(d == 0 for _, _, d in rows.values()), rows  # a fresh unit: adds only
         r = run_zcube(*args, "--new-host-key")
         assert r.returncode == 0 and r.stdout.strip().endswith("replaced"), r.stdout + r.stderr
         assert f"identity: serial {unit['serial']}: not the serial of the unit an earlier replace brought in" in r.stdout, r.stdout
@@ -374,6 +384,26 @@ def test_a_dry_run_leaves_no_folder_behind(lab64_build, tmp_path):
         assert r.returncode == 0 and r.stdout.strip().endswith("would bootstrap"), r.stdout + r.stderr
         assert list(tmp.iterdir()) == [], extra
     assert not (work / "replace").exists() and "AAAAC3NzaC1lZDI1NTE5AAAAIOMqq" in kh.read_text()
+
+
+def test_a_diff_is_summed_up_per_kind_of_section():
+    """What `zcube replace --dry-run` prints of the push's diff instead of its lines: per kind of section (a top-level
+    line's words before the first with a digit) how many sections, lines added, lines removed. A negation the intended
+    config holds (`no switchport`) adds; one it does not hold (`no ip route` of a stray route) removes."""
+    from zcube_deploy.platforms import platform_module
+    from zcube_deploy.push.preview import section_changes
+
+    pm = platform_module("ruijie_rgos")
+    intended = ("hostname ZC-O001\n!\ninterface TwoHundredGigabitEthernet 0/1:1\n no switchport\n ip address 10.0.0.0 255.255.255.254\n!\n"
+                "interface TwoHundredGigabitEthernet 0/1:2\n no switchport\n!\nip route 10.0.0.0 255.0.0.0 Null 0\n!\n")
+    sent = ["no ip route 10.9.0.0 255.255.0.0 10.1.1.1", "hostname ZC-O001", "interface TwoHundredGigabitEthernet 0/1:1",
+            " no switchport", " ip address 10.0.0.0 255.255.255.254", " no description old", "exit",
+            "interface TwoHundredGigabitEthernet 0/1:2", " no switchport", "exit", "ip route 10.0.0.0 255.0.0.0 Null 0"]
+    assert section_changes(sent, intended, pm) == [
+        {"section": "ip route", "sections": 2, "add": 1, "remove": 1},
+        {"section": "hostname", "sections": 1, "add": 1, "remove": 0},
+        {"section": "interface TwoHundredGigabitEthernet", "sections": 2, "add": 3, "remove": 1}]
+    assert section_changes([], intended, pm) == []
 
 
 def test_error_text_separates_an_os_error_glued_to_the_text():

@@ -142,6 +142,24 @@ def test_cli_record_then_offline_with_real_quirks(lab64, tmp_path):
     assert scope and all(s.startswith("ZC-E0") for s in scope)
 
 
+def test_only_an_unknown_name_gets_a_did_you_mean(lab64, tmp_path):
+    """`zcube verify --only` with a name the plan does not hold: exit 2 before any switch is contacted (no credentials
+    asked for), no traceback, the close names offered; in a list, the one unknown name is refused, not dropped (the
+    rest was verified before as if it were the whole scope). A rack pattern that matches no rack lists the racks."""
+    out, plan = lab64
+    env = {"ZCUBE_USERNAME": "", "ZCUBE_PASSWORD": ""}
+    for only, said in [("ZC-O01", "did you mean 'ZC-O001'?"), ("zc-o-1", "did you mean 'ZC-O001'?"),
+                       ("ZC-O001,ZC-E0002", "'ZC-E0002' matches no switch"), ("rack:B9*", "matches no rack")]:
+        r = run_zcube("verify", str(out / "plan.json"), "--only", only, "-o", str(tmp_path / "v"), env=env)
+        assert r.returncode == 2 and said in r.stderr, (only, r.stdout + r.stderr)
+        assert "Traceback" not in r.stderr and "ZCUBE_USERNAME" not in r.stderr and not (tmp_path / "v").exists(), r.stderr
+    r = run_zcube("verify", str(out / "plan.json"), "--only", "ZC-O001,ZC-E0002", env=env)
+    assert "did you mean 'ZC-E002'?" in r.stderr and "'ZC-O001'" not in r.stderr, r.stderr
+    racks = sorted({s["rack"] for s in plan["switches"]})
+    r = run_zcube("verify", str(out / "plan.json"), "--only", "rack:B9*", env=env)
+    assert f"racks: {', '.join(racks[:8])}" in r.stderr, r.stderr
+
+
 @pytest.mark.slow
 def test_demo_end_to_end(tmp_path):
     r = run_zcube("demo", "-o", str(tmp_path / "demo"), timeout=600)

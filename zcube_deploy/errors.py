@@ -44,6 +44,8 @@ def names_hint(name: str, names: list[str], what: str, shown: int = 8) -> str:
     "did you mean 'ZC-O001'? the plan's 3 switches: ZC-E002, ZC-O001, ZC-O011"
     >>> names_hint("F0001", ["F00001", "F00002"], "cable", shown=1)
     "did you mean 'F00001'? the plan's 2 cables: F00001, ..."
+    >>> names_hint("B01", ["A02"], "rack")
+    "the plan's 1 rack: A02"
     >>> names_hint("x", [], "cable")
     'the plan has no cable'
     """
@@ -53,7 +55,7 @@ def names_hint(name: str, names: list[str], what: str, shown: int = 8) -> str:
     close = [n for n in names if _name_key(n) == key][:3] or difflib.get_close_matches(name, names, n=3, cutoff=0.6)
     ordered = sorted(names)
     listed = ", ".join(ordered[:shown]) + (", ..." if len(ordered) > shown else "")
-    plural = what + ("es" if what.endswith(("s", "sh", "ch", "x")) else "s")
+    plural = what if len(names) == 1 else what + ("es" if what.endswith(("s", "sh", "ch", "x")) else "s")
     head = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
     return f"{head}the plan's {len(names):,} {plural}: {listed}"
 

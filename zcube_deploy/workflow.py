@@ -161,7 +161,9 @@ def push(plan: dict, configs_dir: str, *, dry_run: bool = False, only: str | Non
     if refused:
         raise InputErrors([Problem(name, "is drained (a drain record beside the plan names it, whatever its status: drained, or a "
                                          "drain or undrain that failed or was interrupted): a push would undo the drain",
-                                   "`zcube undrain PLAN switch:NAME` first, leave it out with --only, or --include-drained") for name in refused],
+                                   "undrain it first (`zcube undrain PLAN ELEMENT` for each record in the plan's drains/ that names it: "
+                                   f"switch:{name}, or link:CABLE for a cable drain), leave it out with --only, or --include-drained")
+                           for name in refused],
                           "cannot push")
     creds = credentials(bool(lab_path), prompt)
     opts = PushOptions(dry_run=dry_run, concurrency=concurrency, canary=canary, max_failures=max_failures,

@@ -11,7 +11,7 @@ from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors, out, print_stale, prompt
 
 
-def _print(result, cycle: int | None) -> None:
+def _print(result, cycle: int | None, metrics_path: str | None = None) -> None:
     s = result.summary
     head = f"[{result.finished} UTC] run {cycle}: " if cycle is not None else ""
     state = "[green]clean[/]" if s["clean"] else f"[red]{s['findings']} finding{'s' if s['findings'] != 1 else ''}[/]"
@@ -23,6 +23,7 @@ def _print(result, cycle: int | None) -> None:
         out.print(f"  {f['id']} {f['kind']}: {f['what']}", markup=False)
     if len(result.findings) > 10:
         out.print(f"  ... {len(result.findings) - 10} more in {result.paths.get('audit')}")
+    out.print(f"  written: {result.paths.get('audit')}" + (f", {metrics_path}" if metrics_path else ""), markup=False)
 
 
 @cli.command("audit")
@@ -61,5 +62,6 @@ def audit_cmd(plan_path, out_dir, configs_dir, lab_path, replay_dir, only, metri
     opts = AuditOptions(configs, lab_path, known_hosts, replay_dir, only, concurrency, timeout, runner)
     creds = credentials(bool(lab_path), prompt) if not replay_dir and runner == "threads" else None
     opts.drained, opts.graceful = workflow.drain_state(plan_file, plan)
-    result = run_audits(plan, plan_file, Path(out_dir), opts, creds, metrics_path, every, count, report=_print)
+    result = run_audits(plan, plan_file, Path(out_dir), opts, creds, metrics_path, every, count,
+                        report=lambda r, cycle: _print(r, cycle, metrics_path))
     sys.exit(0 if result.clean else 1)

@@ -33,7 +33,7 @@ def drain_options(fn):
 def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, as_json, timeout, host_command, accept_loss,
               settle_s) -> None:
     """Drain ELEMENT (switch:NAME or link:CABLE): steer transit away (bgp), move the hosts, shut its GPU ports, then its fabric ports, check."""
-    from zcube_deploy.drain.run import drain
+    from zcube_deploy.drain.run import closing_line, drain
 
     plan, plan_dir, opts, creds = workflow.drain_setup(plan_path, configs_dir, lab_path, known_hosts, dry_run, timeout, prompt, element,
                                                        accept_loss=accept_loss, settle_s=settle_s, host_command=host_command)
@@ -41,5 +41,5 @@ def drain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run, a
     if as_json:
         print_json(doc)
     else:
-        out.print(f"{doc['status']}" + ("" if dry_run else f"; record {plan_dir / 'drains'}"))
+        out.print(closing_line(doc, plan_dir, dry_run), markup=False)
     sys.exit(0 if doc["status"] in ("drained", "would drain") else 1)

@@ -25,10 +25,16 @@ def print_expansion(r: dict, out_dir: str) -> None:
               f"{Path(out_dir) / 'new-cables'} ({r['new_cabling']['cables']} cables), {Path(out_dir) / 'expand.json'}", markup=False)
 
 
-def print_verify_split(v: dict) -> None:
+def print_verify_split(v: dict, out_dir: str) -> None:
     n, o = v["new_cables"], v["old_cables"]
     out.print(f"verify: new cables {n['clean']}/{n['cables']} clean, old cables {o['clean']}/{o['cables']} clean, "
               f"{v['other_findings']} other findings, {v['not_checked']} not checked")
+    report = Path(out_dir) / "verify" / "verify.json"
+    if n["with_findings"]:
+        out.print(f"  the new cables' findings, which cable to move where: {report} (not cabled yet? cable them from "
+                  f"{Path(out_dir) / 'new-cables' / 'cabling.xlsx'}, then run this again)", markup=False)
+    elif o["with_findings"] or v["other_findings"] or v["not_checked"]:
+        out.print(f"  the findings: {report}", markup=False)
 
 
 def print_twin(t: dict) -> None:
@@ -69,7 +75,7 @@ def expand_cmd(old_plan, inventory, out_dir, push_changes, dry_run, canary, conc
         if r["push"] is not None:
             print_push(r["push"], len(r["report"]["changed_switches"]), dry_run)
         if r["verify"] is not None:
-            print_verify_split(r["verify"])
+            print_verify_split(r["verify"], out_dir)
         if r["twin"] is not None:
             print_twin(r["twin"])
     sys.exit(0 if workflow.expansion_ok(r) else 1)

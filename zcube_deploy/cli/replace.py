@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import click
+from rich.table import Table
 
 from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors, out, print_json, prompt
@@ -26,6 +27,16 @@ def _print_bootstrap(r: dict, plan_path: str) -> None:
         out.print(f"{r['switch']} is drained ({', '.join(d['records'])}): the new unit comes back drained ({len(d['ports'])} ports shut"
                   f"{', graceful shutdown on' if d['graceful_shutdown'] else ''}); `zcube undrain {plan_path} ELEMENT` when ready",
                   markup=False)
+
+
+def _print_sections(rows: list[dict]) -> None:
+    """A dry run's diff summed up per kind of section (the diff file holds every line)."""
+    t = Table(title="lines the push would add and remove, per kind of section", title_justify="left")
+    for col, just in (("section", "left"), ("sections", "right"), ("add", "right"), ("remove", "right")):
+        t.add_column(col, justify=just)
+    for r in rows:
+        t.add_row(r["section"], str(r["sections"]), str(r["add"]), str(r["remove"]))
+    out.print(t)
 
 
 def _print_rest(r: dict) -> None:
@@ -50,8 +61,8 @@ def _print_rest(r: dict) -> None:
         p = r["push"]
         out.print(f"push: {p['status']} ({p['lines_changed'] or 0} lines){'; diff ' + p['diff'] if p.get('diff') else ''}"
                   f"{'; ' + p['error'] if p.get('error') else ''}", markup=False)
-        if p.get("diff_text"):
-            out.print(p["diff_text"].rstrip("\n"), markup=False)
+        if p.get("sections"):
+            _print_sections(p["sections"])
     if "verify" in r:
         v = r["verify"]
         out.print(f"verify: {v['findings']} findings{' (' + ', '.join(v['kinds']) + ')' if v['kinds'] else ''}"
@@ -70,7 +81,7 @@ def _print_rest(r: dict) -> None:
 @click.option("--known-hosts", default=None, type=click.Path(dir_okay=False))
 @click.option("--new-host-key", is_flag=True, help="forget SWITCH's pinned SSH host key; pin the one the new unit presents")
 @click.option("--same-unit", is_flag=True, help="the unit that answers is the one that was there (re-seated, wiped in place): go on")
-@click.option("--dry-run", is_flag=True, help="print the bootstrap and the push diff; write and change nothing")
+@click.option("--dry-run", is_flag=True, help="print the bootstrap and a summary of the push diff (the full diff: DIR/replace/SWITCH/push/); change nothing")
 @click.option("--wait", "wait_s", type=float, default=0, show_default=True, help="seconds to wait for the unit to answer")
 @click.option("--settle", "settle_s", type=float, default=None,
               help="seconds between the push and verify (default 30; 0 with --lab)")

@@ -25,9 +25,9 @@ def undrain_cmd(plan_path, element, configs_dir, lab_path, known_hosts, dry_run,
     res = undrain(plan, plan_dir, element, opts, creds, say=lambda s: (err if as_json else out).print(s, markup=False))  # --json: stdout is JSON only
     if as_json:
         print_json(res)
-    elif not dry_run:
+    else:  # a dry run too: "would undrain", or the step that would fail (it printed nothing, exit 1)
         out.print(res["status"], markup=False)
-        if res.get("still_drained"):
+        if res.get("still_drained") and not dry_run:
             out.print(f"still drained: {', '.join(res['still_drained'])} (their ports stay down; `zcube undrain` each to bring them back)",
                       markup=False)
     sys.exit(0 if res["ok"] and (dry_run or res.get("back_as_planned")) else 1)

@@ -105,11 +105,13 @@ def move_hosts(host_ports: list[str], state: str, opts: DrainOptions, say=print)
             r = subprocess.run(c, capture_output=True, text=True, timeout=opts.timeout)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"{type(exc).__name__}: {exc}"[:200]
-        return None if r.returncode == 0 else f"exit {r.returncode}: {(r.stderr or r.stdout).strip()[:200]}"
+        said = (r.stderr or r.stdout).strip()[:200]
+        return None if r.returncode == 0 else f"exit {r.returncode}" + (f": {said}" if said else " (no output)")
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         errors = list(pool.map(run, cmds))
     failed = [{"port": hp, "error": e} for hp, e in zip(host_ports, errors) if e]
+    say(f"  {len(host_ports) - len(failed)} of {len(host_ports)} done" + (f", {len(failed)} failed:" if failed else ""))
     for f in failed:
         say(f"  {f['port']}: {f['error']}")
     return {"ran": True, "state": state, "ports": len(host_ports), "failed": failed}
@@ -299,6 +301,37 @@ def hosts_moved(record: dict) -> bool:
     return state == "down"
 
 
+def hosts_left(record: dict, ports: int) -> str:
+    """What the drain's host command did to the GPU ports, for undrain's refusal to go on without one: a command that
+    failed may have taken its port down all the same, so the state of those is not known (never "taken down")."""
+    runs = [st[HOST_STEP] for st in record["steps"] if st.get("step") == HOST_STEP and (st.get(HOST_STEP) or {}).get("ran")]
+    failed = len(runs[-1].get("failed") or ()) if runs else 0
+    if not failed:
+        return f"the drain took {ports} GPU ports down on their hosts (--host-command)"
+    return (f"the drain ran --host-command to take {ports} GPU ports down on their hosts: {ports - failed} done, {failed} failed "
+            "(their ports' state on the hosts is not known)")
+
+
+def closing_line(doc: dict, plan_dir: Path, dry_run: bool) -> str:
+    """The drain's last line: its status, what the check read (the drained state, or why it was not read: never
+    silent) and the record's file, or that none was written (a first step that failed changes nothing)."""
+    if dry_run:
+        return doc["status"]
+    check = doc.get("check")
+    if check is None:
+        said = ""
+    elif check.get("ports_down"):
+        said = f"; check: the {sum(len(p) for p in doc['ports'].values())} drained ports read down"
+    elif check.get("ports_down") is None:
+        said = f"; check not run: {check.get('error')}"
+    else:
+        up = check.get("still_up") or []
+        said = f"; check: {len(up)} drained ports read up: {', '.join(up[:4])}" + (", ..." if len(up) > 4 else "")
+    kind, name = doc["element"].split(":", 1)
+    path = plan_dir / RECORDS / f"{kind}-{name}.json"
+    return doc["status"] + said + (f"; record {path}" if path.exists() else "; no record written")
+
+
 def _dry_run_dir(plan_dir: Path, element: Element) -> Path:
     """Where a dry run writes its push previews (each switch's .diff: the lines it would send), emptied first.
     Beside the drains' work folders, never in drains/: a dry run writes no record."""
@@ -345,7 +378,7 @@ def port_states(plan: dict, base: dict[str, Target], creds: Credentials, opts: D
 
 def _host_step(record: dict, i: int, shut: dict, graceful: bool, blast: Blast, opts: DrainOptions, path: Path, say) -> bool:
     """Drain step ``hosts``: the host command per GPU port, recorded (written unless a dry run); False if one failed."""
-    say(f"step {i} {HOST_STEP}: {len(blast.host_ports)} GPU ports taken down by their hosts")
+    say(f"step {i} {HOST_STEP}: {len(blast.host_ports)} GPU ports to take down on their hosts")
     moved = move_hosts(list(blast.host_ports), "down", opts, say)
     record["steps"].append({"step": HOST_STEP, "ok": not moved["failed"], "shut": {k: list(v) for k, v in shut.items()},
                             "graceful": sorted(set(shut) if graceful else ()), HOST_STEP: moved})
@@ -524,7 +557,8 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
     path = record_path(plan_dir, element)
     records = {d["element"]: d for d in read_records(plan_dir, plan)}
     if element.key not in records:
-        raise InputErrors(Problem(str(path), f"{element.key} is not drained (no record)"))
+        raise InputErrors(Problem(str(path), f"{element.key} is not drained (no record)",
+                                  f"drained now: {', '.join(sorted(records))}" if records else f"nothing is drained ({plan_dir / RECORDS} holds no record)"))
     record = records.pop(element.key)
     others = list(records.values())
     other_shut = _union(*(shut_now(d) for d in others))
@@ -546,7 +580,7 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
                           f"cannot undrain {element.key}")
     host_ports = list(record.get("blast", {}).get("host_ports", ()))
     if hosts_moved(record) and not opts.host_command and not opts.dry_run:
-        raise InputErrors(Problem(str(path), f"the drain took {len(host_ports)} GPU ports down on their hosts (--host-command)",
+        raise InputErrors(Problem(str(path), hosts_left(record, len(host_ports)),
                                   "give undrain the same --host-command so they come back ({state} is up)"))
     todo = undrain_steps(record)
     say(f"{element.key} ({record.get('status')}): undrain in {len(todo)} steps: {', '.join(n for n, _, _ in todo)}")
@@ -577,7 +611,7 @@ def _undrain_steps(plan: dict, base: dict[str, Target], record: dict, path: Path
     for i, (name, shut, graceful) in enumerate(todo, 1):
         entry = {"step": f"undrain {name}", "shut": {k: list(v) for k, v in shut.items()}, "graceful": sorted(graceful)}
         if name == HOST_STEP:
-            say(f"undrain step {i} {name}: {len(host_ports)} GPU ports brought up by their hosts")
+            say(f"undrain step {i} {name}: {len(host_ports)} GPU ports to bring up on their hosts")
             moved = move_hosts(host_ports, "up", opts, say)
             result["steps"].append({"step": name, "ok": not moved["failed"]})
             failed = f"undrain failed at step {i} ({name}): {len(moved['failed'])} host commands failed; the record keeps the state reached"

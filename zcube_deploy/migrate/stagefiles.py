@@ -25,7 +25,7 @@ from zcube_deploy.xlsx import neutral_row, new_workbook, save_workbook
 
 MOVE_COLUMNS = ["step", "action", "kind", "cable", "was", "unplug_rack", "unplug_u", "unplug_device", "unplug_port", "unplug_label",
                 "plug_rack", "plug_u", "plug_device", "plug_port", "plug_label", "stays_device", "stays_port", "medium", "length_m",
-                "part"]
+                "part", "id_now", "new_id"]  # id_now, new_id: the move sheet's "ID now" and "New ID" (last: the columns before keep their places)
 SHEET_COLUMNS = [("Step", 6), ("Do", 8), ("ID now", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("Label now", 30),
                  ("New ID", 9), ("Rack", 6), ("U", 4), ("Device", 10), ("Port", 10), ("New label", 30), ("Part", 19)]  # 189 wide with the ticks: 8.2 pt on A4
 SHEET_GROUPS = [("UNPLUG: the end that comes out, as it is labelled now", 2, 7),
@@ -173,7 +173,7 @@ def _relabel_row(step: int, m: Move, prev: Labels, new: Labels) -> dict:
             "plug_rack": e.rack, "plug_u": e.u, "plug_device": e.device, "plug_port": e.port, "plug_label": _text(will),
             "stays_device": "", "stays_port": "", "medium": m.medium, "length_m": m.length_m, "part": "",
             "_short_old": "", "_short_new": will[3] if will else new.short.get(e.port, e.port), "_new_label": will,
-            "_held": m.cable, "_gets": m.cable}
+            "id_now": m.cable, "new_id": m.cable}
 
 
 def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
@@ -189,7 +189,7 @@ def _switch_row(step: int, w: SwitchWork, old: Labels, new: Labels) -> dict:
             "stays_device": "", "stays_port": "", "medium": w.medium, "length_m": "",
             "part": parts_text(counts, old.cages.known) if counts is not None else "", "_parts": counts,
             "_short_old": "", "_short_new": w.new.port if w.new else "", "_new_label": None,
-            "_held": w.switch, "_gets": w.new.device if w.new else ""}
+            "id_now": w.switch, "new_id": w.new.device if w.new else ""}
 
 
 def _part(m: Move, old: Labels, new: Labels) -> str:
@@ -201,9 +201,9 @@ def _part(m: Move, old: Labels, new: Labels) -> str:
 
 
 def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels, prev: Labels) -> dict:
-    """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only. ``_held``: the
+    """One cable row; an ``unplug`` row has the end unplugged only, a ``plug`` row the end plugged only. ``id_now``: the
     ID on the cable's label when the technician takes it (FROM's; TO's for a cable laid to a temporary place; a cable
-    from the stock: the one it had), ``_gets``: the ID of the label it gets (TO's; none when it is removed)."""
+    from the stock: the one it had), ``new_id``: the ID of the label it gets (TO's; none when it is removed)."""
     laid = m.action == "replug" or (m.temporary and m.action == "remove")  # laid (and labelled) in an earlier stage
     held = m.cable if laid else m.old_cable or ""
     was = (prev if laid else old).at(held, m.old) if action != "plug" else None
@@ -221,7 +221,7 @@ def _cable_row(step: int, action: str, m: Move, old: Labels, new: Labels, prev: 
         "part": _part(m, old, new),
         "_short_old": (was[3] if was else old.short.get(src.port, src.port)) if src else "",
         "_short_new": (will[3] if will else new.short.get(dst.port, dst.port)) if dst else "",
-        "_new_label": will, "_held": held, "_gets": m.cable if m.action != "remove" else "",
+        "_new_label": will, "id_now": held, "new_id": m.cable if m.action != "remove" else "",
     }
 
 
@@ -280,8 +280,8 @@ def write_move_workbook(rows: list[dict], cat: CablingCatalog, cluster: str, sta
     def lines(r: dict, key: str) -> str:  # a label's two lines as it prints them; a switch row's text as it is
         return r[key] if r["kind"] == "switch" else r[key].replace(" / ", "\n")
 
-    values = [(r["step"], r["action"], r["_held"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
-               lines(r, "unplug_label"), r["_gets"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], lines(r, "plug_label"),
+    values = [(r["step"], r["action"], r["id_now"], r["unplug_rack"], r["unplug_u"], r["unplug_device"], r["_short_old"],
+               lines(r, "unplug_label"), r["new_id"], r["plug_rack"], r["plug_u"], r["plug_device"], r["_short_new"], lines(r, "plug_label"),
                r["part"]) for r in rows]
     task_sheet(wb, f"Stage {stage:02d} moves", SHEET_COLUMNS, values, cat, cluster, legend=SHEET_LEGEND, groups=SHEET_GROUPS)
     task_sheet(wb, f"Stage {stage:02d} parts", PARTS_COLUMNS, parts_sheet_rows(rows), cat, cluster, ticks=("Done",),

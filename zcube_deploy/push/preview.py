@@ -25,6 +25,44 @@ def diff_preview(report: dict, per_switch: int = 12, switches: int = 3) -> tuple
     return shown, max(0, len(changing) - switches)
 
 
+class SectionChange(TypedDict):
+    section: str  # a kind of section: its top-level line's words before the first one holding a digit
+    sections: int  # how many sections (or top-level lines) of that kind the diff sends
+    add: int  # lines it adds (a line the intended config holds, a negation too)
+    remove: int  # lines it removes (a negation the intended config does not hold)
+
+
+def section_kind(head: str) -> str:
+    """A top-level line's kind: its words before the first one holding a digit (a port, an address, a number, a name).
+
+    >>> [section_kind(h) for h in ["interface Port 0/1:1", "static path 10.0.0.0/8 drop", "hostname ZC-O001", "42"]]
+    ['interface Port', 'static path', 'hostname', '42']
+    """
+    words = head.split()
+    first = next((k for k, w in enumerate(words) if any(c.isdigit() for c in w)), len(words))
+    return " ".join(words[:first]) or head
+
+
+def section_changes(sent: list[str], intended: str, pm) -> list[SectionChange]:
+    """What a diff (``sent``: the lines push would send, in order) adds and removes, per kind of section in the order
+    the diff first sends it: a line of a section counts, and a top-level line without sub-lines; a line removes when
+    it is a negation (the platform's ``NEGATION``) that the intended config does not hold (``pm``: the platform module)."""
+    want = {s.text: set(s.lines()[1:]) for s in pm.numbered_sections(intended)}
+    rows: dict[str, SectionChange] = {}
+    for sec in pm.numbered_sections("\n".join(sent)):
+        if sec.text == pm.SECTION_END:
+            continue
+        kind = section_kind(sec.text.removeprefix(pm.NEGATION))
+        row = rows.setdefault(kind, {"section": kind, "sections": 0, "add": 0, "remove": 0})
+        row["sections"] += 1
+        held = want.get(sec.text, set())
+        lines = [ln for ln in sec.lines()[1:] if ln != pm.SECTION_END] or [sec.text]
+        for line in lines:
+            gone = line.startswith(pm.NEGATION) and line not in held and not (line == sec.text and line in want)
+            row["remove" if gone else "add"] += 1
+    return list(rows.values())
+
+
 def device_rows(report: dict) -> list[tuple[str, str, int, float, str]]:
     """(switch, status, lines changed, seconds, detail) per device: the error (and what to do about it), or a dry run's diff file."""
     rows = []

@@ -44,10 +44,11 @@ from zcube_deploy.plan.state import read_state
 from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.candidate import control_character
 from zcube_deploy.push.options import PushOptions
+from zcube_deploy.push.preview import section_changes
 from zcube_deploy.push.runner import push_all
 from zcube_deploy.push.targets import Target, select_targets
 from zcube_deploy.replace.access import read_access_lines
-from zcube_deploy.safety import redact_secrets, write_private
+from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
 from zcube_deploy.verify.pipeline import run_verify
 
 WORK = "replace"  # DIR/replace/SWITCH/: bootstrap.txt, backups/, push/, push-report.json, verify/, replace.json
@@ -257,7 +258,7 @@ def refuse_same_unit(name: str, target: Target, seen: dict, ident: dict, lab_pat
 
 def replace_switch(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions, creds: Credentials, say=print) -> dict:
     """Bring ``name``'s new unit into the fabric (the module's steps); returns the report (written as replace.json).
-    A dry run works in a temporary folder, gone when it returns (its diff is in the report)."""
+    A dry run works in a temporary folder, gone when it returns; it keeps only the push's diff (:func:`dry_run_diff`)."""
     if not opts.dry_run:
         return _replace(plan, plan_dir, name, opts, creds, say, None)
     with tempfile.TemporaryDirectory(prefix="zcube-replace-") as scratch:
@@ -312,6 +313,19 @@ def _replace(plan: dict, plan_dir: Path, name: str, opts: ReplaceOptions, creds:
     return _push_verify(plan, name, target, opts, creds, report, (work, known_hosts, shut, drains))
 
 
+def dry_run_diff(dev: dict, target: Target, folder: Path) -> dict:
+    """A dry run's push diff (``dev``: its push result, the diff in the temporary work folder) written where a real
+    run writes it (``folder``/push/SWITCH.diff, as `zcube push --dry-run` writes DIR/push/SWITCH.diff: every line that
+    would be sent, secrets masked), and what it adds and removes per kind of section, for the terminal."""
+    if not dev.get("diff"):
+        return {"diff": None, "sections": []}
+    text = Path(dev["diff"]).read_text(encoding="utf-8")
+    make_private_dir(folder)  # the run's folder, 0700 as a real run makes it (its bootstrap holds the site's access lines)
+    path = folder / "push" / f"{target.name}.diff"
+    write_private(path, text)
+    return {"diff": str(path), "sections": section_changes(text.splitlines(), target.intended, platform_module(target.platform))}
+
+
 def _push_verify(plan: dict, name: str, target: Target, opts: ReplaceOptions, creds: Credentials, report: dict, run: tuple) -> dict:
     """Steps 3 and 4 for the unit that answers: push (a dry run: its diff, into the report) and verify, ``name`` alone."""
     work, known_hosts, shut, drains = run
@@ -319,8 +333,8 @@ def _push_verify(plan: dict, name: str, target: Target, opts: ReplaceOptions, cr
     dev = push["devices"][0]
     report["contacted"] = sorted({name, *(d["name"] for d in push["devices"])})  # the push's targets: this switch only
     report["push"] = {k: dev.get(k) for k in ("status", "lines_changed", "error", "diff", "backup")}
-    if opts.dry_run:  # its folder goes when the run returns: the diff's lines are the report's
-        report["push"].update(diff=None, backup=None, diff_text=Path(dev["diff"]).read_text(encoding="utf-8") if dev.get("diff") else "")
+    if opts.dry_run:  # its work folder goes when the run returns: the full diff is kept in the output folder, summed up
+        report["push"].update(backup=None, **dry_run_diff(dev, target, Path(opts.configs_dir) / WORK / name))
     if opts.dry_run or not push["ok"]:
         report["status"] = "would replace" if opts.dry_run and push["ok"] else f"push {dev['status']}"
         return _finish(report, work, opts)

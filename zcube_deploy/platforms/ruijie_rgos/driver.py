@@ -320,7 +320,7 @@ class RuijieRGOSDriver(NetworkDriver):
             self.device = RuijieSSH(**params)
         except Exception as exc:
             host = self.hostname if self.port == 22 else f"[{self.hostname}]:{self.port}"
-            why = _host_key_problem(exc, host) or f"{type(exc).__name__}: {exc}"
+            why = _host_key_problem(exc, host) or f"{host}: {type(exc).__name__}: {_one_line(exc)}"
             raise ConnectionException(_redact(why, self.password, self.secret)) from None
         if self.trust_on_first_use and self.known_hosts:
             self._remember_host_key()
@@ -612,6 +612,12 @@ def _read(filename, config, exc_type) -> str:
         return Path(filename).read_text(encoding="utf-8")
     except OSError as exc:
         raise exc_type(f"cannot read {filename}: {exc.strerror}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line, netmiko's list of common causes left out: its message starts with a
+    newline (a banner that never came), and the callers keep a message's first line, which was then empty."""
+    return " ".join(str(exc).split("Common causes")[0].split()) or "no detail"
 
 
 def _redact(text: str, *secrets: str) -> str:
