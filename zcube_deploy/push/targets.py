@@ -16,7 +16,6 @@ render writes for the switch from this plan, never those of the file on disk.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from zcube_deploy.access import not_in_lab
 from zcube_deploy.errors import InputErrors, Problem
+from zcube_deploy.plan.scope import matches, only_patterns
 from zcube_deploy.platforms import DEFAULT_PLATFORM, platform_module, require_device_access, switch_renderer
 from zcube_deploy.push.candidate import Management, refusals
 from zcube_deploy.push.scope import ManagedScope
@@ -92,12 +92,11 @@ def select_targets(plan: dict, configs_dir: Path, only: str | None, endpoints: d
 
 
 def _chosen(plan: dict, only: str | None) -> list[dict]:
-    pats = [p.strip() for p in (only or "").split(",") if p.strip()]
-    chosen = [sw for sw in plan["switches"] if not pats or any(
-        fnmatch.fnmatchcase(sw["name"], p) or (p.startswith("rack:") and fnmatch.fnmatchcase(sw["rack"], p[5:])) for p in pats)]
-    if pats and not chosen:
-        raise InputErrors(Problem("--only", f"{only!r} matches no switch"))
-    return chosen
+    """The switches ``only`` takes (a rack pattern: the switches in those racks); each pattern that matches none is
+    refused with a did-you-mean, before anything is read or contacted (plan/scope.py: one check for every --only)."""
+    switches = plan["switches"]
+    pats = only_patterns(only, [sw["name"] for sw in switches], [sw["rack"] for sw in switches], rack_noun="switch rack")
+    return [sw for sw in switches if not pats or matches(sw["name"], sw["rack"], pats)]
 
 
 def _read(path: Path, problems: list[Problem]) -> str | None:

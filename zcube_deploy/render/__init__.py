@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import multiprocessing
@@ -14,11 +13,12 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from zcube_deploy.errors import InputErrors, InvalidPlanFile, PlanFileError, Problem, RenderError
+from zcube_deploy.errors import InvalidPlanFile, PlanFileError, Problem, RenderError
 from zcube_deploy.plan.consistency import View, server_row, switch_row
 from zcube_deploy.plan.io import read_plan
 from zcube_deploy.plan.model import projection
 from zcube_deploy.plan.roles import design_of
+from zcube_deploy.plan.scope import matches, only_patterns
 from zcube_deploy.platforms import switch_renderer
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view, sysctl_view
@@ -114,16 +114,11 @@ def _worker_servers(indices: list[int]) -> dict[str, str]:
     return _render_servers(_Worker.job, indices)
 
 
-def select(names_racks: list[tuple[str, str]], pattern: str | None) -> list[int]:
-    """Indices whose name or rack matches the glob ``pattern`` (all when None)."""
-    if not pattern:
+def select(names_racks: list[tuple[str, str]], pats: list[str]) -> list[int]:
+    """Indices whose name or rack one of ``pats`` (plan/scope.py's only_patterns) takes (all when there is none)."""
+    if not pats:
         return list(range(len(names_racks)))
-    pats = [p.strip() for p in pattern.split(",") if p.strip()]
-    return [i for i, (n, r) in enumerate(names_racks) if any(fnmatch.fnmatchcase(n, p) or fnmatchcase_rack(r, p) for p in pats)]
-
-
-def fnmatchcase_rack(rack: str, pattern: str) -> bool:
-    return pattern.startswith("rack:") and fnmatch.fnmatchcase(rack, pattern[5:])
+    return [i for i, (n, r) in enumerate(names_racks) if matches(n, r, pats)]
 
 
 def _write(job: RenderJob, rel: str, text: str) -> str:
@@ -232,10 +227,10 @@ def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: i
     rename). A failed render leaves ``out_dir`` as it was (docs/render.md).
     """
     out = Path(out_dir)
-    sw_idx = select([(s["name"], s["rack"]) for s in plan["switches"]], only)
-    srv_idx = select([(s["name"], s["rack"]) for s in plan["servers"]], only)
-    if only and not sw_idx and not srv_idx:
-        raise InputErrors(Problem("--only", f"{only!r} matches no switch or server", "a glob on names, e.g. 'ZC-O*', or 'rack:A0*'"))
+    switches, servers = [(s["name"], s["rack"]) for s in plan["switches"]], [(s["name"], s["rack"]) for s in plan["servers"]]
+    pats = only_patterns(only, [n for n, _ in switches + servers], [r for _, r in switches + servers], what="switch or server",
+                         noun="device")
+    sw_idx, srv_idx = select(switches, pats), select(servers, pats)
     index = PlanIndex(plan)
     out.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=".render-", dir=out))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import fnmatch
 
-from zcube_deploy.errors import InputErrors, Problem, names_hint
+from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.plan.model import projection
+from zcube_deploy.plan.scope import matches, only_patterns
 
 # what verify reads of a plan
 PLAN_FIELDS = projection(switches={"name", "group", "index", "plane", "rack", "u", "mgmt_address", "interfaces", "routes", "asn",
@@ -16,30 +17,19 @@ PLAN_FIELDS = projection(switches={"name", "group", "index", "plane", "rack", "u
 
 
 def scope_of(plan: dict, only: str | None) -> list[str]:
-    """Switch names matched by --only: globs on switch names, or 'rack:GLOB'; a rack pattern also takes
-    the switches whose cables end in those racks' servers. Each pattern that matches nothing is a problem
-    with a did-you-mean (a typo in a list must not verify the rest silently as if it were the whole scope)."""
+    """Switch names matched by --only: globs on switch names, or 'rack:GLOB' (a rack of switches or of servers);
+    a rack pattern also takes the switches whose cables end in those racks' servers. Each pattern that matches
+    nothing is refused with a did-you-mean (plan/scope.py: one check for every --only)."""
     names = [s["name"] for s in plan["switches"]]
-    if not only:
+    pats = only_patterns(only, names, [d["rack"] for d in (*plan["switches"], *plan["servers"])])
+    if not pats:
         return names
-    pats = [p.strip() for p in only.split(",") if p.strip()]
     racks = {s["name"]: s["rack"] for s in plan["switches"]}
     srv_rack = {s["name"]: s["rack"] for s in plan["servers"]}
-    chosen, problems = set(), []
-    for p in pats:
-        if p.startswith("rack:"):
-            g = p[5:]
-            took = {n for n in names if fnmatch.fnmatchcase(racks[n], g)}
-            for c in plan["cables"]:
-                if c["kind"] == "host" and fnmatch.fnmatchcase(srv_rack.get(c["a"]["device"], ""), g):
-                    took.add(c["b"]["device"])
-            if not took:
-                problems.append(Problem("--only", f"{p!r} matches no rack", names_hint(g, sorted(set(racks.values())), "rack")))
-        else:
-            took = {n for n in names if fnmatch.fnmatchcase(n, p)}
-            if not took:
-                problems.append(Problem("--only", f"{p!r} matches no switch", names_hint(p, names, "switch") + " (globs: 'ZC-E0*'; racks: 'rack:A0*')"))
-        chosen |= took
-    if problems or not chosen:
-        raise InputErrors(problems or [Problem("--only", f"{only!r} names no switch or rack", "e.g. 'ZC-E0*' or 'rack:A0*'")])
+    chosen = {n for n in names if matches(n, racks[n], pats)}
+    for g in [p[5:] for p in pats if p.startswith("rack:")]:
+        chosen |= {c["b"]["device"] for c in plan["cables"]
+                   if c["kind"] == "host" and fnmatch.fnmatchcase(srv_rack.get(c["a"]["device"], ""), g)}
+    if not chosen:
+        raise InputErrors(Problem("--only", f"{only!r} matches no switch", "its racks hold servers cabled to no switch"))
     return [n for n in names if n in chosen]
