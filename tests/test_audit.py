@@ -348,7 +348,7 @@ def test_the_file_cache_of_rendered_readings_never_changes_a_finding(built, tmp_
     assert json.dumps(found) == json.dumps(_general_findings(plan, edited, name, intended[name])) and found
     # damaged files: read anew (and rewritten), the same findings
     files[0].write_text("{not json")
-    files[1].write_text(json.dumps({"top": ["hostname X"], "sections": [["hostname X", 0]]}))
+    files[1].write_text(json.dumps({"top": ["hostname X"], "sections": "hostname X", "counts": [0]}))
     found, _ = drift_findings(plan, names, intended, tmp_path / "rec", None, jobs=1, store=store)
     assert json.dumps(found * 3) == general
     assert RGOS.is_reading(json.loads(files[0].read_text())) and RGOS.is_reading(json.loads(files[1].read_text()))

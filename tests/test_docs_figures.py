@@ -174,6 +174,10 @@ NOT_COMPARED = {
                                                           "lines on roft-small and its stages are checked by tests/test_design_paths.py",
     ("docs/migrate.md", "re-plan TO with"): "a line of `zcube migrate roft out` run where TO's inventory is found: "
                                             "tests/test_migrate_suggest.py::test_glm1k_round_trip_and_the_bundled_inplace_pair compares it",
+    ("docs/render.md", "rendered 16 switch configs"): "lab-64 rendered into a glm-1k render's folder: "
+                                                       "tests/test_render.py::test_render_into_another_fabrics_folder_removes_its_files_and_keeps_foreign_ones "
+                                                       "compares these lines",
+    ("docs/render.md", "warning: 2 files in"): "the same test compares this line",
     ("docs/layout.md", "zcube_deploy/"): "the repository's folders, not an output",
     ("docs/layout.md", " entry "): "the layer drawing, not an output (tests/test_layers.py holds it as its LAYERS table)",
     # (an empty first line: every other output block of the page)

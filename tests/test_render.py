@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import GOLDEN, INVENTORIES, ROOT, check_golden, run_zcube
+from test_docs import code_blocks
 from zcube_deploy.errors import InputErrors, RenderError
-from zcube_deploy.inventory import resolve_inventory
+from zcube_deploy.inventory import load_inventory, resolve_inventory
 from zcube_deploy.plan import build_plan
 from zcube_deploy.render import render_all
 from zcube_deploy.templating import template
@@ -291,3 +292,85 @@ def test_render_of_a_hand_formatted_plan_file(tmp_path, glm1k_build):
     r = run_zcube("render", str(tmp_path / "plan.json"), "-o", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out" / "manifest.json").read_bytes() == (glm1k_build / "manifest.json").read_bytes()
+
+
+def _rendered(out) -> set[str]:
+    return {f"{sub}/{p.name}" for sub in ("configs", "hosts") for p in (out / sub).iterdir()}
+
+
+def test_render_into_another_fabrics_folder_removes_its_files_and_keeps_foreign_ones(tmp_path, glm1k_build, lab64_build):
+    """glm-1k rendered, then lab-64 into the same folder: only lab-64's files remain in configs/ and hosts/ (the
+    256 glm-1k host files its manifest listed are removed, and said so), a file no manifest lists is kept and named
+    in a warning; then a ROFT (other switch names) removes lab-64's 16 configs. Entries of a hand-edited manifest
+    outside configs/ and hosts/ are never followed."""
+    import shutil
+
+    out = tmp_path / "out"
+    for sub in ("configs", "hosts"):
+        shutil.copytree(glm1k_build / sub, out / sub)
+    shutil.copy(glm1k_build / "manifest.json", out)
+    (out / "configs" / "hand-made.cfg").write_text("hostname X\n")
+    (out / "hosts" / "notes.txt").write_text("mine\n")
+    r = run_zcube("render", str(lab64_build / "plan.json"), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    lab64 = set(json.loads((lab64_build / "manifest.json").read_text())["files"])
+    assert set(json.loads((out / "manifest.json").read_text())["files"]) == lab64
+    assert _rendered(out) == lab64 | {"configs/hand-made.cfg", "hosts/notes.txt"}
+    quoted = [b.text for b in code_blocks(ROOT / "docs" / "render.md") if b.text.startswith(("rendered 16", "warning: 2 files"))]
+    printed = " ".join((r.stdout + r.stderr).replace(str(out), "out").split())
+    assert len(quoted) == 2 and all(" ".join(line.split()) in printed for q in quoted for line in q.splitlines()), printed
+    assert (out / "configs" / "hand-made.cfg").read_text() == "hostname X\n"
+
+    victim = tmp_path / "victim"
+    victim.write_text("not the tool's\n")
+    doc = json.loads((out / "manifest.json").read_text())
+    doc["files"].update({"../victim": "0", "configs/../../victim": "0", str(victim): "0", "configs/..": "0"})
+    (out / "manifest.json").write_text(json.dumps(doc))
+    from zcube_deploy.designs import build_plan as build_any
+
+    roft = build_any(load_inventory(ROOT / "tests" / "inventories" / "roft-small.yaml"))
+    result = render_all(roft, out)
+    assert victim.exists() and (out / "configs" / "hand-made.cfg").exists()
+    assert sum(rel.startswith("configs/ZC-") for rel in result["removed"]) == 16
+    assert _rendered(out) == set(result["manifest"]["files"]) | {"configs/hand-made.cfg", "hosts/notes.txt"}
+    assert result["foreign"] == ["configs/hand-made.cfg", "hosts/notes.txt"]
+
+
+def test_partial_render_keeps_only_this_inventorys_files(tmp_path, glm1k_plan, lab64_plan):
+    """--only keeps the previous render's files of the devices not selected, when that render is of this plan's
+    inventory; a previous render of another inventory is not carried into this plan's manifest (push would take its
+    configs for this plan's), and its files go."""
+    render_all(glm1k_plan, tmp_path, only="ZC-O00*,gpu0001")
+    again = render_all(glm1k_plan, tmp_path, only="ZC-E002")
+    assert not again["removed"]
+    assert set(again["manifest"]["files"]) == {f"configs/ZC-O00{n}.cfg" for n in (1, 3, 5, 7, 9)} | {
+        "configs/ZC-E002.cfg", "hosts/gpu0001.yaml", "hosts/gpu0001.sysctl.conf"}
+    other = render_all(lab64_plan, tmp_path, only="ZC-O001")
+    assert set(other["manifest"]["files"]) == {"configs/ZC-O001.cfg"} == _rendered(tmp_path)
+    assert len(other["removed"]) == 7 and not other["foreign"]  # the 8 but ZC-O001, rendered again
+
+
+def test_unreadable_previous_manifest_removes_nothing_and_says_so(tmp_path, lab64_plan):
+    render_all(lab64_plan, tmp_path, only="ZC-O001,ZC-E002")
+    (tmp_path / "manifest.json").write_text("{")
+    r = render_all(lab64_plan, tmp_path, only="ZC-O001")
+    assert r["previous_unreadable"] and not r["removed"] and r["foreign"] == ["configs/ZC-E002.cfg"]
+
+
+def test_check_routing_reads_the_manifests_files(tmp_path, lab64_build):
+    """check-routing reads the files render's manifest lists, not the folder's listing: a config no manifest lists
+    (here a copy of a rendered one: a hostname in two configs) is not read and named; a listed file that is missing
+    is an input error."""
+    import shutil
+
+    out = tmp_path / "out"
+    for sub in ("configs", "hosts"):
+        shutil.copytree(lab64_build / sub, out / sub)
+    shutil.copy(lab64_build / "manifest.json", out)
+    shutil.copy(out / "configs" / "ZC-O001.cfg", out / "configs" / "ZC-O001-copy.cfg")
+    r = run_zcube("check-routing", str(out), "--samples", "200")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "not read: 1 file in configs/ and hosts/ that manifest.json does not list: configs/ZC-O001-copy.cfg" in r.stdout
+    (out / "configs" / "ZC-O003.cfg").unlink()
+    r = run_zcube("check-routing", str(out), "--samples", "200")
+    assert r.returncode == 2 and "ZC-O003.cfg: listed in manifest.json but missing" in r.stderr, r.stdout + r.stderr

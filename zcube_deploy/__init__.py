@@ -65,7 +65,10 @@ def render_configs(plan: PlanLike, out_dir: str | Path, only: str | None = None,
     """Render switch configs (DIR/configs) and server netplan files (DIR/hosts), self-checked, and DIR/manifest.json.
 
     ``only``: comma-separated globs on switch/server names, or ``rack:GLOB``. Returns
-    ``{"manifest": ..., "switches": n, "servers": n}``; raises RenderError when a config does not match the plan."""
+    ``{"manifest": ..., "switches": n, "servers": n, "removed": [...], "removed_by_folder": {...}, "previous_unreadable": bool,
+    "foreign": [...]}``
+    (the previous render's files this one removed, and the files in DIR/configs and DIR/hosts no manifest lists, kept:
+    docs/render.md); raises RenderError when a config does not match the plan."""
     from zcube_deploy import workflow
     from zcube_deploy.render import PLAN_FIELDS
 

@@ -17,6 +17,11 @@ def print_proof(directory: str, r: dict) -> None:
 
     for line in island_lines(r):
         out.print(f"  {line}")
+    if r.get("not_read"):
+        shown = ", ".join(r["not_read"][:5]) + (f" (+{len(r['not_read']) - 5} more)" if len(r["not_read"]) > 5 else "")
+        n = len(r["not_read"])
+        out.print(f"  not read: {n} file{'' if n == 1 else 's'} in configs/ and hosts/ that manifest.json does not list: {shown}",
+                  markup=False, highlight=False)
     for f in r["failures"]:
         out.print(f"  [red]FAIL[/] {f}")
     out.print("[green]routing proof passed[/]" if r["ok"] else "[red]routing proof FAILED[/]")

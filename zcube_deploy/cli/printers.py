@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
@@ -82,6 +83,29 @@ def print_render(result: dict, out_dir) -> None:
     out.print(f"rendered {result['switches']} switch configs to [bold]{Path(out_dir) / 'configs'}[/] and "
               f"{result['servers']} netplan files to [bold]{Path(out_dir) / 'hosts'}[/]; self-check passed; "
               f"manifest {Path(out_dir) / 'manifest.json'}")
+    print_render_tidy(result, out_dir)
+
+
+def print_render_tidy(result: dict, out_dir) -> None:
+    """What a render did to the previous render's files (render/owned.py), and what in configs/ and hosts/ is not
+    the tool's (a warning, on stderr)."""
+    removed, foreign = result.get("removed", []), result.get("foreign", [])
+    d = escape(str(Path(out_dir)))
+    if removed:
+        per = ", ".join(f"{n} in {sub}/" for sub, n in result["removed_by_folder"].items())
+        out.print(f"removed {_files(len(removed))} of the previous render that this plan does not have ({per}; "
+                  f"the previous manifest listed them)", highlight=False)
+    if result.get("previous_unreadable"):
+        err.print(f"[yellow]warning:[/] the previous {d}/manifest.json could not be read: no file of the previous "
+                  "render was removed", highlight=False)
+    if foreign:
+        shown = escape(", ".join(foreign[:5])) + (f" (+{len(foreign) - 5} more)" if len(foreign) > 5 else "")
+        err.print(f"[yellow]warning:[/] {_files(len(foreign))} in {d}/configs and {d}/hosts in no render manifest (not "
+                  f"written by zcube): kept, but whatever applies the folder would apply them too: {shown}", highlight=False)
+
+
+def _files(n: int) -> str:
+    return f"{n} file" + ("" if n == 1 else "s")
 
 
 def print_cabling(result: dict, out_dir) -> None:

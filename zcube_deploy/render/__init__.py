@@ -20,6 +20,7 @@ from zcube_deploy.plan.model import projection
 from zcube_deploy.plan.roles import design_of
 from zcube_deploy.plan.scope import matches, only_patterns
 from zcube_deploy.platforms import switch_renderer
+from zcube_deploy.render.owned import by_folder, carried, foreign, previous_render, retire
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view, sysctl_view
 from zcube_deploy.templating import template
@@ -225,6 +226,10 @@ def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: i
     All or nothing: changed files are written to a stage folder inside ``out_dir``; only when every device
     rendered and passed its self-check are they moved into place and manifest.json written (last, by
     rename). A failed render leaves ``out_dir`` as it was (docs/render.md).
+
+    The result holds the manifest, the counts, ``removed`` (the files of the previous render this one has not:
+    render/owned.py), ``previous_unreadable`` (a previous manifest.json that could not be read: nothing removed)
+    and ``foreign`` (what configs/ and hosts/ hold that the manifest does not list: never removed).
     """
     out = Path(out_dir)
     switches, servers = [(s["name"], s["rack"]) for s in plan["switches"]], [(s["name"], s["rack"]) for s in plan["servers"]]
@@ -238,10 +243,13 @@ def render_all(plan: dict, out_dir: str | Path, only: str | None = None, jobs: i
         (stage / "configs").mkdir()
         (stage / "hosts").mkdir()
         hashes = _render_staged(RenderJob(plan, out, index, source, stage), sw_idx, srv_idx, jobs)
-        manifest = _publish(plan, out, stage, hashes, only)
+        manifest, removed = _publish(plan, out, stage, hashes, only)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
-    return {"manifest": manifest, "switches": len(sw_idx), "servers": len(srv_idx)}
+    return {"manifest": manifest, "switches": len(sw_idx), "servers": len(srv_idx),
+            # what this render did to the previous one's files, and what in configs/ and hosts/ is no render's
+            "removed": removed or [], "removed_by_folder": by_folder(removed or []), "previous_unreadable": removed is None,
+            "foreign": foreign(out, manifest["files"])}
 
 
 def _render_staged(job: RenderJob, sw_idx: list[int], srv_idx: list[int], jobs: int | None) -> dict[str, str]:
@@ -291,18 +299,19 @@ def _position(problem: Problem) -> tuple:
     return head, [int(n) for n in re.findall(r"\d+", rest)], problem.path
 
 
-def _publish(plan: dict, out: Path, stage: Path, hashes: dict[str, str], only: str | None) -> dict:
+def _switch_suffix(plan: dict) -> str:
+    own = switch_renderer(plan["cluster"]["platform"])
+    return own[0] if own else ".cfg"
+
+
+def _publish(plan: dict, out: Path, stage: Path, hashes: dict[str, str], only: str | None) -> tuple[dict, list[str] | None]:
     """Move the staged files into ``out`` and write manifest.json last (its old copy removed first, so that
-    while files move no manifest describes a mix). Returns the manifest."""
+    while files move no manifest describes a mix). Returns the manifest and the files of the previous render
+    this one removed (render/owned.py: the previous manifest listed them, this one does not; None: the previous
+    manifest could not be read, so nothing was removed)."""
     manifest_path = out / "manifest.json"
-    files: dict[str, str] = {}
-    if only and manifest_path.exists():
-        try:
-            files = json.loads(manifest_path.read_text())["files"]
-        except (ValueError, KeyError, TypeError, OSError):
-            files = {}
-        if not isinstance(files, dict):
-            files = {}
+    previous = previous_render(manifest_path)
+    files = carried(previous, plan, _switch_suffix(plan)) if only else {}  # the devices not selected keep theirs
     files.update(hashes)
     manifest = {
         "tool_version": plan["tool_version"],
@@ -313,6 +322,8 @@ def _publish(plan: dict, out: Path, stage: Path, hashes: dict[str, str], only: s
         "roles": {s["name"]: [s["group"], s["plane"]] for s in sorted(plan["switches"], key=lambda s: s["name"])},
         "files": dict(sorted(files.items())),
     }
+    # before the old manifest goes: interrupted here, the next render still finds them listed in it
+    removed = retire(out, previous.get("files", {}), files) if previous is not None else None
     manifest_path.unlink(missing_ok=True)
     for sub in ("configs", "hosts"):
         (out / sub).mkdir(exist_ok=True)
@@ -322,4 +333,4 @@ def _publish(plan: dict, out: Path, stage: Path, hashes: dict[str, str], only: s
     tmp = out / "manifest.json.tmp"
     tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     tmp.replace(manifest_path)
-    return manifest
+    return manifest, removed

@@ -1,7 +1,7 @@
 """Routing proof from the rendered files alone (not the plan).
 
-Reads DIR/configs/* through each platform's neutral parse (``platforms/<name>``: ``config_facts``,
-chosen by the file's suffix) and DIR/hosts/*.yaml (netplan), builds every device's forwarding
+Reads the DIR/configs/* that render's manifest.json lists (without one: every file) through each platform's neutral
+parse (``platforms/<name>``: ``config_facts``, chosen by the file's suffix) and DIR/hosts/*.yaml (netplan), builds every device's forwarding
 table (switches: connected /31s and static routes, or in mode bgp the best paths of the
 configured sessions: a session counts when both ends name each other with the right ASN;
 hosts: the policy table of the source address, longest prefix then lowest metric), and walks
@@ -27,6 +27,7 @@ from zcube_deploy.ipv4 import aton
 from zcube_deploy.platforms import config_readers
 from zcube_deploy.plan.model import DESIGN_DEFAULT
 from zcube_deploy.plan.roles import ROLES
+from zcube_deploy.render.owned import foreign, previous_render
 from zcube_deploy.platforms.facts import ConfigFacts
 from zcube_deploy.topology.bestpaths import best_routes, shared_asns
 from zcube_deploy.topology.forwarding import Network
@@ -120,16 +121,33 @@ def _bgp_best_routes(parsed: list) -> dict[str, list[tuple[int, int, int]]]:
 _UNREADABLE = (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError, KeyError, IndexError, TypeError, AttributeError)
 
 
+def listed(directory: Path) -> set[str] | None:
+    """The files render's manifest.json lists (what the proof reads), None without a readable one (then every config
+    and netplan file in the folder: load_roles says what is wrong with the manifest)."""
+    previous = previous_render(directory / "manifest.json")
+    return set(previous["files"]) if previous else None
+
+
+def rendered_files(d: Path, readers) -> tuple[list[Path], list[Path], list[Problem]]:
+    """The configs and netplan files of a render folder: the manifest's (a file it lists and the folder lacks is a
+    problem), or without one every file with a reader's suffix; a file no manifest lists is not read (prove_routing
+    names it)."""
+    own = listed(d)
+    configs = sorted(p for p in (d / "configs").glob("*") if p.suffix in readers and (own is None or f"configs/{p.name}" in own))
+    hosts = sorted(p for p in (d / "hosts").glob("*.yaml") if own is None or f"hosts/{p.name}" in own)
+    missing = sorted(rel for rel in own or () if not (d / rel).is_file())
+    hint = "re-render it with `zcube render PLAN -o DIR`"
+    return configs, hosts, [Problem(str(d / rel), "listed in manifest.json but missing", hint) for rel in missing]
+
+
 def load_rendered(directory: str | Path) -> tuple[Network, list[dict]]:
     """The forwarding model of a render folder; every file that cannot be read is one problem (InputErrors, exit 2)."""
     d = Path(directory)
     readers = config_readers()
-    configs = sorted(p for p in (d / "configs").glob("*") if p.suffix in readers)
-    hosts = sorted((d / "hosts").glob("*.yaml"))
+    configs, hosts, problems = rendered_files(d, readers)
     if not configs or not hosts:
         raise InputErrors(Problem(str(d), "no rendered configs/*.cfg and hosts/*.yaml here", "run `zcube render PLAN -o DIR` first"))
     hint = "re-render it with `zcube render PLAN -o DIR`"
-    problems: list[Problem] = []
     parsed = []
     for path in configs:
         try:
@@ -255,7 +273,10 @@ def prove_routing(directory: str | Path, samples: int | None = None, seed: int =
                     proof.stats[isl]["pairs_routed"] += n
                 else:
                     proof.between += n
+    own = listed(Path(directory))
     report = {"design": design, "roles": "manifest.json" if roles else "none in manifest.json: every switch held to ZCube's rule",
+              # files in configs/ and hosts/ that the manifest does not list: not the render's, not read
+              "not_read": foreign(Path(directory), own) if own is not None else [],
               "ports": len(ports), "switches": len(net.tables), "pairs_total": total, "checked": 0, "delivered": 0,
               "max_switches": 0, "path_lengths": {}, "path_kinds": {}, "failures": [], "islands": proof.stats,
               "between_islands": {"pairs_routed": proof.between, "what": "not expected: no traffic between islands (not walked)"}}

@@ -69,21 +69,34 @@ def intended_side(intended: str, owns=None, reading: dict | None = None):
     # start-up time, as for drift_rows
     from zcube_deploy.platforms.ruijie_rgos.drift import Intended
 
-    return Intended(intended, owns, Counter(dict(reading["sections"])) if reading is not None else None)
+    if reading is None:
+        return Intended(intended, owns)
+    sections = reading["sections"].split("\n\n") if reading["counts"] else []
+    return Intended(intended, owns, Counter(dict(zip(sections, reading["counts"]))))
 
 
 def intended_reading(intended: str) -> dict:
     """What config drift reads of a rendered config that its text alone decides, as JSON data: its top-level lines
-    (:func:`top_level_lines`: the managed scope's) and its sections with their counts (:func:`intended_side`'s).
-    Audit keeps it in a file cache by the text's hash (audit/cache.py): reading it is most of a rendered side."""
-    return {"top": top_level_lines(intended), "sections": [[s, n] for s, n in Counter(config_sections(intended)).items()]}
+    (:func:`top_level_lines`: the managed scope's) and its sections (:func:`intended_side`'s), each once, joined by a
+    blank line (no section holds one: config_sections drops blank lines), with their counts. Audit keeps it in a file
+    cache by the text's hash (audit/cache.py): reading it is most of a rendered side; one string of sections reads
+    back from JSON in a third of the time a list of them takes."""
+    counts = Counter(config_sections(intended))
+    joined = "\n\n".join(counts)
+    if counts and joined.count("\n\n") != len(counts) - 1:  # (cannot happen; a reading must give its sections back)
+        raise ValueError("a section of the rendered config holds a blank line")
+    return {"top": top_level_lines(intended), "sections": joined, "counts": list(counts.values())}
 
 
 def is_reading(data) -> bool:
-    """Is ``data`` (JSON read back from audit's cache) of :func:`intended_reading`'s shape? (Else it is read anew.)"""
-    return (type(data) is dict and set(data) == {"top", "sections"} and type(data["top"]) is list and type(data["sections"]) is list
-            and all(type(t) is str for t in data["top"])
-            and all(type(p) is list and len(p) == 2 and type(p[0]) is str and type(p[1]) is int and p[1] > 0 for p in data["sections"]))
+    """Is ``data`` (JSON read back from audit's cache) of :func:`intended_reading`'s shape? (Else it is read anew.)
+    (Tested on whole columns at once: it runs on every switch of every audit.)"""
+    if type(data) is not dict or set(data) != {"top", "sections", "counts"}:
+        return False
+    top, sections, counts = data["top"], data["sections"], data["counts"]
+    return (type(top) is list and type(sections) is str and type(counts) is list and set(map(type, top)) <= {str}
+            and set(map(type, counts)) <= {int} and (min(counts) > 0 and sections.count("\n\n") == len(counts) - 1
+                                                     if counts else sections == ""))
 
 
 SECTION_END = "exit"  # the line a remediation (``remediation``) sends after a section's lines

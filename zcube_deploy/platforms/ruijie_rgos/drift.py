@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from zcube_deploy.platforms.ruijie_rgos.driver import remediation_from_trees, scoped_tree
-from zcube_deploy.platforms.ruijie_rgos.fastparse import config_sections
+from zcube_deploy.platforms.ruijie_rgos.fastparse import config_sections, running_sections
 from zcube_deploy.platforms.ruijie_rgos.reader import sections_by_head
 
 
@@ -114,9 +114,13 @@ def drift_rows(running: str, intended: str | Intended, owns=None) -> list[DriftR
 def differing_sections(running: str, intended: Counter) -> list[str]:
     """The sections (fastparse.config_sections) that ``running`` holds another number of times than ``intended``
     (a multiset of sections): the two configs' sections inside a scope are the same, text for text, exactly
-    when none of these is inside it."""
-    have = Counter(config_sections(running))
-    return list((have - intended) + (intended - have))
+    when none of these is inside it. (``running``'s sections as verify's observation of it has just read them, when it has.)"""
+    have = Counter(running_sections(running))
+    odd = have.items() ^ intended.items()  # (section, count) pairs of one side only, compared in C: few on a clean switch
+    if not odd:
+        return []
+    keys = {s for s, _ in odd}  # what Counter's (have - intended) + (intended - have) lists, in its order
+    return [s for s in have if s in keys and have[s] > intended[s]] + [s for s in intended if s in keys and intended[s] > have[s]]
 
 
 def classify(remediation: list[str], running: dict[str, list[str]]) -> list[DriftRow]:

@@ -10,6 +10,8 @@ tests/test_config_readers.py, tests/test_rgos_sections.py, tests/test_compare_fi
   ``reader.read_sections``) at once (tests/test_rgos_sections.py, tests/test_fastparse.py);
 - :func:`scoped_sections`, audit's test of two configs for drift, on every running config of every
   run: the general reader's sections as text (tests/test_rgos_sections.py);
+- :func:`running_reading`, audit's one reading of a running config for both: :func:`config_sections` and
+  :func:`running_config` at once, those two its oracles (tests/test_rgos_sections.py);
 - verify's readers of the show outputs it parses on every switch (not config text): they give the
   same result as the TextFSM templates of `show ip route` and `show interface status`. `show lldp
   neighbors detail` has its own module (show_lldp.py).
@@ -458,11 +460,16 @@ def running_config(config_text: str) -> tuple[dict[str, list[str]], dict]:
                     neighbors[words[1]] = [int(words[3]), n[1]]
                 elif words[2:] == ["fall-over", "bfd"]:
                     neighbors[words[1]] = [n[0], True]
-    bgp = {"asn": asn, "neighbors": {a: n[0] for a, n in sorted(neighbors.items())},
-           "addresses": {name: i[0] for name, i in itfs.items() if i[0] is not None},
-           "bfd_ports": sorted(name for name, i in itfs.items() if i[1]),
-           "fall_over_bfd": sorted(a for a, n in neighbors.items() if n[1])}
-    return addrs, bgp
+    return addrs, _bgp_part(asn, neighbors, itfs)
+
+
+def _bgp_part(asn: int | None, neighbors: dict[str, list], itfs: dict[str, list]) -> dict:
+    """running_config's BGP part of what it read (neighbors: address -> [remote AS, fall-over bfd]; itfs: name ->
+    [address or None, has bfd interval])."""
+    return {"asn": asn, "neighbors": {a: n[0] for a, n in sorted(neighbors.items())},
+            "addresses": {name: i[0] for name, i in itfs.items() if i[0] is not None},
+            "bfd_ports": sorted(name for name, i in itfs.items() if i[1]),
+            "fall_over_bfd": sorted(a for a, n in neighbors.items() if n[1])}
 
 
 def bgp_config_of(cfg) -> dict:
@@ -516,3 +523,114 @@ def _sections_of(lines: list[str]) -> list[str]:
         elif sections:
             sections[-1].append(line)
     return ["\n".join(sec) for sec in sections]
+
+
+# ---------------------------------------------------------------- running config: sections, addresses and BGP, one reading
+# Audit reads each running config twice: verify's observation (running_config: addresses and BGP) and config drift
+# (config_sections). running_reading gives both from one reading of the text, at C speed where it can: on a text
+# of spaces and newlines only (after CRLF -> LF) and ASCII, with no top-level `no shutdown` line (the one line
+# config_sections drops that running_config takes for a top-level line, ending a section), the lines config_sections
+# drops are cut out by one pattern (each is a line running_config skips without ending a section: blank, comment,
+# `no shutdown`, `end`, the shown-config heads), the rest split at its top-level lines is config_sections' sections,
+# and running_config's blocks are those very sections: an `interface` section in the shape a switch shows a rendered
+# port (description, `no switchport`, one address, in mode bgp a BFD line) is read by one branch of one pattern,
+# every other `interface` or `router` section by running_config itself (each alone: what it reads of one is the
+# same in the whole text, merged in order as below). Anything else is read by the two functions, which stay the
+# oracles (tests/test_rgos_sections.py compares the three over generated and mutated configs).
+_DROPPED = re.compile(r"\n(?: *+(?:![^\n]*+)?| *+no shutdown|end|(?:" + "|".join(map(re.escape, _HEADS)) + r")[^\n]*+)(?![^\n])")
+_TOP = re.compile(r"\n(?! )")
+_RC_SECTION = re.compile(
+    r"\ninterface (?:([^ \n][^\n]*+)(?<! )\n description [^\n]*+\n no switchport\n ip address (\S++) (\S++)"
+    r"(\n bfd interval \d++ min_rx \d++ multiplier \d++)?(?![^\n])(?!\n )"
+    r"|([^\n]*+)((?:\n [^\n]*+)*+))"
+    r"|\n(router [^\n]*+(?:\n [^\n]*+)*+)")
+_BANNER = re.compile(r"\nbanner ([^\n]*+)")
+_ALL_CANONICAL = re.compile(r"(?:" + _canonical.__self__.pattern + r"\n)*+").fullmatch  # each line a canonical dotted quad
+_NOT_PLAIN_CONFIG = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def running_reading(text: str) -> tuple[list[str], dict[str, list[str]], dict]:
+    """(``config_sections(text)``, ``*running_config(text)``) from one reading of the text (see above). The sections
+    are kept for :func:`running_sections` until the next reading (audit's drift of the same text asks for them)."""
+    try:
+        got = _fast_reading(text)
+    except ValueError:  # an address running_config refuses (UnreadableOutput): refused by the oracle, naming its line
+        got = None
+    if got is None:
+        got = (config_sections(text), *running_config(text))
+    global _LAST
+    _LAST = (text, got[0])
+    return got
+
+
+_LAST: tuple[str | None, list[str]] = (None, [])  # the text running_reading read last (in this process) and its sections
+
+
+def running_sections(text: str) -> list[str]:
+    """``config_sections(text)``, without reading the text again when :func:`running_reading` has just read it (audit
+    reads each switch's running config for verify's observation, then for config drift). Read-only: the list is kept."""
+    last, sections = _LAST
+    return sections if text == last else config_sections(text)
+
+
+def _fast_reading(text: str) -> tuple[list[str], dict[str, list[str]], dict] | None:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if not text.isascii() or any(c in text for c in _NOT_PLAIN_CONFIG) or text.startswith("no shutdown") or "\nno shutdown" in text:
+        return None
+    kept = _DROPPED.sub("", "\n" + text)  # "\n" + the kept lines, each after a "\n"
+    if "\nbanner " in kept:  # a banner on one line, as config_sections writes it
+        kept = _BANNER.sub(_one_line_banner, kept)
+    sections = _TOP.split(kept)[1:]  # (the first part: lines indented before any section, or nothing)
+    addrs: dict[str, list[str]] = {}
+    itfs: dict[str, list] = {}
+    asn, neighbors = None, {}
+    rows = _RC_SECTION.findall(kept)
+    names = [r[0] for r in rows]
+    done = 0
+    for k in [*compress(range(len(rows)), map(not_, names)), len(rows)]:  # each section that is no rendered port, then the end
+        if k > done and not _plain_ports(rows[done:k], addrs, itfs):
+            return None
+        done = k + 1
+        if k == len(rows):
+            break
+        _, _, _, _, head, body, router = rows[k]
+        if router:
+            sub = running_config(router)[1]
+            if sub["asn"] is not None:  # (`router bgp N`: its neighbours replace those read before)
+                asn, fall = sub["asn"], set(sub["fall_over_bfd"])
+                neighbors = {x: [ras, x in fall] for x, ras in sub["neighbors"].items()}
+            continue
+        line = "interface " + head.rstrip()
+        if line == "interface ":  # (`interface` alone: no section running_config reads)
+            continue
+        got, sub = running_config(line + body)
+        for n, v in got.items():
+            addrs.setdefault(n, []).extend(v)
+        i = itfs.setdefault(_CFG_ITF.match(line).group(1), [None, False])
+        i[0] = next(iter(sub["addresses"].values()), i[0])
+        i[1] = i[1] or bool(sub["bfd_ports"])
+    return sections, addrs, _bgp_part(asn, neighbors, itfs)
+
+
+def _one_line_banner(m: re.Match) -> str:
+    return "\nbanner\t" + m.group(1) if _ONE_LINE_BANNER.match("banner " + m.group(1)) else m.group(0)
+
+
+def _plain_ports(rows: list[tuple], addrs: dict[str, list[str]], itfs: dict[str, list]) -> bool:
+    """A run of rendered ports (_RC_SECTION's first branch) read into running_config's ``addrs`` and ``itfs``, in
+    order; False when an address is one running_config does not take as written (the oracles then read the text)."""
+    names, ips, masks, bfds = list(zip(*rows))[:4]
+    if not set(masks) <= _SUFFIX.keys() or not _ALL_CANONICAL("\n".join(ips) + "\n"):
+        return False
+    cidrs = map(str.__add__, ips, map(_SUFFIX.__getitem__, masks))  # (_SUFFIX[m] == f"/{_PLEN[m]}")
+    if len(set(names)) == len(names) and addrs.keys().isdisjoint(names) and itfs.keys().isdisjoint(names):  # (columns, in C)
+        addrs.update(zip(names, map(list, zip(cidrs))))
+        itfs.update(zip(names, map(list, zip(ips, map(bool, bfds)))))
+        return True
+    for name, a, cidr, bfd in zip(names, ips, cidrs, bfds):  # a port shown twice: merged as running_config merges it
+        addrs.setdefault(name, []).append(cidr)
+        i = itfs.setdefault(name, [None, False])
+        i[0] = a
+        i[1] = i[1] or bool(bfd)
+    return True

@@ -9,6 +9,7 @@ from zcube_deploy.platforms.ruijie_rgos.fastparse import (
     interface_status,
     ip_route,
     running_config,
+    running_reading,
 )
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
@@ -43,7 +44,8 @@ def observe(outputs: dict[str, str]) -> dict:
         if r["protocol"].startswith("B") and r["nexthop_ip"]:
             bgp_routes.setdefault(f"{r['network']}/{r['prefix_length']}", []).append(r["nexthop_ip"])
 
-    addresses, bgp_config = running_config(run)  # the config's addresses and BGP part, one pass (fastparse.py)
+    # the config's addresses and BGP part, and its sections, which audit's drift of the same text reads next (fastparse.py)
+    _, addresses, bgp_config = running_reading(run)
     return {"hostname": hostname, "interfaces": interfaces, "lldp": lldp, "static_routes": [list(r) for r in routes],
             "addresses": addresses if run else {}, "bgp": observe_bgp(outputs, bgp_config),
             "bgp_routes": {k: sorted(set(v)) for k, v in sorted(bgp_routes.items())}}
