@@ -418,6 +418,26 @@ def test_the_hosts_step_says_what_its_commands_did_and_undrain_does_not_claim_mo
         "the drain took 3 GPU ports down on their hosts (--host-command)"
 
 
+def test_counts_of_one_are_singular_and_hints_name_the_plan(lab64_build, tmp_path):
+    """A link drain said "1 fabric links down", undrain "in 1 steps", push's steps "(1 lines)"; its hints
+    `zcube push PLAN --only SWITCH` where the plan and the switch were known."""
+    from zcube_deploy.drain.run import DrainOptions, blast_lines, command_for, counted
+
+    assert [counted(n, "fabric link") for n in (0, 1, 2)] == ["0 fabric links", "1 fabric link", "2 fabric links"]
+    assert counted(1, "switch") == "1 switch" and counted(3, "switch") == "3 switches"
+    plan = json.loads((lab64_build / "plan.json").read_text())
+    link = blast_radius(plan, parse_element("link:F00001", plan))
+    said = blast_lines(link, tmp_path / "blast.json")[0]
+    assert "2 ports down, 0 GPU ports move to their other port, 1 fabric link down, " in said, said
+    switch = blast_lines(blast_radius(plan, parse_element("switch:ZC-O001", plan)), tmp_path / "blast.json")[0]
+    assert f"{plan['sizing']['K']} GPU ports move to their other port" in switch and " fabric links down" in switch, switch
+    opts = DrainOptions(configs_dir=lab64_build / "r", lab_path="lab dir/lab.json", plan_path=str(lab64_build / "plan.json"))
+    assert command_for(opts, "push", "ZC-O001") == (f"zcube push {lab64_build / 'plan.json'} --only ZC-O001 --configs "
+                                                    f"{lab64_build / 'r'} --lab 'lab dir/lab.json'")
+    assert command_for(DrainOptions(configs_dir=lab64_build, plan_path=str(lab64_build)), "verify", "ZC-O001,ZC-E002") == \
+        f"zcube verify {lab64_build} --only ZC-O001,ZC-E002"
+
+
 def test_the_drains_last_line_says_the_check_and_the_record_file(tmp_path):
     """It said "drained; record out/drains" (a folder) and nothing of step 5's check; a check not run must say so."""
     from zcube_deploy.drain.run import closing_line
@@ -430,7 +450,7 @@ def test_the_drains_last_line_says_the_check_and_the_record_file(tmp_path):
     doc.update(status="drained, check not run", check={"ports_down": None, "error": "ConnectionException: x"})
     assert "; check not run: ConnectionException: x; record " in closing_line(doc, tmp_path, dry_run=False)
     doc.update(status="drained, check failed", check={"ports_down": False, "still_up": ["ZC-O001 B"]})
-    assert "; check: 1 drained ports read up: ZC-O001 B; record " in closing_line(doc, tmp_path, dry_run=False)
+    assert "; check: 1 drained port reads up: ZC-O001 B; record " in closing_line(doc, tmp_path, dry_run=False)
     assert closing_line({**doc, "status": "would drain"}, tmp_path, dry_run=True) == "would drain"
 
 
@@ -453,6 +473,8 @@ def test_a_hand_edit_refuses_the_drain_before_step_1_with_its_lines_and_no_recor
             r = run_zcube("drain", str(work / "plan.json"), "switch:ZC-O001", "--lab", lab_json, *extra)
             assert r.returncode == 2, (extra, r.stdout, r.stderr)
             assert "ZC-O001: interface TwoHundredGigabitEthernet 0/1:1" in r.stderr and "by-hand" in r.stderr, r.stderr
-            assert "zcube push PLAN --only SWITCH" in r.stderr and "step 1" not in r.stdout and "would drain" not in r.stdout
+            # the hint is the command to paste: this plan, this switch, this lab (it said `zcube push PLAN --only SWITCH`)
+            assert f"`zcube push {work / 'plan.json'} --only ZC-O001 --lab {lab_json}`" in r.stderr, r.stderr
+            assert "step 1" not in r.stdout and "would drain" not in r.stdout
             assert not (work / "drains").exists()
         assert _running(lab, "ZC-O001") == before

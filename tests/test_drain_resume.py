@@ -62,7 +62,7 @@ def test_ctrl_c_mid_step_the_record_follows_push_and_a_rerun_goes_on(bgp_lab):
     u = run_zcube("undrain", plan_file, "switch:ZC-O005", "--lab", lab_json, "--settle", "0.1")
     assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
     assert "the record said" not in u.stdout  # the record held what the switch did: nothing to read back into it
-    assert "undrain in 1 steps: steer off" in u.stdout and "verify ZC-O005: 0 findings" in u.stdout
+    assert "undrain in 1 step: steer off" in u.stdout and "verify ZC-O005: 0 findings" in u.stdout
     assert _running(lab, "ZC-O005") == before and not rec.exists()
 
 
@@ -110,7 +110,7 @@ def test_a_failed_hosts_step_is_recorded_refuses_push_and_undrain_says_what_it_d
         assert p.returncode == 2 and "ZC-O001" in p.stderr and "is drained" in p.stderr, p.stdout + p.stderr
         u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--host-command", "sh -c 'exit 4' {port} {state}")
         assert u.returncode == 1 and "undrain failed at step 1 (hosts): 8 host commands failed" in u.stdout, u.stdout + u.stderr
-        assert "None" not in u.stdout and "(failed at step 1 (hosts): 8 host commands failed): undrain in 1 steps: hosts" in u.stdout
+        assert "None" not in u.stdout and "(failed at step 1 (hosts): 8 host commands failed): undrain in 1 step: hosts" in u.stdout
         u = run_zcube("undrain", plan_file, "switch:ZC-O001", "--lab", lab_json, "--host-command", "true {port} {state}")
         assert u.returncode == 0 and "back as planned" in u.stdout, u.stdout + u.stderr
         assert _running(lab, "ZC-O001") == before and not rec.exists()

@@ -127,6 +127,30 @@ def test_new_servers_and_new_cables_only(glm_grown):
     assert len(rows) == 1024 and not {r[cable_col] for r in rows} & ids
     with open(tmp / "new" / "new-cables" / "labels.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == 2 * 1024
+    bom = _bom_rows(tmp / "new" / "new-cables" / "cabling.xlsx")  # docs/expand.md: cables and optics, no switch
+    assert {r[0] for r in bom} == {"cable", "optic"} and all(r[5] > 0 for r in bom), bom
+    assert sum(r[5] for r in bom if r[0] == "cable") == 1024
+
+
+def _bom_rows(path) -> list[tuple]:
+    """The item rows of a cabling workbook's BOM sheet (Item, Model / where, ..., Quantity, ...)."""
+    from openpyxl import load_workbook
+
+    ws = load_workbook(path, read_only=True)["BOM"]
+    return [r for r in ws.iter_rows(min_row=2, values_only=True) if r and r[0] in ("switch", "cable", "optic")]
+
+
+def test_a_bom_without_switches_has_no_switch_row():
+    """A plan of cables only (expand's new cables) has no 'switch' row of quantity 0; a full plan keeps its one."""
+    from zcube_deploy.cabling.sheets import bill_of_materials
+    from zcube_deploy.catalog.cabling import plan_catalog
+
+    plan = json.loads((Path(__file__).parent / "golden" / "lab-64" / "plan.json").read_text())
+    cat, _ = plan_catalog(plan, None, accept_changed=True)  # the golden plan carries placeholder hashes
+    full = bill_of_materials(plan, cat)
+    assert [(r["item"], r["quantity"]) for r in full["switches"]] == [("switch", len(plan["switches"]))]
+    cut = bill_of_materials({**plan, "switches": []}, cat)
+    assert cut["switches"] == [] and cut["totals"]["switches"] == 0 and cut["cables"] == full["cables"]
 
 
 def test_expand_refuses_what_moves(tmp_path):

@@ -20,7 +20,8 @@ from zcube_deploy.plan.io import wiring_identity_of
 from zcube_deploy.platforms.ruijie_rgos.bootstrap import console_bootstrap
 from zcube_deploy.platforms.ruijie_rgos.drain import drained_config
 from zcube_deploy.push.targets import select_targets
-from zcube_deploy.replace.access import access_problems
+from zcube_deploy.errors import InputErrors
+from zcube_deploy.replace.access import access_problems, read_access_lines
 
 ACCESS = ROOT / "inventories" / "lab-access-lines.txt"
 SECRET = "S3cr3tValue"
@@ -76,6 +77,15 @@ def test_access_lines_are_checked_every_problem_at_once_secrets_masked(lab64_bui
     # another file given (the plan.json): refused line by line, not pasted as 200-odd "access lines"
     lines, problems = access_problems("plan.json", (lab64_build / "plan.json").read_text(), target.scope, "Mgmt 0", "ruijie_rgos")
     assert lines == [] and problems and problems[0].path == "plan.json:1" and "not a configuration command" in problems[0].message
+    assert max(len(p.message) for p in problems) < 260 and any("...: " in p.message for p in problems)  # a long line cut at 80
+    with pytest.raises(InputErrors) as exc:  # the first 10 listed and the rest counted (it listed 40 of 300+ characters each)
+        read_access_lines(str(lab64_build / "plan.json"), target.scope, "Mgmt 0", "ruijie_rgos")
+    shown = exc.value.problems
+    assert len(shown) == 11 and shown[-1].message == f"... and {len(problems) - 10} more lines refused", shown[-1]
+    assert [p.message for p in shown[:10]] == [p.message for p in problems[:10]] and sum(len(p.message) for p in shown) < 2500
+    long = f"username ops privilege 15 secret 5 {SECRET} " + "x" * 200
+    said = access_problems("site.txt", f"write {long}", target.scope, "Mgmt 0", "ruijie_rgos")[1][0].message
+    assert SECRET not in said and said.startswith("'write username ops privilege 15 secret 5 <redacted>") and "...: " in said
 
 
 def test_bad_input_exits_2_and_writes_nothing(lab64_build, tmp_path):

@@ -160,11 +160,33 @@ def test_only_an_unknown_name_gets_a_did_you_mean(lab64, tmp_path):
     assert f"racks: {', '.join(racks[:8])}" in r.stderr, r.stderr
 
 
+def test_a_clean_verify_prints_no_empty_table():
+    """A clean result: the title as a line and the clean line, no "kind | count" table with no row (the
+    demo's step 9 printed one); with findings the table stays."""
+    from zcube_deploy.cli.common import out
+    from zcube_deploy.cli.printers import print_verify
+    from zcube_deploy.verify.classify import summarize
+
+    def printed(findings):
+        with out.capture() as cap:
+            print_verify({"findings": findings, "summary": {**summarize(findings), "switches_verified": 16}, "errors": {},
+                          "paths": None})
+        return cap.get()
+
+    clean = printed([])
+    assert clean.splitlines()[0] == "verify: 16 switches, 0 findings", clean
+    assert "kind" not in clean and "count" not in clean and "clean: every planned check ran" in clean, clean
+    finding = {"id": "F1", "kind": "swapped", "cables": ["F00001"], "ends": [{"rack": "A01", "device": "ZC-O001", "port": "x"}],
+               "instruction": "swap", "what": "", "fix": []}
+    assert "count" in printed([finding]) and "swapped" in printed([finding])
+
+
 @pytest.mark.slow
 def test_demo_end_to_end(tmp_path):
     r = run_zcube("demo", "-o", str(tmp_path / "demo"), timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert "all injected faults found" in r.stdout and "after the fixes: 0 findings" in r.stdout
+    assert "kind" not in r.stdout.split("verify again")[-1], r.stdout[-3000:]  # step 9 (clean) prints no empty table
     d = tmp_path / "demo"
     for rel in ("plan.json", "cabling.xlsx", "push-report.json", "verify-1/verify.json", "verify-1/verify.xlsx",
                 "verify-2/verify.json", "lab/known_hosts", "lab/faults.json"):
@@ -207,6 +229,7 @@ def test_cli_lab_up_verify_fix_verify(lab64, tmp_path):
         assert r.returncode == 0, r.stdout + r.stderr
         r = run_zcube("verify", str(work / "plan.json"), "--lab", lab_json, "-o", str(tmp_path / "v2"))
         assert r.returncode == 0, r.stdout + r.stderr
+        assert "verify: 16 switches, 0 findings" in r.stdout and "kind" not in r.stdout, r.stdout  # no empty table
         w = json.loads(run_zcube("lab", "wiring", str(lab_dir), "--json").stdout)
         assert all(c["planned"] for c in w["cables"]) and not w["down"] and not w["lldp_off"]
     finally:

@@ -372,7 +372,8 @@ def drain_setup(plan_path: str, configs_dir: str | None, lab_path: str | None, k
     plan = open_plan(plan_path)
     if element is not None:
         parse_element(element, plan)
-    opts = DrainOptions(Path(configs_dir) if configs_dir else plan_dir, lab_path, known_hosts, dry_run, timeout=timeout, **options)
+    opts = DrainOptions(Path(configs_dir) if configs_dir else plan_dir, lab_path, known_hosts, dry_run, timeout=timeout, plan_path=plan_path,
+                        **options)
     return plan, plan_dir, opts, credentials(bool(lab_path), prompt)
 
 

@@ -192,7 +192,7 @@ def bill_of_materials(plan: dict, cat: CablingCatalog) -> dict:
     n_sw = len(plan["switches"])
     sw_price = model.get("unit_price_usd")
     switches = [{"item": "switch", "model": model["name"], "quantity": n_sw, "unit_price_usd": sw_price,
-                 "total_usd": sw_price * n_sw if sw_price is not None else None}]
+                 "total_usd": sw_price * n_sw if sw_price is not None else None}] if n_sw else []  # as cables, optics: no 0 row
     totals = {
         "switches": n_sw,
         "cables": sum(cables.values()),

@@ -136,12 +136,16 @@ def print_catalog_changes(changes: list[str]) -> None:
 
 def print_verify(result: dict) -> None:
     findings, summary, errors, paths = result["findings"], result["summary"], result["errors"], result["paths"]
-    t = Table(title=f"verify: {summary['switches_verified']} switches, {summary['findings']} findings", title_justify="left")
-    t.add_column("kind")
-    t.add_column("count", justify="right")
-    for k, v in summary["by_kind"].items():
-        t.add_row(k, str(v))
-    out.print(t)
+    title = f"verify: {summary['switches_verified']} switches, {summary['findings']} findings"
+    if summary["by_kind"]:
+        t = Table(title=title, title_justify="left")
+        t.add_column("kind")
+        t.add_column("count", justify="right")
+        for k, v in summary["by_kind"].items():
+            t.add_row(k, str(v))
+        out.print(t)
+    else:  # nothing to count: an empty "kind | count" table said nothing the title does not
+        out.print(title)
     if summary["worst_racks"]:
         out.print("worst racks: " + ", ".join(f"{r} ({n})" for r, n in summary["worst_racks"]))
     from zcube_deploy.verify.classify import notes, to_list  # imported when printing verify's result only

@@ -61,6 +61,22 @@ class DrainOptions:
     settle_s: float = 5.0  # after graceful shutdown, before the ports go down
     timeout: float = 30
     host_command: str | None = None  # run per GPU port of the drained switch: {server} {port} {state} (down / up)
+    plan_path: str = "PLAN"  # as given on the command line: the hints name the command to run with it
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun`` (singular) in the plural unless ``n`` is 1: "1 fabric link", "2 fabric links"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}es" if noun.endswith(("ch", "sh")) else f"{n} {noun}s"
+
+
+def command_for(opts: DrainOptions, verb: str, switches: str) -> str:
+    """The command line of `zcube VERB` on ``switches`` (``--only``) with the drain's plan, configs and lab, to paste."""
+    args = ["zcube", verb, opts.plan_path, "--only", switches]
+    if verb == "push" and opts.configs_dir != Path(opts.plan_path) and opts.configs_dir != Path(opts.plan_path).parent:
+        args += ["--configs", str(opts.configs_dir)]
+    if opts.lab_path:
+        args += ["--lab", opts.lab_path]
+    return shlex.join(args)
 
 
 HOST_STEP = "hosts"
@@ -91,7 +107,8 @@ def move_hosts(host_ports: list[str], state: str, opts: DrainOptions, say=print)
     """Step ``hosts``: ``--host-command`` for every GPU port (``state``: down before the switch's ports shut, up after
     they came back); without a command the step is reported as not run, never as done."""
     if not opts.host_command:
-        say(f"  not run (no --host-command): the {len(host_ports)} GPU ports move on carrier loss when the switch shuts them; "
+        moves = "the GPU port moves" if len(host_ports) == 1 else f"the {len(host_ports)} GPU ports move"
+        say(f"  not run (no --host-command): {moves} on carrier loss when the switch shuts {'it' if len(host_ports) == 1 else 'them'}; "
             "packets a host sends meanwhile are lost (docs/drain.md)")
         return {"ran": False, "state": state, "ports": len(host_ports), "failed": []}
     cmds = host_commands(opts.host_command, host_ports, state)
@@ -236,7 +253,7 @@ def _push_state(plan: dict, base: dict[str, Target], shut: dict[str, tuple[str, 
 
 def _differs(report: dict) -> dict[str, str]:
     """switch -> what a dry run found (a switch not as expected: lines that would change, or why it could not be read)."""
-    return {d["name"]: (f"{d['lines_changed']} lines differ" if d["status"] == "would_change" else f"{d['status']}: {d.get('error')}")
+    return {d["name"]: (f"{counted(d['lines_changed'], 'line')} differ" if d["status"] == "would_change" else f"{d['status']}: {d.get('error')}")
             for d in report["devices"] if d["status"] != "unchanged"}
 
 
@@ -247,10 +264,10 @@ def _not_as_expected(plan: dict, base: dict[str, Target], shut: dict[str, tuple[
     report = _push_state(plan, base, shut, graceful, creds, opts, out, dry_run=True)
     platform = plan["cluster"]["platform"]
     pm = platform_module(platform)
-    hint = f"push the switch first (`zcube push PLAN --only SWITCH`) or see its drift with `zcube audit`; push's preview: {out}"
     problems = []
     for d in report["devices"]:
         name = d["name"]
+        hint = f"push the switch first (`{command_for(opts, 'push', name)}`) or see its drift with `zcube audit`; push's preview: {out}"
         if d["status"] == "unchanged":
             continue
         if d["status"] != "would_change" or not d.get("backup"):
@@ -265,7 +282,7 @@ def _not_as_expected(plan: dict, base: dict[str, Target], shut: dict[str, tuple[
                                     redact_secrets(("" if r.line in (r.have, r.want) else f"{r.line!r}: ") + f"expected {expected}, found {found}",
                                                    platform), hint))
         if not rows:  # (the remediation and the drift read the same difference; never silent if they part)
-            problems.append(Problem(name, f"{d['lines_changed']} lines differ (see {d.get('diff')})", hint))
+            problems.append(Problem(name, f"{counted(d['lines_changed'], 'line')} differ (see {d.get('diff')})", hint))
     return problems
 
 
@@ -321,12 +338,13 @@ def closing_line(doc: dict, plan_dir: Path, dry_run: bool) -> str:
     if check is None:
         said = ""
     elif check.get("ports_down"):
-        said = f"; check: the {sum(len(p) for p in doc['ports'].values())} drained ports read down"
+        n = sum(len(p) for p in doc["ports"].values())
+        said = f"; check: the {counted(n, 'drained port')} read{'s' if n == 1 else ''} down"
     elif check.get("ports_down") is None:
         said = f"; check not run: {check.get('error')}"
     else:
         up = check.get("still_up") or []
-        said = f"; check: {len(up)} drained ports read up: {', '.join(up[:4])}" + (", ..." if len(up) > 4 else "")
+        said = f"; check: {counted(len(up), 'drained port')} read{'s' if len(up) == 1 else ''} up: {', '.join(up[:4])}" + (", ..." if len(up) > 4 else "")
     kind, name = doc["element"].split(":", 1)
     path = plan_dir / RECORDS / f"{kind}-{name}.json"
     return doc["status"] + said + (f"; record {path}" if path.exists() else "; no record written")
@@ -378,12 +396,12 @@ def port_states(plan: dict, base: dict[str, Target], creds: Credentials, opts: D
 
 def _host_step(record: dict, i: int, shut: dict, graceful: bool, blast: Blast, opts: DrainOptions, path: Path, say) -> bool:
     """Drain step ``hosts``: the host command per GPU port, recorded (written unless a dry run); False if one failed."""
-    say(f"step {i} {HOST_STEP}: {len(blast.host_ports)} GPU ports to take down on their hosts")
+    say(f"step {i} {HOST_STEP}: {counted(len(blast.host_ports), 'GPU port')} to take down on their hosts")
     moved = move_hosts(list(blast.host_ports), "down", opts, say)
     record["steps"].append({"step": HOST_STEP, "ok": not moved["failed"], "shut": {k: list(v) for k, v in shut.items()},
                             "graceful": sorted(set(shut) if graceful else ()), HOST_STEP: moved})
     if moved["failed"]:
-        record["status"] = f"failed at step {i} ({HOST_STEP}): {len(moved['failed'])} host commands failed"
+        record["status"] = f"failed at step {i} ({HOST_STEP}): {counted(len(moved['failed']), 'host command')} failed"
     if not opts.dry_run:
         _write(path, record)
     return not moved["failed"]
@@ -405,9 +423,10 @@ def blast_lines(blast: Blast, listed: Path) -> list[str]:
     b = blast.as_dict()
     gpus = list(blast.host_ports)
     shown = ", ".join(gpus[:6]) + (f", ... {len(gpus) - 6} more" if len(gpus) > 6 else "")
-    return [f"{b['element']} (mode {b['mode']}): {b['ports_down']} ports down, {len(gpus)} GPU ports move to their other port, "
-            f"{len(b['fabric_links'])} fabric links down, {len(b['routes_withdrawn'])} routes withdrawn; analysis: "
-            f"{b['gpu_pairs_without_routed_path']} GPU pairs without a routed path",
+    move = "1 GPU port moves to its" if len(gpus) == 1 else f"{len(gpus)} GPU ports move to their"
+    return [f"{b['element']} (mode {b['mode']}): {counted(b['ports_down'], 'port')} down, {move} other port, "
+            f"{counted(len(b['fabric_links']), 'fabric link')} down, {counted(len(b['routes_withdrawn']), 'route')} withdrawn; analysis: "
+            f"{counted(b['gpu_pairs_without_routed_path'], 'GPU pair')} without a routed path",
             f"  GPU ports: {shown or 'none'}" + (f" (every one in {listed})" if gpus else "")]
 
 
@@ -520,7 +539,7 @@ def _drain_steps(plan: dict, base: dict[str, Target], blast: Blast, record: dict
         record["steps"].append({**entry, "ok": ok,
                                 "devices": {d["name"]: {k: d.get(k) for k in ("status", "lines_changed", "error")} for d in report["devices"]}})
         since = ", lines of the steps before included: a dry run applies none" if opts.dry_run and pushed > 1 else ""
-        say(f"step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines{since})" for d in report["devices"]))
+        say(f"step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({counted(d.get('lines_changed', 0), 'line')}{since})" for d in report["devices"]))
         if opts.dry_run:
             _say_lines(report, say)
         if not ok:
@@ -583,7 +602,7 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
         raise InputErrors(Problem(str(path), hosts_left(record, len(host_ports)),
                                   "give undrain the same --host-command so they come back ({state} is up)"))
     todo = undrain_steps(record)
-    say(f"{element.key} ({record.get('status')}): undrain in {len(todo)} steps: {', '.join(n for n, _, _ in todo)}")
+    say(f"{element.key} ({record.get('status')}): undrain in {counted(len(todo), 'step')}: {', '.join(n for n, _, _ in todo)}")
     result = _undrain_steps(plan, base, record, path, todo, other_shut, other_graceful, creds, opts, work, say)
     if opts.dry_run or not result["ok"]:
         return result
@@ -594,8 +613,9 @@ def undrain(plan: dict, plan_dir: Path, element_text: str, opts: DrainOptions, c
                    drained={k: set(p) for k, p in other_shut.items()})
     result["verify"] = {"findings": len(v["findings"]), "unreachable": v["errors"]}
     result["back_as_planned"] = not v["findings"] and not v["errors"]
-    say(f"verify {only}: {len(v['findings'])} findings" + (f", {len(v['errors'])} switches not read: {v['errors']}" if v["errors"] else "")
-        + ("" if result["back_as_planned"] else " (`zcube verify PLAN --only SWITCH` lists them)"))
+    say(f"verify {only}: {counted(len(v['findings']), 'finding')}"
+        + (f", {counted(len(v['errors']), 'switch')} not read: {v['errors']}" if v["errors"] else "")
+        + ("" if result["back_as_planned"] else f" (`{command_for(opts, 'verify', only)}` lists them)"))
     result["status"] = "back as planned; record removed" if result["back_as_planned"] else "undone, but NOT back as planned (verify above); record removed"
     result["still_drained"] = sorted(d["element"] for d in others)  # their ports stay down: "as planned" is with them
     return result
@@ -611,10 +631,10 @@ def _undrain_steps(plan: dict, base: dict[str, Target], record: dict, path: Path
     for i, (name, shut, graceful) in enumerate(todo, 1):
         entry = {"step": f"undrain {name}", "shut": {k: list(v) for k, v in shut.items()}, "graceful": sorted(graceful)}
         if name == HOST_STEP:
-            say(f"undrain step {i} {name}: {len(host_ports)} GPU ports to bring up on their hosts")
+            say(f"undrain step {i} {name}: {counted(len(host_ports), 'GPU port')} to bring up on their hosts")
             moved = move_hosts(host_ports, "up", opts, say)
             result["steps"].append({"step": name, "ok": not moved["failed"]})
-            failed = f"undrain failed at step {i} ({name}): {len(moved['failed'])} host commands failed; the record keeps the state reached"
+            failed = f"undrain failed at step {i} ({name}): {counted(len(moved['failed']), 'host command')} failed; the record keeps the state reached"
             if not opts.dry_run:  # (a failed step is not recorded as done: the hosts' ports count as down, a new undrain runs it again)
                 record["steps"] += [] if moved["failed"] else [{**entry, "ok": True, HOST_STEP: moved}]
                 record["status"] = failed if moved["failed"] else f"undraining: step {i} ({name}) done"
@@ -629,7 +649,7 @@ def _undrain_steps(plan: dict, base: dict[str, Target], record: dict, path: Path
             _interrupted(record, path, i, entry, stopped, say, undrain=True)
             raise
         since = ", lines of the steps before included: a dry run applies none" if opts.dry_run and i > 1 else ""
-        say(f"undrain step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({d.get('lines_changed', 0)} lines{since})"
+        say(f"undrain step {i} {name}: " + ", ".join(f"{d['name']} {d['status']} ({counted(d.get('lines_changed', 0), 'line')}{since})"
                                                      for d in report["devices"]))
         if opts.dry_run:
             _say_lines(report, say)

@@ -20,7 +20,8 @@ from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.safety import redact_secrets
 
 MAX_ACCESS_BYTES = 256 * 1024  # a site's access lines, not a config dump
-MAX_PROBLEMS = 40
+MAX_PROBLEMS = 10  # listed at most; the rest are counted (a wrong file, e.g. the plan.json, refuses every line)
+QUOTED = 80  # characters of a refused line quoted at most (its secrets masked first)
 HINT = "a text file of the site's configuration lines (users, AAA, vty, SSH ...), as the running config shows them"
 
 
@@ -59,10 +60,15 @@ def access_problems(path: str, text: str, scope: ManagedScope | None, mgmt_inter
         elif why is None and section is None:
             why = "an indented line outside any section"
         if why is not None:
-            problems.append(Problem(f"{path}:{n}", f"{redact_secrets(line, platform)!r}: {why}"))
+            problems.append(Problem(f"{path}:{n}", f"{_quote(redact_secrets(line, platform))}: {why}"))
         else:
             lines.append(line)
     return lines, problems
+
+
+def _quote(line: str) -> str:
+    """``line`` quoted, cut to QUOTED characters with "..." (a 300-character JSON line said nothing more)."""
+    return repr(line) if len(line) <= QUOTED else repr(line[:QUOTED]) + "..."
 
 
 def _top_refusal(line: str, scope: ManagedScope | None, mgmt_interface: str, pm) -> str | None:
@@ -82,6 +88,6 @@ def read_access_lines(path: str | None, scope: ManagedScope | None, mgmt_interfa
         return []
     lines, problems = access_problems(path, read_access_text(path), scope, mgmt_interface, platform)
     if problems:
-        more = [Problem(path, f"... and {len(problems) - MAX_PROBLEMS} more")] if len(problems) > MAX_PROBLEMS else []
+        more = [Problem(path, f"... and {len(problems) - MAX_PROBLEMS} more lines refused")] if len(problems) > MAX_PROBLEMS else []
         raise InputErrors(problems[:MAX_PROBLEMS] + more, "bad access lines; nothing was written or sent")
     return lines
