@@ -255,3 +255,29 @@ def test_expand_refuses_to_write_over_the_plan_it_grows(tmp_path, where):
     assert r.returncode == 2, r.stdout + r.stderr
     assert "holds the plan being grown" in r.stderr and "-o grown" in r.stderr and "Traceback" not in r.stderr
     assert (tmp_path / "old" / "plan.json").read_bytes() == before
+
+
+def test_expand_into_a_folder_keeps_what_no_render_wrote(tmp_path):
+    """DIR's configs/ and hosts/ are published as `zcube render` would leave them (render/owned.py): a file an earlier
+    manifest listed and the grown plan lacks is removed, a file no manifest lists is kept and named on stderr (expand
+    once replaced both folders whole, deleting an operator's files with them)."""
+    old = _inventory(tmp_path, "old", 16, capacity=32)
+    big = _inventory(tmp_path, "big", 32, capacity=32)
+    assert run_zcube("plan", str(old), "-o", str(tmp_path / "old")).returncode == 0
+    d = tmp_path / "grown"
+    (d / "configs").mkdir(parents=True)
+    (d / "hosts").mkdir()
+    (d / "configs" / "ZC-X999.cfg").write_text("! an earlier render's\n")
+    (d / "configs" / "NOTES.txt").write_text("an operator's notes\n")
+    (d / "hosts" / "keep-me.yaml").write_text("network: {}\n")
+    (d / "manifest.json").write_text(json.dumps({"files": {"configs/ZC-X999.cfg": "0" * 64}}))
+    r = run_zcube("expand", str(tmp_path / "old" / "plan.json"), str(big), "-o", str(d))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not (d / "configs" / "ZC-X999.cfg").exists()
+    assert (d / "configs" / "NOTES.txt").read_text() == "an operator's notes\n"
+    assert (d / "hosts" / "keep-me.yaml").read_text() == "network: {}\n"
+    assert "removed 1 file of the previous render" in r.stdout, r.stdout
+    assert "2 files in" in r.stderr and "configs/NOTES.txt" in r.stderr and "hosts/keep-me.yaml" in r.stderr, r.stderr
+    manifest = json.loads((d / "manifest.json").read_text())["files"]
+    assert "configs/NOTES.txt" not in manifest and len([f for f in manifest if f.startswith("configs/")]) > 0
+    assert not [p for p in d.iterdir() if p.name.startswith(".expand-")]  # the stage is gone

@@ -21,7 +21,9 @@ CASES = [("ZC-O01", "--only: 'ZC-O01' matches no {what}\n    hint: did you mean 
          ("zc-o-1", "did you mean 'ZC-O001'?"),
          ("ZC-O001,ZC-E0002", "--only: 'ZC-E0002' matches no {what}\n    hint: did you mean 'ZC-E002'?"),
          ("ZC-O00*,rack:B9*", "--only: 'rack:B9*' matches no {rack}\n"),
-         (" , ", "--only: ' , ' holds no pattern")]
+         (" , ", "--only: ' , ' holds no pattern"),
+         # given empty (an unset shell variable): refused, never read as every device
+         ("", "--only: '' holds no pattern")]
 
 
 def _said(r, only: str, said: str) -> None:
@@ -32,7 +34,7 @@ def _said(r, only: str, said: str) -> None:
         assert f"'{good}'" not in r.stderr, r.stderr  # only the bad pattern is named
 
 
-@pytest.mark.parametrize("only,said", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("only,said", CASES, ids=[c[0] or "empty" for c in CASES])
 def test_render_refuses_each_pattern_that_matches_nothing(lab64_build, tmp_path, only, said):
     """`zcube render --only`: nothing written, the bad pattern named with a did-you-mean over switches and servers."""
     out = tmp_path / "r"
@@ -66,7 +68,7 @@ def refused_lab(lab64_build, tmp_path):
         yield work
 
 
-@pytest.mark.parametrize("only,said", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("only,said", CASES, ids=[c[0] or "empty" for c in CASES])
 def test_push_refuses_each_pattern_that_matches_nothing(refused_lab, only, said):
     """`zcube push --dry-run --only`: exit 2 before any switch is contacted (no push report, no diff folder), the bad
     pattern named; a rack pattern of push is on the racks of switches (it pushes the switches in them)."""
@@ -87,7 +89,9 @@ def test_one_check_for_every_command(lab64_build):
     assert [str(p) for p in e.value.problems] == [
         f"--only: 'ZC-E0002' matches no switch (hint: did you mean 'ZC-E002'? the plan's {len(names)} switches: "
         f"{', '.join(sorted(names)[:8])}, ... (globs: 'ZC-E0*'; racks: 'rack:A0*'))"]
-    assert only_patterns(None, names, []) == [] and only_patterns("", names, []) == []
+    assert only_patterns(None, names, []) == []
+    with pytest.raises(InputErrors, match="holds no pattern"):
+        only_patterns("", names, [])
     servers_only = {"switches": [{"name": "SW1", "rack": "N1"}], "servers": [{"name": "gpu1", "rack": "A01"}],
                     "cables": [{"kind": "host", "a": {"device": "gpu1"}, "b": {"device": "SW1"}}]}
     assert scope_of(servers_only, "rack:A0*") == ["SW1"]

@@ -149,7 +149,8 @@ def test_only_an_unknown_name_gets_a_did_you_mean(lab64, tmp_path):
     out, plan = lab64
     env = {"ZCUBE_USERNAME": "", "ZCUBE_PASSWORD": ""}
     for only, said in [("ZC-O01", "did you mean 'ZC-O001'?"), ("zc-o-1", "did you mean 'ZC-O001'?"),
-                       ("ZC-O001,ZC-E0002", "'ZC-E0002' matches no switch"), ("rack:B9*", "matches no rack")]:
+                       ("ZC-O001,ZC-E0002", "'ZC-E0002' matches no switch"), ("rack:B9*", "matches no rack"),
+                       ("", "'' holds no pattern")]:
         r = run_zcube("verify", str(out / "plan.json"), "--only", only, "-o", str(tmp_path / "v"), env=env)
         assert r.returncode == 2 and said in r.stderr, (only, r.stdout + r.stderr)
         assert "Traceback" not in r.stderr and "ZCUBE_USERNAME" not in r.stderr and not (tmp_path / "v").exists(), r.stderr

@@ -191,7 +191,8 @@ def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bo
     old = open_plan(old_plan_path)
     new = plan_inventory(inventory)
     prepared = prepare(old, new, out_dir)
-    result: dict = {"report": prepared.report, "push": None, "verify": None, "twin": None, "dir": str(out_dir)}
+    result: dict = {"report": prepared.report, "push": None, "verify": None, "twin": None, "dir": str(out_dir),
+                    "render": prepared.render}
     changed = prepared.report["changed_switches"]
     if twin_dir:
         from zcube_deploy.expand.twin import measure_expansion

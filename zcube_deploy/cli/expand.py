@@ -9,6 +9,7 @@ import click
 
 from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors, out, print_json, progress_bar, prompt
+from zcube_deploy.cli.printers import print_render_tidy
 from zcube_deploy.cli.push import print_push
 
 
@@ -72,6 +73,7 @@ def expand_cmd(old_plan, inventory, out_dir, push_changes, dry_run, canary, conc
         print_json(r)
     else:
         print_expansion(r["report"], out_dir)
+        print_render_tidy(r["render"], out_dir)
         if r["push"] is not None:
             print_push(r["push"], len(r["report"]["changed_switches"]), dry_run)
         if r["verify"] is not None:

@@ -36,6 +36,7 @@ from zcube_deploy.plan.roles import design_of
 from zcube_deploy.platforms import platform_module
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.render import render_all
+from zcube_deploy.render.owned import publish
 
 REPORT = "expand.json"
 CHANGES = "changes"
@@ -47,6 +48,7 @@ STAGE = "stage"  # a migration stage's plan (zcube migrate)
 class Prepared:
     report: dict
     growth: Growth
+    render: dict  # what publishing the grown render did to DIR's earlier files (render/owned.py's publish)
 
 
 def _refuse(problems: list[Problem], title: str) -> InputErrors:
@@ -122,7 +124,8 @@ def prepare(old: dict, new: dict, out_dir: str | Path, catalog: str | None = Non
         if problems:
             raise _refuse([Problem("changes", p) for p in problems], f"cannot expand: {len(problems)} problems in the change sets")
         write_plan(new, out)
-        _publish(stage / "new", out)
+        # as `zcube render` would: an earlier render's files replaced or retired by its manifest, no other file touched
+        tidy = publish(stage / "new", out)
         changes = out / CHANGES
         shutil.rmtree(changes, ignore_errors=True)
         (changes / "hosts").mkdir(parents=True)
@@ -137,16 +140,7 @@ def prepare(old: dict, new: dict, out_dir: str | Path, catalog: str | None = Non
     cabling = _new_cabling(new, growth, out / NEW_CABLES, catalog)
     report = _report(old, new, growth, sets, pm.SECTION_END, len(old["servers"]), cabling)
     (out / REPORT).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return Prepared(report, growth)
-
-
-def _publish(rendered: Path, out: Path) -> None:
-    """Move a finished render (configs, hosts, then manifest.json last) into ``out``, replacing an older one."""
-    (out / "manifest.json").unlink(missing_ok=True)
-    for sub in ("configs", "hosts"):
-        shutil.rmtree(out / sub, ignore_errors=True)
-        (rendered / sub).replace(out / sub)
-    (rendered / "manifest.json").replace(out / "manifest.json")
+    return Prepared(report, growth, tidy)
 
 
 def _new_cabling(new: dict, growth: Growth, folder: Path, catalog: str | None) -> dict:

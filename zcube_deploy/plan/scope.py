@@ -14,7 +14,7 @@ EXAMPLES = "e.g. 'ZC-E0*' or 'rack:A0*'"
 
 def only_patterns(only: str | None, names: Iterable[str], racks: Iterable[str], what: str = "switch",
                   noun: str = "switch", rack_noun: str = "rack") -> list[str]:
-    """The patterns of ``only`` ([] when it is empty: everything); raises InputErrors, before anything else is
+    """The patterns of ``only`` ([] when it is None, not given: everything); raises InputErrors, before anything else is
     done, naming each pattern that matches none of ``names`` (a glob) or, ``rack:GLOB``, none of ``racks``,
     with the plan's closest names (errors.names_hint; ``noun`` names them there). ``what``: what a name
     pattern must match, in the message ('switch', 'switch or server'); ``rack_noun``: what ``racks`` are
@@ -28,8 +28,9 @@ def only_patterns(only: str | None, names: Iterable[str], racks: Iterable[str], 
     ...     print(*e.problems, sep="\\n")
     --only: 'ZC-O01' matches no switch (hint: did you mean 'ZC-O001'? the plan's 2 switches: ZC-E001, ZC-O001 (globs: ...))
     """
-    if not only:
+    if only is None:
         return []
+    # given but empty ('--only ""', e.g. an unset shell variable): refused below, never read as everything
     pats = [p.strip() for p in only.split(",") if p.strip()]
     if not pats:
         raise InputErrors(Problem("--only", f"{only!r} holds no pattern", EXAMPLES))

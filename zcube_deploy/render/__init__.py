@@ -20,7 +20,7 @@ from zcube_deploy.plan.model import projection
 from zcube_deploy.plan.roles import design_of
 from zcube_deploy.plan.scope import matches, only_patterns
 from zcube_deploy.platforms import switch_renderer
-from zcube_deploy.render.owned import by_folder, carried, foreign, previous_render, retire
+from zcube_deploy.render.owned import by_folder, carried, foreign, move_files, previous_render, retire
 from zcube_deploy.render.selfcheck import check_switch_config
 from zcube_deploy.render.views import PlanIndex, server_view, switch_view, sysctl_view
 from zcube_deploy.templating import template
@@ -325,11 +325,7 @@ def _publish(plan: dict, out: Path, stage: Path, hashes: dict[str, str], only: s
     # before the old manifest goes: interrupted here, the next render still finds them listed in it
     removed = retire(out, previous.get("files", {}), files) if previous is not None else None
     manifest_path.unlink(missing_ok=True)
-    for sub in ("configs", "hosts"):
-        (out / sub).mkdir(exist_ok=True)
-        src, dst = f"{stage}/{sub}", f"{out}/{sub}"  # strings, as in _write: a rename per changed file
-        for name in os.listdir(src):
-            os.replace(f"{src}/{name}", f"{dst}/{name}")
+    move_files(stage, out)  # a rename per changed file
     tmp = out / "manifest.json.tmp"
     tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     tmp.replace(manifest_path)

@@ -77,6 +77,32 @@ def by_folder(rels: Iterable[str]) -> dict[str, int]:
     return {sub: sum(1 for r in rels if r.startswith(sub + "/")) for sub in GENERATED}
 
 
+def move_files(stage: Path | str, out: Path | str) -> None:
+    """Move every file of ``stage``'s generated folders into ``out``'s (created when missing), one rename a file:
+    what ``out``'s folders hold besides is left alone."""
+    for sub in GENERATED:
+        os.makedirs(f"{out}/{sub}", exist_ok=True)
+        src, dst = f"{stage}/{sub}", f"{out}/{sub}"  # strings: a rename per file, nothing else
+        for name in os.listdir(src):
+            os.replace(f"{src}/{name}", f"{dst}/{name}")
+
+
+def publish(rendered: Path, out: Path) -> dict:
+    """Move a finished whole render (``rendered``: a folder holding configs/, hosts/ and manifest.json, e.g. expand's
+    stage) into ``out`` as a render into ``out`` would leave it: the files the earlier manifest listed and this one
+    does not removed (none when it cannot be read), the rest replaced file by file, manifest.json last (its old copy
+    removed first); a file no manifest lists is kept and named. Returns what :func:`render_all` adds about it:
+    ``removed``, ``removed_by_folder``, ``previous_unreadable``, ``foreign``."""
+    files = json.loads((rendered / "manifest.json").read_text(encoding="utf-8"))["files"]
+    previous = previous_render(out / "manifest.json")
+    removed = retire(out, previous.get("files", {}), files) if previous is not None else None
+    (out / "manifest.json").unlink(missing_ok=True)
+    move_files(rendered, out)
+    (rendered / "manifest.json").replace(out / "manifest.json")
+    return {"removed": removed or [], "removed_by_folder": by_folder(removed or []), "previous_unreadable": removed is None,
+            "foreign": foreign(out, files)}
+
+
 def planned_files(plan: dict, switch_suffix: str) -> set[str]:
     """Every file a render of the whole ``plan`` writes into the generated folders."""
     files = {f"configs/{s['name']}{switch_suffix}" for s in plan["switches"]}
@@ -85,4 +111,4 @@ def planned_files(plan: dict, switch_suffix: str) -> set[str]:
     return files
 
 
-__all__ = ["GENERATED", "by_folder", "carried", "foreign", "planned_files", "previous_render", "retire"]
+__all__ = ["GENERATED", "by_folder", "carried", "foreign", "move_files", "planned_files", "previous_render", "publish", "retire"]
