@@ -66,6 +66,25 @@ def target(platform=OTHER_PLATFORM):
     return Target("sw1", "192.0.2.1", 22, "hostname new\n", None, None, platform)
 
 
+def test_a_short_password_is_masked_as_a_word_not_inside_words(scripted, tmp_path):
+    """A throwaway password 'x' (a lab, a test bench): masked where it stands as a word or a value, never inside the
+    words of the message (it read 'ConnectionE***ception: ... e***change ...')."""
+    Scripted.script = {"open": ConnectionException("SSH key exchange failed; auth with x refused (pw=x, secret:en)")}
+    res = push_device(target(), Credentials("ops", "x", "en"), PushOptions(), tmp_path)
+    assert res.error == "ConnectionException: SSH key exchange failed; auth with *** refused (pw=***, secret:***)", res.error
+
+
+@pytest.mark.parametrize("secret,text,masked", [
+    ("x", "e[x]change x", "e[***]change ***"),  # short: apart from letters and digits only
+    ("Secr3tPass", "ops:Secr3tPass@h and aSecr3tPassb", "ops:***@h and a***b"),  # long: anywhere
+    ("p.w", "p.w p_w pXw", "*** p_w pXw"),  # a regex character stands for itself
+])
+def test_mask_credentials(secret, text, masked):
+    from zcube_deploy.safety import mask_credentials
+
+    assert mask_credentials(text, None, secret, "") == masked
+
+
 @pytest.mark.parametrize("step", ["open", "get_config"])
 def test_an_unreachable_device_error_is_cleaned_with_its_platform(scripted, tmp_path, step):
     Scripted.script = {step: ConnectionException("auth failed for ops with pw-Secret-123 / en-Secret-456; enable secret 5 x")}

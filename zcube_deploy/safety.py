@@ -93,6 +93,28 @@ def redact_secrets(text: str, platform: str = "ruijie_rgos") -> str:
     return text
 
 
+SHORT_SECRET = 8  # a secret shorter than this is masked as a whole word only (mask_credentials)
+
+
+def mask_credentials(text: str, *secrets: str | None) -> str:
+    """``text`` with each of ``secrets`` (the password, the enable secret) replaced by ``***``, longest first. One of
+    SHORT_SECRET characters or more is masked wherever it appears; a shorter one only where it stands apart from
+    letters and digits (as a word, or after ``=`` or ``:``): masked inside other words, a throwaway lab password
+    ``x`` turned every message into ``ConnectionE***ception``, and its being inside a word tells nothing of it.
+
+    >>> mask_credentials("ConnectionException: password x refused (pw=x)", "x")
+    'ConnectionException: password *** refused (pw=***)'
+    >>> mask_credentials("login failed for ops:Secr3tPass@10.0.0.1", "Secr3tPass", None)
+    'login failed for ops:***@10.0.0.1'
+    """
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        if len(secret) >= SHORT_SECRET:
+            text = text.replace(secret, "***")
+        else:
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", "***", text)
+    return text
+
+
 def _secret_patterns(platform: str) -> list[re.Pattern]:
     cached = _SECRET_CACHE.get(platform)
     if cached is None:

@@ -50,7 +50,8 @@ def _print_rest(r: dict) -> None:
     else:
         out.print(f"{r['switch']}: the new unit answers at {r['endpoint']}: serial {u['serial']}, hostname {u['hostname']}", markup=False)
     if "host_key" in r:
-        out.print(f"host key: {r['host_key']['forgotten']} old lines forgotten in {r['host_key']['known_hosts']}; the new unit's pinned",
+        n = r["host_key"]["forgotten"]
+        out.print(f"host key: {n} old line{'' if n == 1 else 's'} forgotten in {r['host_key']['known_hosts']}; the new unit's pinned",
                   markup=False)
     for c in r.get("identity", {}).get("checked", []):
         out.print(f"identity: {c['what']} {c['seen']}: {'the same as' if c['same'] else 'not'} {c['recorded']}"

@@ -23,7 +23,7 @@ from zcube_deploy.platforms.contract import StartupNotConfirmed
 from zcube_deploy.push.guard import after_change, management_problems, management_unchecked
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.targets import Target
-from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
+from zcube_deploy.safety import make_private_dir, mask_credentials, redact_secrets, write_private
 
 MAX_DRIFT_SHOWN = 20  # lines named in a rollback_incomplete error (all of them are in the result's `drift`)
 
@@ -306,10 +306,7 @@ def management_guard(t: Target, running: str, lines: list[str]) -> tuple[list[st
 def clean_error(exc: BaseException, creds: Credentials, platform: str, with_type: bool = True) -> str:
     """An exception's first line, at most 300 characters, credentials and secret values masked."""
     text = (f"{type(exc).__name__}: {exc}" if with_type else str(exc)).strip().splitlines()[0][:300]
-    for secret in (creds.password, creds.secret):
-        if secret:
-            text = text.replace(secret, "***")
-    return redact_secrets(text, platform)
+    return redact_secrets(mask_credentials(text, creds.password, creds.secret), platform)
 
 
 def close_quietly(drv) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import DEFAULT_PLATFORM, napalm_driver
 from zcube_deploy.platforms.facts import UnreadableOutput
-from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
+from zcube_deploy.safety import make_private_dir, mask_credentials, redact_secrets, write_private
 from zcube_deploy.verify.observation import Observation
 from zcube_deploy.verify.observe import commands, observe, record_name
 
@@ -29,10 +29,7 @@ def collect_device(name: str, host: str, port: int, creds, known_hosts: str | No
         outputs = drv.cli(list(commands(platform)))
     except Exception as exc:
         text = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-        for s in (creds.password, creds.secret):
-            if s:
-                text = text.replace(s, "***")
-        return None, redact_secrets(text, platform)
+        return None, redact_secrets(mask_credentials(text, creds.password, creds.secret), platform)
     finally:
         drv.close()
     if record is not None:  # raw outputs hold the whole running config, secrets included: owner-only

@@ -43,7 +43,7 @@ from zcube_deploy.platforms.ruijie_rgos.hconfig import parse_config
 from zcube_deploy.platforms.ruijie_rgos.names import long_name
 from zcube_deploy.platforms.ruijie_rgos.parsers import parse
 from zcube_deploy.platforms.contract import StartupNotConfirmed
-from zcube_deploy.safety import assert_safe_line
+from zcube_deploy.safety import assert_safe_line, mask_credentials
 
 ERROR_RE = re.compile(r"^\s*% (Invalid input|Incomplete command|Ambiguous command|.*(not|cannot|denied|fail))", re.M | re.I)
 LOGICAL = ("Loopback", "VLAN", "AggregatePort", "Tunnel", "Mgmt")
@@ -321,7 +321,7 @@ class RuijieRGOSDriver(NetworkDriver):
         except Exception as exc:
             host = self.hostname if self.port == 22 else f"[{self.hostname}]:{self.port}"
             why = _host_key_problem(exc, host) or f"{host}: {type(exc).__name__}: {_one_line(exc)}"
-            raise ConnectionException(_redact(why, self.password, self.secret)) from None
+            raise ConnectionException(mask_credentials(why, self.password, self.secret)) from None
         if self.trust_on_first_use and self.known_hosts:
             self._remember_host_key()
 
@@ -509,7 +509,7 @@ class RuijieRGOSDriver(NetworkDriver):
         except CommitError:
             raise
         except Exception as exc:
-            raise CommitError(_redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, self.password, self.secret)) from None
+            raise CommitError(mask_credentials(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, self.password, self.secret)) from None
         finally:
             try:
                 dev.write_channel("end" + dev.RETURN)
@@ -563,7 +563,7 @@ class RuijieRGOSDriver(NetworkDriver):
             self._save()
         except Exception as exc:  # applied and confirmed, but the save may have written all, part or none of it
             why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise StartupNotConfirmed(_redact(f"the running config is as intended, but `write` was not confirmed: {why}", self.password, self.secret),
+            raise StartupNotConfirmed(mask_credentials(f"the running config is as intended, but `write` was not confirmed: {why}", self.password, self.secret),
                                       check=STARTUP_CHECK) from None
         self.candidate = None
 
@@ -618,13 +618,6 @@ def _one_line(exc: BaseException) -> str:
     """An exception's message on one line, netmiko's list of common causes left out: its message starts with a
     newline (a banner that never came), and the callers keep a message's first line, which was then empty."""
     return " ".join(str(exc).split("Common causes")[0].split()) or "no detail"
-
-
-def _redact(text: str, *secrets: str) -> str:
-    for s in secrets:
-        if s:
-            text = text.replace(s, "***")
-    return text
 
 
 def _uptime_seconds(text: str) -> float:
