@@ -217,6 +217,38 @@ def test_preflight_refuses_unknown_interfaces(lab, built):
     assert lab.runner.call(lambda: lab.model.switches["ZC-O001"].config_log) == []
 
 
+def _check_fleet_sections(stdout: str, diffs: list) -> None:
+    """The dry run's per-kind table against the diff files, counted here on their own: a sub-line (indented, not
+    'exit') or a top-level line with none under it is one line; each kind's switches are those whose diff has it."""
+    head = "lines the push would add and remove, per kind of section, over the 16 switches that would change"
+    assert head in stdout, stdout
+    rows = {}
+    for line in stdout[stdout.index(head):].splitlines():
+        cells = [c.strip() for c in line.strip("│┃ ").split("│")]
+        if len(cells) == 5 and cells[1].isdigit():
+            rows[cells[0]] = tuple(int(c) for c in cells[1:])
+    want: dict[str, list[int]] = {}
+    for diff in diffs:
+        lines = [ln for ln in diff.read_text().splitlines() if ln.strip() and ln.strip() != "exit"]
+        seen = set()
+        for i, ln in enumerate(lines):
+            if ln.startswith(" "):
+                continue
+            kind = " ".join(w for w in ln.split()[: next((k for k, w in enumerate(ln.split()) if any(c.isdigit() for c in w)), 99)])
+            subs = 0
+            for nxt in lines[i + 1:]:
+                if not nxt.startswith(" "):
+                    break
+                subs += 1
+            row = want.setdefault(kind, [0, 0, 0])
+            row[0] += kind not in seen
+            row[1] += 1
+            row[2] += subs or 1
+            seen.add(kind)
+    assert len(diffs) == 16 and want
+    assert {k: (sw, secs, n, 0) for k, (sw, secs, n) in want.items()} == rows, rows  # a fresh lab: adds only
+
+
 def test_cli_push_dry_run_then_push_and_no_secrets_in_files(lab, built, tmp_path):
     import shutil
 
@@ -229,6 +261,7 @@ def test_cli_push_dry_run_then_push_and_no_secrets_in_files(lab, built, tmp_path
     r = run_zcube(*args, "--dry-run", env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "would_change" in r.stdout and "lines would change" in r.stdout
+    _check_fleet_sections(r.stdout, sorted((work / "push").glob("*.diff")))
     r = run_zcube(*args, "--concurrency", "4", env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     rep = json.loads((work / "push-report.json").read_text())

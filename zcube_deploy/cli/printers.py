@@ -176,3 +176,19 @@ def print_verify(result: dict) -> None:
     if not findings and not errors:
         aside = " apart from the drained ports above" if summary.get("drained") else ""
         out.print(f"[green]clean: every planned check ran and passed (every planned port sees its planned neighbour{aside})[/]")
+
+
+def print_section_changes(rows: list[dict], switches: int | None = None) -> None:
+    """A dry run's diffs summed up per kind of section (push/preview.py; the diff files hold every line); with
+    ``switches`` (a fleet's dry run) the rows carry how many of them each kind touches."""
+    title = "lines the push would add and remove, per kind of section"
+    cols = ("section", "sections", "add", "remove")
+    if switches is not None:
+        title += f", over the {switches} switch{'' if switches == 1 else 'es'} that would change"
+        cols = ("section", "switches", "sections", "add", "remove")
+    t = Table(title=title, title_justify="left")
+    for col in cols:
+        t.add_column(col, justify="left" if col == "section" else "right")
+    for r in rows:
+        t.add_row(*(escape(str(r[c])) for c in cols))
+    out.print(t)

@@ -17,6 +17,7 @@ from zcube_deploy.cli.common import (
     progress_bar,
     prompt,
 )
+from zcube_deploy.cli.printers import print_section_changes
 
 STATUS_COLOURS = {"changed": "green", "unchanged": "green", "would_change": "cyan", "rolled_back": "yellow", "refused": "magenta"}
 
@@ -67,7 +68,7 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
              allow_edited, include_drained):
     """Push rendered configs to the switches of PLAN, safely (see the README)."""
     from zcube_deploy.push import PLAN_FIELDS
-    from zcube_deploy.push.preview import summary_text
+    from zcube_deploy.push.preview import dry_run_sections, summary_text
 
     plan = workflow.open_plan(plan_path, PLAN_FIELDS)
     print_stale(workflow.stale_warning(plan))
@@ -79,6 +80,9 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
     print_push(report, targets, dry_run)
     if dry_run:
         print_diff_preview(report, Path(configs_dir) / "push")
+        rows = dry_run_sections(report, configs_dir, plan["cluster"]["platform"])
+        if rows:
+            print_section_changes(rows, sum(1 for d in report["devices"] if d["status"] == "would_change" and d.get("diff")))
     for name, reasons in report["not_checked"].items():
         out.print(f"[yellow]not checked on {name}:[/] " + "; ".join(reasons), highlight=False)
     out.print(f"summary: {summary_text(report['summary'])}" + (f"; stopped: {report['stopped']}" if report["stopped"] else "")

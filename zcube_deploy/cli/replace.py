@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.table import Table
 
 from zcube_deploy import workflow
 from zcube_deploy.cli.common import cli, handle_errors, out, print_json, prompt
+from zcube_deploy.cli.printers import print_section_changes
 
 
 def _print_bootstrap(r: dict, plan_path: str) -> None:
@@ -27,16 +27,6 @@ def _print_bootstrap(r: dict, plan_path: str) -> None:
         out.print(f"{r['switch']} is drained ({', '.join(d['records'])}): the new unit comes back drained ({len(d['ports'])} ports shut"
                   f"{', graceful shutdown on' if d['graceful_shutdown'] else ''}); `zcube undrain {plan_path} ELEMENT` when ready",
                   markup=False)
-
-
-def _print_sections(rows: list[dict]) -> None:
-    """A dry run's diff summed up per kind of section (the diff file holds every line)."""
-    t = Table(title="lines the push would add and remove, per kind of section", title_justify="left")
-    for col, just in (("section", "left"), ("sections", "right"), ("add", "right"), ("remove", "right")):
-        t.add_column(col, justify=just)
-    for r in rows:
-        t.add_row(r["section"], str(r["sections"]), str(r["add"]), str(r["remove"]))
-    out.print(t)
 
 
 def _print_rest(r: dict) -> None:
@@ -63,7 +53,7 @@ def _print_rest(r: dict) -> None:
         out.print(f"push: {p['status']} ({p['lines_changed'] or 0} lines){'; diff ' + p['diff'] if p.get('diff') else ''}"
                   f"{'; ' + p['error'] if p.get('error') else ''}", markup=False)
         if p.get("sections"):
-            _print_sections(p["sections"])
+            print_section_changes(p["sections"])
     if "verify" in r:
         v = r["verify"]
         out.print(f"verify: {v['findings']} findings{' (' + ', '.join(v['kinds']) + ')' if v['kinds'] else ''}"

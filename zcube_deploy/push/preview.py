@@ -63,6 +63,39 @@ def section_changes(sent: list[str], intended: str, pm) -> list[SectionChange]:
     return list(rows.values())
 
 
+def fleet_section_changes(per_switch: dict[str, list[SectionChange]]) -> list[dict]:
+    """The switches' :func:`section_changes` summed per kind of section, with how many switches each kind touches, in
+    the order the kinds first appear (switches by name): a dry run of a fleet at a glance.
+
+    >>> a = [{"section": "ip route", "sections": 2, "add": 2, "remove": 0}]
+    >>> b = [{"section": "interface Port", "sections": 1, "add": 3, "remove": 1}, {"section": "ip route", "sections": 1, "add": 0, "remove": 1}]
+    >>> fleet_section_changes({"sw2": b, "sw1": a})
+    [{'section': 'ip route', 'switches': 2, 'sections': 3, 'add': 2, 'remove': 1}, {'section': 'interface Port', 'switches': 1, 'sections': 1, 'add': 3, 'remove': 1}]
+    """
+    rows: dict[str, dict] = {}
+    for name in sorted(per_switch):
+        for r in per_switch[name]:
+            row = rows.setdefault(r["section"], {"section": r["section"], "switches": 0, "sections": 0, "add": 0, "remove": 0})
+            row["switches"] += 1
+            for k in ("sections", "add", "remove"):
+                row[k] += r[k]
+    return list(rows.values())
+
+
+def dry_run_sections(report: dict, configs_dir: str | Path, platform: str) -> list[dict]:
+    """:func:`fleet_section_changes` of a dry run's report: each changing switch's diff file (every line that would be
+    sent) against its rendered config in ``configs_dir``/configs (the file push read and checked)."""
+    from zcube_deploy.platforms import platform_module
+
+    pm = platform_module(platform)
+    per_switch = {}
+    for d in report["devices"]:
+        if d["status"] == "would_change" and d.get("diff"):
+            intended = (Path(configs_dir) / "configs" / f"{d['name']}{pm.CONFIG_SUFFIX}").read_text(encoding="utf-8")
+            per_switch[d["name"]] = section_changes(Path(d["diff"]).read_text(encoding="utf-8").splitlines(), intended, pm)
+    return fleet_section_changes(per_switch)
+
+
 def device_rows(report: dict) -> list[tuple[str, str, int, float, str]]:
     """(switch, status, lines changed, seconds, detail) per device: the error (and what to do about it), or a dry run's diff file."""
     rows = []
