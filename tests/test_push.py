@@ -220,7 +220,7 @@ def test_preflight_refuses_unknown_interfaces(lab, built):
 def _check_fleet_sections(stdout: str, diffs: list) -> None:
     """The dry run's per-kind table against the diff files, counted here on their own: a sub-line (indented, not
     'exit') or a top-level line with none under it is one line; each kind's switches are those whose diff has it."""
-    head = "lines the push would add and remove, per kind of section, over the 16 switches that would change"
+    head = "lines to add and remove per kind of section, 16 changing switches"
     assert head in stdout, stdout
     rows = {}
     for line in stdout[stdout.index(head):].splitlines():

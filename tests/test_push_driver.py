@@ -197,5 +197,7 @@ def test_a_connection_that_fails_says_where_and_why_on_one_line():
         server.close()
     text = f"{type(got.value).__name__}: {got.value}"
     assert len(text.splitlines()) == 1, text
-    assert text.splitlines()[0] == f"ConnectionException: [127.0.0.1]:{port}: NetmikoTimeoutException: A paramiko SSHException " \
-                                   "occurred during connection creation: Error reading SSH protocol banner", text
+    # the peer's reset reaches paramiko, or not, as the machine's timing has it: its OS error, when there, after ': '
+    said = re.escape(f"ConnectionException: [127.0.0.1]:{port}: NetmikoTimeoutException: A paramiko SSHException "
+                     "occurred during connection creation: Error reading SSH protocol banner")
+    assert re.fullmatch(said + r"(: \[Errno \d+\] [A-Za-z ]+)?", text), text

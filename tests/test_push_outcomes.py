@@ -78,11 +78,21 @@ def test_a_short_password_is_masked_as_a_word_not_inside_words(scripted, tmp_pat
     ("x", "e[x]change x", "e[***]change ***"),  # short: apart from letters and digits only
     ("Secr3tPass", "ops:Secr3tPass@h and aSecr3tPassb", "ops:***@h and a***b"),  # long: anywhere
     ("p.w", "p.w p_w pXw", "*** p_w pXw"),  # a regex character stands for itself
+    ("pw!", "login pw!x failed", "login ***x failed"),  # ends in a symbol: nothing to keep apart on that side
+    ("-ab1", "key-ab1 and -ab1x", "key*** and -ab1x"),
 ])
 def test_mask_credentials(secret, text, masked):
     from zcube_deploy.safety import mask_credentials
 
     assert mask_credentials(text, None, secret, "") == masked
+
+
+def test_a_message_is_masked_before_it_is_cut(scripted, tmp_path):
+    """A long message is cut at 300 characters after the secrets are masked: cut first, a password straddling the
+    cut was no longer found whole and its beginning was printed."""
+    Scripted.script = {"open": ConnectionException("x" * 268 + " pw-Secret-123 refused")}  # the cut at 300 falls inside it
+    res = push_device(target(), CREDS, PushOptions(), tmp_path)
+    assert "pw-Secret" not in res.error and len(res.error) == 300 and " *** refuse" in res.error, res.error
 
 
 @pytest.mark.parametrize("step", ["open", "get_config"])
@@ -206,3 +216,23 @@ def test_an_unreadable_read_back_is_not_rolled_back(stateful, tmp_path, monkeypa
     monkeypatch.setattr(Stateful, "get_config", get_config)
     res = push_device(target("ruijie_rgos"), CREDS, PushOptions(), tmp_path)
     assert res.status == "rollback_incomplete" and "could not be read back" in res.drift[0]
+
+
+def test_an_internal_error_masks_the_secrets_the_process_holds(monkeypatch, capsys):
+    """A bug's message, printed far from any credentials (cli/common.handle_errors), masks what the process was given:
+    the environment's password and enable secret (and the lab's defaults, a prompt's answers: access.given_secrets);
+    a message with rich markup in it is printed as it is."""
+    from zcube_deploy.cli.common import handle_errors
+
+    monkeypatch.setenv("ZCUBE_PASSWORD", "env-Passw0rd-1")
+    monkeypatch.setenv("ZCUBE_ENABLE_SECRET", "q")
+
+    @handle_errors
+    def boom():
+        raise RuntimeError("session env-Passw0rd-1 failed at [bold]q[/bold]: see queue")
+
+    with pytest.raises(SystemExit) as e:
+        boom()
+    said = capsys.readouterr().err
+    assert e.value.code == 3 and "env-Passw0rd-1" not in said, said
+    assert "session *** failed at [bold]***[/bold]: see queue" in " ".join(said.split()), said

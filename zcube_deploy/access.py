@@ -98,6 +98,17 @@ Prompt = Callable[[str, bool], str]
 """Ask the user for ``label``; the bool says whether to hide the answer."""
 
 
+def given_secrets() -> tuple[str, ...]:
+    """The passwords and enable secrets this process may hold (``ZCUBE_PASSWORD``, ``ZCUBE_ENABLE_SECRET``, the
+    lab's defaults, and what :func:`credentials` was told at a prompt): what a message far from the credentials (an
+    internal error, a Nornir task's exception) masks with safety.mask_credentials."""
+    env = tuple(os.environ.get(k, "") for k in ("ZCUBE_PASSWORD", "ZCUBE_ENABLE_SECRET"))
+    return tuple(s for s in (*env, *lab_credentials()[1:], *_PROMPTED) if s)
+
+
+_PROMPTED: list[str] = []  # the password and enable secret typed at a prompt in this process (given_secrets)
+
+
 def credentials(lab: bool, prompt: Prompt | None = None) -> Credentials:
     """ZCUBE_USERNAME / ZCUBE_PASSWORD / ZCUBE_ENABLE_SECRET, the lab's defaults with ``lab``, else ``prompt``.
 
@@ -112,6 +123,8 @@ def credentials(lab: bool, prompt: Prompt | None = None) -> Credentials:
             if prompt is None or not sys.stdin.isatty():
                 raise InputErrors(Problem(key, "not set and no terminal to ask on", f"export {key}=..."))
             v = prompt(label, hide)
+            if hide:
+                _PROMPTED.append(v)
         values[label] = v
     return Credentials(values["username"], values["password"], values["enable secret"])
 

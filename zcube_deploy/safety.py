@@ -99,8 +99,10 @@ SHORT_SECRET = 8  # a secret shorter than this is masked as a whole word only (m
 def mask_credentials(text: str, *secrets: str | None) -> str:
     """``text`` with each of ``secrets`` (the password, the enable secret) replaced by ``***``, longest first. One of
     SHORT_SECRET characters or more is masked wherever it appears; a shorter one only where it stands apart from
-    letters and digits (as a word, or after ``=`` or ``:``): masked inside other words, a throwaway lab password
-    ``x`` turned every message into ``ConnectionE***ception``, and its being inside a word tells nothing of it.
+    letters and digits (as a word, or after ``=`` or ``:``; on a side where it ends in a letter or digit): masked
+    inside other words, a throwaway lab password ``x`` turned every message into ``ConnectionE***ception``, and its
+    being inside a word tells nothing of it. Mask before cutting a message short: a secret the cut splits is no
+    longer found whole.
 
     >>> mask_credentials("ConnectionException: password x refused (pw=x)", "x")
     'ConnectionException: password *** refused (pw=***)'
@@ -111,7 +113,10 @@ def mask_credentials(text: str, *secrets: str | None) -> str:
         if len(secret) >= SHORT_SECRET:
             text = text.replace(secret, "***")
         else:
-            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", "***", text)
+            # apart from letters and digits on a side where the secret itself ends in one ('pw!' is masked in 'pw!x')
+            before = "(?<![A-Za-z0-9])" if secret[0].isalnum() else ""
+            after = "(?![A-Za-z0-9])" if secret[-1].isalnum() else ""
+            text = re.sub(before + re.escape(secret) + after, "***", text)
     return text
 
 

@@ -182,7 +182,8 @@ def expand(old_plan_path: str, inventory: str, out_dir: str, *, push_changes: bo
     (expand/run.py; InputErrors when anything existing would move); with ``push_changes`` then a push of
     the changed switches only (a canary batch first) and a verify of the whole grown plan, split into the
     new cables and the old ones; with ``twin_dir`` (a twin of the old plan) the expansion pushed into the twin
-    under continuous probes (expand/twin.py). Returns {"report", "push", "verify", "twin"} (None when not run)."""
+    under continuous probes (expand/twin.py). Returns {"report", "push", "verify", "twin"} (None when not run), "dir" and
+    "render" (what publishing the grown render did to DIR's earlier files: render/owned.py's publish)."""
     from zcube_deploy.expand.run import check_output, prepare, split_findings
     from zcube_deploy.plan.io import wiring_identity
     from zcube_deploy.verify.pipeline import run_verify

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zcube_deploy.access import lab_targets
+from zcube_deploy.access import given_secrets, lab_targets
 from zcube_deploy.audit.cache import FOLDER as CACHE_FOLDER
 from zcube_deploy.audit.cache import intended_reading, prune
 from zcube_deploy.audit.drift import DRIFT_KINDS, config_drift, drift_id
@@ -31,7 +31,7 @@ from zcube_deploy.errors import InputErrors, Problem
 from zcube_deploy.platforms import platform_module, require_device_access
 from zcube_deploy.push.scope import ManagedScope
 from zcube_deploy.push.targets import render_manifest
-from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
+from zcube_deploy.safety import make_private_dir, mask_credentials, redact_secrets, write_private
 from zcube_deploy.vocabulary import FindingKind
 from zcube_deploy.verify import PLAN_FIELDS as VERIFY_FIELDS
 from zcube_deploy.verify import scope_of
@@ -109,7 +109,9 @@ def _record_nornir(plan_path: str, opts: AuditOptions, names: list[str], rec: Pa
     for name, multi in result.items():
         if multi.failed:
             exc = multi[0].exception
-            errors[name] = redact_secrets(f"{type(exc).__name__}: {exc}".splitlines()[0][:300] if exc else "failed")
+            # (the inventory's credentials are the environment's or the lab's: given_secrets covers both)
+            said = mask_credentials(f"{type(exc).__name__}: {exc}".splitlines()[0], *given_secrets()) if exc else "failed"
+            errors[name] = redact_secrets(said)[:300]
             continue
         for cmd, text in multi[0].result.items():
             write_private(rec / name / record_name(cmd), text)

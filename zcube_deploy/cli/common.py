@@ -50,7 +50,11 @@ def handle_errors(fn):
         except Exception as exc:  # noqa: BLE001  (a bug: say so briefly, keep the traceback out of the user's face)
             if debug_requested():
                 traceback.print_exc()
-            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}\n"
+            from zcube_deploy.access import given_secrets  # (here: only a failing command pays for it)
+            from zcube_deploy.safety import mask_credentials
+
+            said = mask_credentials(f"{type(exc).__name__}: {exc}", *given_secrets())
+            err.print(f"[bold red]internal error:[/] {escape(said)}\n"
                       "this is a bug in zcube; set ZCUBE_DEBUG=1 to see the traceback and please report it")
             sys.exit(3)
 

@@ -184,7 +184,7 @@ def print_section_changes(rows: list[dict], switches: int | None = None) -> None
     title = "lines the push would add and remove, per kind of section"
     cols = ("section", "sections", "add", "remove")
     if switches is not None:
-        title += f", over the {switches} switch{'' if switches == 1 else 'es'} that would change"
+        title = f"lines to add and remove per kind of section, {switches} changing switch{'' if switches == 1 else 'es'}"
         cols = ("section", "switches", "sections", "add", "remove")
     t = Table(title=title, title_justify="left")
     for col in cols:

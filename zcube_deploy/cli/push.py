@@ -80,9 +80,12 @@ def push_cmd(plan_path, configs_dir, dry_run, only, concurrency, canary, max_fai
     print_push(report, targets, dry_run)
     if dry_run:
         print_diff_preview(report, Path(configs_dir) / "push")
-        rows = dry_run_sections(report, configs_dir, plan["cluster"]["platform"])
-        if rows:
-            print_section_changes(rows, sum(1 for d in report["devices"] if d["status"] == "would_change" and d.get("diff")))
+        fleet = dry_run_sections(report, configs_dir, plan["cluster"]["platform"])
+        if fleet["rows"]:
+            print_section_changes(fleet["rows"], fleet["switches"])
+        if fleet["unread"]:
+            out.print(f"[yellow]not summed up[/] (the diff or rendered config could not be read again): {', '.join(fleet['unread'])}",
+                      highlight=False)
     for name, reasons in report["not_checked"].items():
         out.print(f"[yellow]not checked on {name}:[/] " + "; ".join(reasons), highlight=False)
     out.print(f"summary: {summary_text(report['summary'])}" + (f"; stopped: {report['stopped']}" if report["stopped"] else "")

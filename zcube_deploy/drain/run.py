@@ -47,7 +47,7 @@ from zcube_deploy.platforms import napalm_driver, platform_module
 from zcube_deploy.push.options import Credentials, PushOptions
 from zcube_deploy.push.runner import PushInterrupted, push_all
 from zcube_deploy.push.targets import Target, select_targets
-from zcube_deploy.safety import redact_secrets
+from zcube_deploy.safety import mask_credentials, redact_secrets
 from zcube_deploy.verify.pipeline import run_verify
 
 @dataclass
@@ -564,7 +564,7 @@ def _check_drained(record: dict, plan: dict, base, blast, creds: Credentials, op
         if still_up:
             record["status"] = "drained, check failed"
     except Exception as exc:  # noqa: BLE001 (a device error: the drain is done, the check is not)
-        record["check"] = {"ports_down": None, "error": f"{type(exc).__name__}: {exc}"[:300]}
+        record["check"] = {"ports_down": None, "error": mask_credentials(f"{type(exc).__name__}: {exc}", creds.password, creds.secret)[:300]}
         record["status"] = "drained, check not run"
 
 

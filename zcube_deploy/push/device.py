@@ -305,8 +305,8 @@ def management_guard(t: Target, running: str, lines: list[str]) -> tuple[list[st
 
 def clean_error(exc: BaseException, creds: Credentials, platform: str, with_type: bool = True) -> str:
     """An exception's first line, at most 300 characters, credentials and secret values masked."""
-    text = (f"{type(exc).__name__}: {exc}" if with_type else str(exc)).strip().splitlines()[0][:300]
-    return redact_secrets(mask_credentials(text, creds.password, creds.secret), platform)
+    text = ((f"{type(exc).__name__}: {exc}" if with_type else str(exc)).strip().splitlines() or [type(exc).__name__])[0]
+    return redact_secrets(mask_credentials(text, creds.password, creds.secret), platform)[:300]  # masked, then cut
 
 
 def close_quietly(drv) -> None:

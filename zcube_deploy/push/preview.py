@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
+from zcube_deploy.platforms import platform_module
+
 
 class SwitchPreview(TypedDict):
     name: str
@@ -82,18 +84,28 @@ def fleet_section_changes(per_switch: dict[str, list[SectionChange]]) -> list[di
     return list(rows.values())
 
 
-def dry_run_sections(report: dict, configs_dir: str | Path, platform: str) -> list[dict]:
-    """:func:`fleet_section_changes` of a dry run's report: each changing switch's diff file (every line that would be
-    sent) against its rendered config in ``configs_dir``/configs (the file push read and checked)."""
-    from zcube_deploy.platforms import platform_module
+class FleetSections(TypedDict):
+    rows: list[dict]  # fleet_section_changes
+    switches: int  # the switches summed up
+    unread: list[str]  # changing switches whose diff or rendered config could not be read again (not summed up)
 
+
+def dry_run_sections(report: dict, configs_dir: str | Path, platform: str) -> FleetSections:
+    """:func:`fleet_section_changes` of a dry run's report: each changing switch's diff file (every line that would be
+    sent) against its rendered config in ``configs_dir``/configs (the file push read and checked). A file gone or
+    unreadable since leaves that switch out, named in ``unread``, never a failed dry run."""
     pm = platform_module(platform)
-    per_switch = {}
+    per_switch, unread = {}, []
     for d in report["devices"]:
         if d["status"] == "would_change" and d.get("diff"):
-            intended = (Path(configs_dir) / "configs" / f"{d['name']}{pm.CONFIG_SUFFIX}").read_text(encoding="utf-8")
-            per_switch[d["name"]] = section_changes(Path(d["diff"]).read_text(encoding="utf-8").splitlines(), intended, pm)
-    return fleet_section_changes(per_switch)
+            try:
+                intended = (Path(configs_dir) / "configs" / f"{d['name']}{pm.CONFIG_SUFFIX}").read_text(encoding="utf-8")
+                sent = Path(d["diff"]).read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                unread.append(d["name"])
+                continue
+            per_switch[d["name"]] = section_changes(sent, intended, pm)
+    return {"rows": fleet_section_changes(per_switch), "switches": len(per_switch), "unread": unread}
 
 
 def device_rows(report: dict) -> list[tuple[str, str, int, float, str]]:

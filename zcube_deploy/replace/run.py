@@ -48,7 +48,7 @@ from zcube_deploy.push.preview import section_changes
 from zcube_deploy.push.runner import push_all
 from zcube_deploy.push.targets import Target, select_targets
 from zcube_deploy.replace.access import read_access_lines
-from zcube_deploy.safety import make_private_dir, redact_secrets, write_private
+from zcube_deploy.safety import make_private_dir, mask_credentials, redact_secrets, write_private
 from zcube_deploy.verify.pipeline import run_verify
 
 WORK = "replace"  # DIR/replace/SWITCH/: bootstrap.txt, backups/, push/, push-report.json, verify/, replace.json
@@ -106,11 +106,11 @@ def bootstrap_text(plan: dict, sw: dict, access: list[str]) -> tuple[str, list[s
     return "\n".join(lines) + "\n", lines
 
 
-def error_text(exc: BaseException) -> str:
+def error_text(exc: BaseException, *secrets: str | None) -> str:
     """An exception as one line for the report: its type, its words, and a separator before an OS error glued to the
-    text before it (paramiko says 'Error reading SSH protocol banner[Errno 104] ...')."""
+    text before it (paramiko says 'Error reading SSH protocol banner[Errno 104] ...'); ``secrets`` masked."""
     text = re.sub(r"(?<=[^\s:(])\[Errno", ": [Errno", " ".join(str(exc).split()))
-    return f"{type(exc).__name__}: {text}"[:300]
+    return mask_credentials(f"{type(exc).__name__}: {text}", *secrets)[:300]
 
 
 def probe(target: Target, creds: Credentials, known_hosts: str | None, timeout: float, pin_new_key: bool = False) -> dict:
@@ -122,7 +122,7 @@ def probe(target: Target, creds: Credentials, known_hosts: str | None, timeout: 
     try:
         drv.open()
     except Exception as exc:  # noqa: BLE001 (any connection failure: the unit is not reachable yet)
-        return {"reachable": False, "error": error_text(exc)}
+        return {"reachable": False, "error": error_text(exc, creds.password, creds.secret)}
     try:
         facts = drv.get_facts()
         return {"reachable": True, "serial": facts.get("serial_number", ""), "hostname": facts.get("hostname", "")}

@@ -28,8 +28,8 @@ def collect_device(name: str, host: str, port: int, creds, known_hosts: str | No
         drv.open()
         outputs = drv.cli(list(commands(platform)))
     except Exception as exc:
-        text = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-        return None, redact_secrets(mask_credentials(text, creds.password, creds.secret), platform)
+        text = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        return None, redact_secrets(mask_credentials(text, creds.password, creds.secret), platform)[:300]  # masked, then cut
     finally:
         drv.close()
     if record is not None:  # raw outputs hold the whole running config, secrets included: owner-only

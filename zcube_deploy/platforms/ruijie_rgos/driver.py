@@ -616,8 +616,10 @@ def _read(filename, config, exc_type) -> str:
 
 def _one_line(exc: BaseException) -> str:
     """An exception's message on one line, netmiko's list of common causes left out: its message starts with a
-    newline (a banner that never came), and the callers keep a message's first line, which was then empty."""
-    return " ".join(str(exc).split("Common causes")[0].split()) or "no detail"
+    newline (a banner that never came), and the callers keep a message's first line, which was then empty. An OS error
+    paramiko glues to the text before it ('SSH protocol banner[Errno 104] ...') gets its separator."""
+    text = " ".join(str(exc).split("Common causes")[0].split())
+    return re.sub(r"(?<=[^\s:(])\[Errno", ": [Errno", text) or "no detail"
 
 
 def _uptime_seconds(text: str) -> float:
