@@ -47,6 +47,20 @@ _key = st.sampled_from(["Neighbor index", "Chassis ID type", "Chassis ID", "Syst
                         "Update time", "Port VLAN ID", "Neighbor  index", "Port  ID", "System name:", "PortID"])
 
 
+def _reorder(draw, seq: list, at: int, how: str) -> bool:
+    """The edits both generators make to a list in place (``how``: drop, repeat or move the item at ``at``); False for
+    any other ``how`` (the caller's own)."""
+    if how == "drop":
+        del seq[at]
+    elif how == "repeat":
+        seq.insert(at, seq[at])
+    elif how == "move":
+        seq.insert(draw(st.integers(0, len(seq))), seq.pop(at))
+    else:
+        return False
+    return True
+
+
 @st.composite
 def _field(draw) -> str:
     key = draw(_key)
@@ -293,12 +307,8 @@ def printed_matches(draw):
             break
         at = draw(st.integers(0, len(ms) - 1))
         how = draw(st.sampled_from(["drop", "repeat", "move", "header", "index", "key"]))
-        if how == "drop":
-            del ms[at]
-        elif how == "repeat":
-            ms.insert(at, ms[at])
-        elif how == "move":
-            ms.insert(draw(st.integers(0, len(ms))), ms.pop(at))
+        if _reorder(draw, ms, at, how):
+            pass
         elif how == "header":
             ms[at] = (draw(_port), "", "")
         elif how == "index":
@@ -370,12 +380,8 @@ def printed_texts(draw) -> tuple[str, bool]:
     for _ in range(edits):
         at = draw(st.integers(0, len(lines) - 1))
         how = draw(st.sampled_from(["drop", "repeat", "move", "insert", "insert", "pad", "spaces", "index"]))
-        if how == "drop":
-            del lines[at]
-        elif how == "repeat":
-            lines.insert(at, lines[at])
-        elif how == "move":
-            lines.insert(draw(st.integers(0, len(lines))), lines.pop(at))
+        if _reorder(draw, lines, at, how):
+            pass
         elif how == "insert":
             lines.insert(at, draw(_INSERTED))
         elif how == "pad":
