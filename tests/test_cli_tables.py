@@ -130,9 +130,8 @@ def print_records() -> list[Table]:
     """Print verify's, push's and the lab's tables from records built here; return the twin test's tables
     (the twin command prints them as they are)."""
     from zcube_deploy.cli.lab import print_wiring
-    from zcube_deploy.cli.printers import print_verify
+    from zcube_deploy.cli.printers import print_section_changes, print_verify
     from zcube_deploy.cli.push import print_push
-    from zcube_deploy.cli.replace import _print_sections
     from zcube_deploy.twin import failures
     from zcube_deploy.twin import test as twin_test
     from zcube_deploy.twin.report import twin_test_tables
@@ -143,8 +142,10 @@ def print_records() -> list[Table]:
     print_verify({"findings": [finding], "summary": {**summarize([finding]), "switches_verified": 16}, "errors": {}, "paths": None})
     print_push({"devices": [{"name": "ZC-O001", "status": "rollback_incomplete", "lines_changed": 12, "duration_s": 3.2,
                              "error": "the device rejected 'bfd interval 300'", "action": "compare the running config"}]}, 16, False)
-    _print_sections([{"section": "interface FourHundredGigabitEthernet", "sections": 56, "add": 112, "remove": 0},
-                     {"section": "ip route", "sections": 12_345, "add": 12_345, "remove": 99_999}])
+    print_section_changes([{"section": "interface FourHundredGigabitEthernet", "sections": 56, "add": 112, "remove": 0},
+                           {"section": "ip route", "sections": 12_345, "add": 12_345, "remove": 99_999}])
+    print_section_changes([{"section": "interface FourHundredGigabitEthernet", "switches": 512, "sections": 28_672,
+                            "add": 57_344, "remove": 0}], 512)  # push --dry-run's, over a fleet
     print_wiring({"cables": [{"id": "F00001", "planned": True, "a": {"device": "ZC-O001", "port": "HundredGigabitEthernet 0/1"},
                               "b": {"device": "ZC-E001", "port": "HundredGigabitEthernet 0/33"}}],
                   "down": [], "announced_name": {}, "lldp_off": []})

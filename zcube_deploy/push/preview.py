@@ -69,10 +69,10 @@ def fleet_section_changes(per_switch: dict[str, list[SectionChange]]) -> list[di
     """The switches' :func:`section_changes` summed per kind of section, with how many switches each kind touches, in
     the order the kinds first appear (switches by name): a dry run of a fleet at a glance.
 
-    >>> a = [{"section": "ip route", "sections": 2, "add": 2, "remove": 0}]
-    >>> b = [{"section": "interface Port", "sections": 1, "add": 3, "remove": 1}, {"section": "ip route", "sections": 1, "add": 0, "remove": 1}]
+    >>> a = [{"section": "static path", "sections": 2, "add": 2, "remove": 0}]
+    >>> b = [{"section": "interface Port", "sections": 1, "add": 3, "remove": 1}, {"section": "static path", "sections": 1, "add": 0, "remove": 1}]
     >>> fleet_section_changes({"sw2": b, "sw1": a})
-    [{'section': 'ip route', 'switches': 2, 'sections': 3, 'add': 2, 'remove': 1}, {'section': 'interface Port', 'switches': 1, 'sections': 1, 'add': 3, 'remove': 1}]
+    [{'section': 'static path', 'switches': 2, 'sections': 3, 'add': 2, 'remove': 1}, {'section': 'interface Port', 'switches': 1, 'sections': 1, 'add': 3, 'remove': 1}]
     """
     rows: dict[str, dict] = {}
     for name in sorted(per_switch):
